@@ -1,0 +1,79 @@
+import crypto from "node:crypto";
+import { H3, type H3Event } from "h3";
+import { openApiDocument } from "../src/contract/openapi.ts";
+import { AppError } from "../src/core/errors.ts";
+import type { AppContext } from "../src/services/context.ts";
+import { OperationRouter, preflight } from "./operation-route.ts";
+import { problemResponse } from "./problem.ts";
+import { jsonRead } from "./respond.ts";
+import { cityRoutes, SLUGLESS_PATHS } from "./routes/cities.ts";
+
+const REQUEST_ID = /^[\w.-]{1,100}$/;
+
+/** Headers every /api response carries, errors included (spec sections 4 and 9). */
+function apiHeaders(headers: Headers): void {
+  headers.set("API-Version", "v1");
+  headers.set("Access-Control-Allow-Origin", "*");
+  headers.set("Access-Control-Expose-Headers", "API-Version, ETag, Retry-After, X-Request-Id, X-Markdown-Tokens, Allow");
+}
+
+const isApi = (path: string) => path === "/api" || path.startsWith("/api/");
+
+/** Turns anything thrown while handling a request into its problem+json response. */
+export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response {
+  const instance = event.url.pathname;
+  if (error instanceof AppError) {
+    return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers });
+  }
+  const status = (error as { status?: number }).status;
+  if (status === 400) return problemResponse(ctx.config.baseUrl, "validation_error", "The request URL is malformed.", { instance, issues: [{ path: "url", message: "malformed percent-encoding" }] });
+  if (status === 413) return problemResponse(ctx.config.baseUrl, "payload_too_large", "The request body is too large.", { instance });
+  ctx.log.error({ err: error, requestId: event.context.requestId, path: instance }, "unhandled error");
+  return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
+}
+
+export function createApp(ctx: AppContext, extend?: (router: OperationRouter, app: H3) => void): H3 {
+  const app = new H3({
+    silent: true,
+    onRequest(event) {
+      const incoming = event.req.headers.get("x-request-id");
+      event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      event.context.startedAt = performance.now();
+    },
+    onError: (error, event) => errorResponse(ctx, event, error.cause ?? error),
+    onResponse(response, event) {
+      response.headers.set("X-Request-Id", String(event.context.requestId));
+      if (isApi(event.url.pathname)) apiHeaders(response.headers);
+      ctx.log.info({
+        requestId: event.context.requestId, method: event.req.method, path: event.url.pathname, status: response.status,
+        ms: Math.round((performance.now() - Number(event.context.startedAt)) * 10) / 10,
+      }, "request");
+    },
+  });
+
+  const router = new OperationRouter();
+  cityRoutes(router, ctx);
+  extend?.(router, app);
+  router.mount(app);
+
+  for (const path of SLUGLESS_PATHS) {
+    const missing = (event: H3Event) => {
+      if (event.req.method === "OPTIONS") return preflight("GET, HEAD, OPTIONS");
+      throw new AppError("missing_slug", `${event.url.pathname} needs a city slug: ${path}/{slug}.`);
+    };
+    app.all(path, missing);
+    app.all(path.replace(/^\/api\//, "/api/v1/"), missing);
+  }
+
+  let openapi: string | undefined;
+  app.get("/openapi.json", (event) => jsonRead(event, JSON.parse((openapi ??= JSON.stringify(openApiDocument(ctx.config.baseUrl)))), "public, max-age=300"));
+
+  app.all("/api/**", (event) => {
+    if (event.req.method === "OPTIONS") return preflight("GET, HEAD, POST, OPTIONS");
+    throw new AppError("endpoint_not_found", `There is no API endpoint ${event.req.method} ${event.url.pathname}.`);
+  });
+  app.all("/api", () => {
+    throw new AppError("endpoint_not_found", "There is no API endpoint at /api; see /openapi.json.");
+  });
+  return app;
+}

@@ -1,0 +1,26 @@
+import type { H3Event } from "h3";
+import { AppError } from "../src/core/errors.ts";
+import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
+
+/** Reads a JSON body, counting bytes as they arrive so an oversized body is refused without buffering it. */
+export async function readJsonBody(event: H3Event, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  const tooLarge = () => new AppError("payload_too_large", `The request body exceeds the limit of ${limit} bytes (${limit / 1024} KiB).`);
+  const declared = Number(event.req.headers.get("content-length") ?? NaN);
+  if (declared > limit) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (event.req.body) {
+    for await (const chunk of event.req.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new AppError("invalid_json", "The request body is empty; send a JSON object.");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("invalid_json", `The request body is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,47 @@
+import crypto from "node:crypto";
+import type { H3Event } from "h3";
+
+/** A strong validator over the exact bytes sent. */
+function etagOf(body: string): string {
+  return `"${crypto.createHash("sha1").update(body).digest("base64url")}"`;
+}
+
+/** RFC 9110 If-None-Match uses the weak comparison: `W/` prefixes are ignored, `*` matches anything. */
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}
+
+/** A cacheable read: body with `Cache-Control` and a strong `ETag`, or 304 when the client has it. */
+export function cachedResponse(event: H3Event, body: string, contentType: string, cacheControl: string, extra: Record<string, string> = {}): Response {
+  const etag = etagOf(body);
+  const headers = { "Cache-Control": cacheControl, ETag: etag, ...extra };
+  if (matches(event.req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  return new Response(event.req.method === "HEAD" ? null : body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
+}
+
+export function jsonRead(event: H3Event, data: unknown, cacheControl: string): Response {
+  return cachedResponse(event, JSON.stringify(data), "application/json; charset=utf-8", cacheControl);
+}
+
+/** Rough token estimate for `X-Markdown-Tokens`: about four characters a token. */
+export function markdownTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function markdownRead(event: H3Event, markdown: string, cacheControl: string): Response {
+  return cachedResponse(event, markdown, "text/markdown; charset=utf-8", cacheControl, {
+    "X-Markdown-Tokens": String(markdownTokens(markdown)),
+    Vary: "Accept",
+  });
+}
+
+export function jsonWrite(data: unknown, status = 200): Response {
+  return new Response(JSON.stringify(data), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}

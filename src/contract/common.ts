@@ -1,0 +1,11 @@
+import { z } from "zod";
+import { isWellFormedSlug, MAX_SLUG_LENGTH } from "../core/slug.ts";
+
+export const Slug = z
+  .string()
+  .max(MAX_SLUG_LENGTH)
+  .refine(isWellFormedSlug, "must be {city}-{state-name}: lowercase words joined by hyphens, ending in a full state name")
+  .meta({ id: "Slug", description: "City slug `{city}-{state-name}`, e.g. `st-louis-missouri`; the valid ones are listed by /api/cities", example: "st-louis-missouri" });
+
+/** A real calendar date written YYYY-MM-DD. */
+export const IsoDate = z.iso.date().meta({ description: "Calendar date, YYYY-MM-DD", example: "2026-11-22" });

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/** Every problem code of the public contract (spec section 7): status, fixed title and resolution. */
+export const PROBLEMS = {
+  city_not_found: { status: 404, title: "City not found", resolution: "List cities via /api/cities; a U.S. city with no edition has no data, and subscribing to it creates one" },
+  conflict: { status: 409, title: "Conflict", resolution: "Re-read the resource, then decide whether to retry" },
+  edition_not_found: { status: 404, title: "Edition not found", resolution: "Read /api/city/{slug} for existing dates; today's may not exist yet" },
+  endpoint_not_found: { status: 404, title: "Endpoint not found", resolution: "See the OpenAPI description (/openapi.json) and API catalog (/.well-known/api-catalog)" },
+  forbidden: { status: 403, title: "Forbidden", resolution: "Credential valid but action not granted; do not retry" },
+  internal_error: { status: 500, title: "Internal server error", resolution: "Retry once" },
+  invalid_json: { status: 400, title: "Invalid JSON", resolution: "Send JSON with Content-Type: application/json" },
+  invalid_slug: { status: 400, title: "Invalid slug", resolution: "Use {city}-{state-name}, e.g. st-louis-missouri" },
+  method_not_allowed: { status: 405, title: "Method not allowed", resolution: "Use a method from the Allow response header" },
+  missing_slug: { status: 400, title: "Missing slug", resolution: "Put a slug in the path" },
+  not_found: { status: 404, title: "Not found", resolution: "Check the identifier" },
+  payload_too_large: { status: 413, title: "Payload too large", resolution: "Send less; the limit is given in detail" },
+  rate_limited: { status: 429, title: "Rate limit exceeded", resolution: "Wait the number of seconds in the Retry-After header" },
+  service_misconfigured: { status: 503, title: "Service misconfigured", resolution: "Retry later" },
+  unauthorized: { status: 401, title: "Unauthorized", resolution: "Authentication required; this endpoint is not part of the public API" },
+  upstream_error: { status: 502, title: "Upstream error", resolution: "Retry with backoff" },
+  validation_error: { status: 400, title: "Validation error", resolution: "Read issues[], fix, retry" },
+  weather_unavailable: { status: 404, title: "Weather unavailable", resolution: "Retry later; weather refreshes with each morning's edition" },
+  // Not in the spec's table (it leaves the code of the oEmbed `format=xml` 501 open): an additive v1 code.
+  not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)" },
+} as const satisfies Record<string, { status: number; title: string; resolution: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+export const ProblemCode = z.enum(Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]]).meta({
+  id: "ProblemCode",
+  description: "Stable machine-readable error code; branch on it.",
+});
+
+export const Issue = z.object({
+  path: z.string().meta({ description: "Dotted path of the failing field, e.g. `email` or `query.limit`" }),
+  message: z.string(),
+}).meta({ id: "ValidationIssue" });
+
+export const Problem = z.object({
+  type: z.url().meta({ description: "`{base_url}/developers#error-<code>`" }),
+  title: z.string().meta({ description: "Identical for every instance of a code" }),
+  status: z.int().meta({ description: "Equals the HTTP status" }),
+  detail: z.string().meta({ description: "Specific to this request" }),
+  instance: z.string().optional().meta({ description: "The failing request path" }),
+  code: ProblemCode,
+  resolution: z.string(),
+  documentation: z.url(),
+  error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
+  issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
+}).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
+export type Problem = z.infer<typeof Problem>;

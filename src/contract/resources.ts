@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { IsoDate, Slug } from "./common.ts";
+
+// Resources of spec section 2. Response bodies are built from these schemas; types are inferred here.
+
+export const CityRef = z.object({ city: z.string(), slug: Slug }).meta({ id: "CityRef" });
+
+export const StateGroup = z.object({ state: z.string(), cities: z.array(CityRef) }).meta({ id: "StateGroup" });
+
+export const CitiesResponse = z.object({
+  states: z.array(StateGroup).meta({ description: "Sorted by state name; cities sorted by name" }),
+  totalCities: z.int(),
+}).meta({ id: "CitiesResponse" });
+
+export const CensusCity = z.object({
+  city: z.string(), slug: Slug, population: z.int(), hasSubscribers: z.boolean(),
+}).meta({ id: "CensusCity" });
+
+export const CensusStateGroup = z.object({
+  state: z.string(), cityCount: z.int(), totalPopulation: z.int(), cities: z.array(CensusCity),
+}).meta({ id: "CensusStateGroup" });
+
+export const CensusCitiesResponse = z.object({
+  states: z.array(CensusStateGroup).meta({ description: "Sorted by state name; cities by population, largest first (ties by name)" }),
+  totalCities: z.int(),
+  minPopulation: z.int(),
+}).meta({ id: "CensusCitiesResponse" });
+
+const intOrNull = z.int().nullable();
+const numOrNull = z.number().nullable();
+export const Census = z.object({
+  population: intOrNull.optional().meta({ description: "Total population (ACS B01003)" }),
+  housingUnits: intOrNull.optional().meta({ description: "Total housing units (ACS B25001)" }),
+  medianIncome: intOrNull.optional().meta({ description: "Median household income, US dollars" }),
+  medianHomeValue: intOrNull.optional().meta({ description: "Median value of owner-occupied homes, US dollars" }),
+  medianRent: intOrNull.optional().meta({ description: "Median gross rent, US dollars per month" }),
+  ownerOccupied: intOrNull.optional().meta({ description: "Owner-occupied housing units" }),
+  renterOccupied: intOrNull.optional().meta({ description: "Renter-occupied housing units" }),
+  collegeDegreePercent: numOrNull.optional().meta({ description: "Percent of people 25+ with a bachelor's degree or higher" }),
+  avgCommuteMinutes: numOrNull.optional().meta({ description: "Mean travel time to work, minutes" }),
+  workFromHomePercent: numOrNull.optional().meta({ description: "Percent of workers 16+ who work from home" }),
+  walkBikeTransitPercent: numOrNull.optional().meta({ description: "Percent of workers 16+ who walk, bike or take transit to work" }),
+  medianAge: numOrNull.optional().meta({ description: "Median age, years" }),
+  over65Percent: numOrNull.optional().meta({ description: "Percent of people aged 65 and over" }),
+  vacancyRate: numOrNull.optional().meta({ description: "Percent of housing units that are vacant" }),
+  landAreaSqMi: numOrNull.optional().meta({ description: "Land area, square miles (Census Gazetteer)" }),
+  year: z.string().optional().meta({ description: "ACS 5-year vintage, e.g. `2023` for the 2019-2023 estimates. Fields not yet imported are null." }),
+}).nullable().meta({ id: "Census", description: "American Community Survey 5-year estimates; null fields are not available yet" });
+
+export const CalendarEvent = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  url: z.url().nullable(),
+  startsAt: z.string().meta({ description: "Start date (YYYY-MM-DD) or date-time" }),
+  featured: z.boolean(),
+}).meta({ id: "CalendarEvent", description: "An event on the town's public calendar" });
+
+export const DirectoryListing = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  url: z.url().nullable(),
+  featured: z.boolean(),
+  endsOn: IsoDate.meta({ description: "Last day the listing is shown (30 days from payment)" }),
+}).meta({ id: "DirectoryListing", description: "A business in the town's directory" });
+
+export const ArchiveEntry = z.object({ date: IsoDate, subject: z.string() }).meta({ id: "ArchiveEntry" });
+
+export const CityResponse = z.object({
+  slug: Slug,
+  city: z.string(),
+  state: z.string(),
+  subscriberCount: z.int().meta({ description: "Active subscribers" }),
+  archives: z.array(ArchiveEntry).meta({ description: "Published editions, newest first" }),
+  census: Census.optional(),
+  events: z.array(CalendarEvent).meta({ description: "Upcoming events on the town's calendar, soonest first (featured first within a day)" }),
+  directory: z.array(DirectoryListing).meta({ description: "Current business directory listings, featured first" }),
+}).meta({ id: "CityResponse" });
+
+export const ArchiveResponse = z.object({
+  html: z.string().meta({ description: "Rendered edition HTML" }),
+  subject: z.string(),
+  date: IsoDate,
+}).meta({ id: "ArchiveResponse" });
+
+export const FactsDataset = z.looseObject({
+  "@context": z.literal("https://schema.org"),
+  "@type": z.literal("Dataset"),
+  name: z.string(),
+  description: z.string(),
+  url: z.url(),
+  identifier: z.string(),
+  variableMeasured: z.array(z.looseObject({ "@type": z.literal("PropertyValue"), name: z.string(), value: z.number() })),
+}).meta({
+  id: "FactsDataset",
+  description: "schema.org Dataset (JSON-LD) for a city: newsletter metadata plus census demographics with units and ACS vintage. Additional properties are allowed.",
+});
+
+export type CitiesResponse = z.infer<typeof CitiesResponse>;
+export type CensusCitiesResponse = z.infer<typeof CensusCitiesResponse>;
+export type Census = z.infer<typeof Census>;
+export type CityResponse = z.infer<typeof CityResponse>;
+export type ArchiveResponse = z.infer<typeof ArchiveResponse>;
+export type CalendarEvent = z.infer<typeof CalendarEvent>;
+export type DirectoryListing = z.infer<typeof DirectoryListing>;
+
+export const WeatherResponse = z.object({
+  high: z.number().meta({ description: "Today's high, °F" }),
+  low: z.number().meta({ description: "Today's low, °F" }),
+  current: z.number().meta({ description: "Temperature now (or at publication time for a stored snapshot), °F" }),
+  code: z.int().meta({ description: "WMO weather interpretation code (0-99) as used by Open-Meteo" }),
+  condition: z.string().meta({ description: "Plain-English condition for `code`, e.g. `Light rain`" }),
+  emoji: z.string(),
+  precipitationChance: z.number().nullable().optional().meta({ description: "Today's maximum probability of precipitation, percent (0-100)" }),
+  windSpeed: z.number().nullable().optional().meta({ description: "Wind speed, mph" }),
+  latitude: z.number().optional(),
+  longitude: z.number().optional(),
+  timezone: z.string().optional().meta({ description: "IANA timezone of the city" }),
+  asOf: z.iso.datetime({ offset: true }).optional().meta({ description: "When the forecast was fetched" }),
+}).meta({ id: "WeatherResponse", description: "Today's weather. Units: °F, mph, percent." });
+export type WeatherResponse = z.infer<typeof WeatherResponse>;

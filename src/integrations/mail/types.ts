@@ -1,0 +1,17 @@
+/** One message ready to send; the mailer adds nothing but transport (and DKIM when configured). */
+export interface OutgoingMessage {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+  messageId?: string;
+}
+
+/** SMTP when SMTP_URL is set, otherwise .eml files in an outbox folder under DATA_DIR. */
+export interface Mailer {
+  /** Resolves when accepted by the transport; rejects with `{ permanent: boolean }` information on failure. */
+  send(message: OutgoingMessage): Promise<{ messageId: string }>;
+  close(): Promise<void>;
+}

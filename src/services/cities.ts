@@ -1,0 +1,107 @@
+import type { Census, CensusCitiesResponse, CitiesResponse, CityResponse } from "../contract/resources.ts";
+import { AppError } from "../core/errors.ts";
+import { isWellFormedSlug } from "../core/slug.ts";
+import { canonicalStateName } from "../core/states.ts";
+import { activeSubscriberCount, isTrackedCity, listTrackedCities } from "../store/cities.ts";
+import { listArchive } from "../store/editions.ts";
+import { findPlaceBySlug, placesByPopulation, type PlaceRow } from "../store/places.ts";
+import type { AppContext } from "./context.ts";
+
+/** The place for a well-formed slug, whether or not it has a newsletter yet. */
+export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRow {
+  if (slug === undefined || slug === "") throw new AppError("missing_slug", "The path has no city slug.");
+  if (!isWellFormedSlug(slug)) {
+    throw new AppError("invalid_slug", `"${slug.slice(0, 130)}" is not a well-formed slug: expected {city}-{state-name} in lowercase, e.g. st-louis-missouri.`);
+  }
+  const place = findPlaceBySlug(ctx.db, slug);
+  if (!place) throw new AppError("city_not_found", `No U.S. place has the slug "${slug}".`);
+  return place;
+}
+
+/** The place for a slug, which must be a city: it has an active subscriber or a published edition. */
+export function requireCity(ctx: AppContext, slug: string | undefined): PlaceRow {
+  const place = requirePlace(ctx, slug);
+  if (!isTrackedCity(ctx.db, place.geoid)) {
+    throw new AppError("city_not_found", `${place.name}, ${place.state_name} has no newsletter yet; subscribing to it starts one.`);
+  }
+  return place;
+}
+
+export function listCities(ctx: AppContext): CitiesResponse {
+  const rows = listTrackedCities(ctx.db);
+  const states: CitiesResponse["states"] = [];
+  for (const r of rows) {
+    let group = states.at(-1);
+    if (group?.state !== r.state_name) states.push((group = { state: r.state_name, cities: [] }));
+    group.cities.push({ city: r.name, slug: r.slug });
+  }
+  return { states, totalCities: rows.length };
+}
+
+export interface CensusCitiesQuery {
+  minPopulation: number;
+  state?: string;
+  hasSubscribers?: boolean;
+}
+
+export function listCensusCities(ctx: AppContext, q: CensusCitiesQuery): CensusCitiesResponse {
+  let stateName: string | undefined;
+  if (q.state !== undefined) {
+    stateName = canonicalStateName(q.state);
+    if (!stateName) {
+      throw new AppError("validation_error", `Unknown state "${q.state}".`, {
+        issues: [{ path: "state", message: "must be a full U.S. state name such as \"New York\" (or District of Columbia, Puerto Rico)" }],
+      });
+    }
+  }
+  const states: CensusCitiesResponse["states"] = [];
+  let total = 0;
+  for (const r of placesByPopulation(ctx.db, q.minPopulation, stateName)) {
+    const has = r.has_subscribers === 1;
+    if (q.hasSubscribers !== undefined && has !== q.hasSubscribers) continue;
+    let group = states.at(-1);
+    if (group?.state !== r.state_name) states.push((group = { state: r.state_name, cityCount: 0, totalPopulation: 0, cities: [] }));
+    group.cities.push({ city: r.name, slug: r.slug, population: r.population, hasSubscribers: has });
+    group.cityCount++;
+    group.totalPopulation += r.population;
+    total++;
+  }
+  return { states, totalCities: total, minPopulation: q.minPopulation };
+}
+
+/** The census object of the contract; figures not imported yet are null, never guessed. */
+export function censusOf(p: PlaceRow): NonNullable<Census> {
+  return {
+    population: p.population,
+    housingUnits: p.housing_units,
+    medianIncome: p.median_income,
+    medianHomeValue: p.median_home_value,
+    medianRent: p.median_rent,
+    ownerOccupied: p.owner_occupied,
+    renterOccupied: p.renter_occupied,
+    collegeDegreePercent: p.college_degree_percent,
+    avgCommuteMinutes: p.avg_commute_minutes,
+    workFromHomePercent: p.work_from_home_percent,
+    walkBikeTransitPercent: p.walk_bike_transit_percent,
+    medianAge: p.median_age,
+    over65Percent: p.over65_percent,
+    vacancyRate: p.vacancy_rate,
+    landAreaSqMi: p.land_area_sq_mi,
+    ...(p.acs_detail_year ?? p.acs_year ? { year: (p.acs_detail_year ?? p.acs_year)! } : {}),
+  };
+}
+
+export function getCity(ctx: AppContext, slug: string | undefined): CityResponse {
+  const place = requireCity(ctx, slug);
+  return {
+    slug: place.slug,
+    city: place.name,
+    state: place.state_name,
+    subscriberCount: activeSubscriberCount(ctx.db, place.geoid),
+    archives: listArchive(ctx.db, place.geoid),
+    census: censusOf(place),
+    // Listings arrive with the commerce issue; until then the town's calendar and directory are empty.
+    events: [],
+    directory: [],
+  };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    root: new URL("..", import.meta.url).pathname,
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["test/helpers/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: files run in parallel, each with its own server, data directory and database.
+    fileParallelism: true,
+  },
+});
