@@ -51,11 +51,6 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
 }
 
 if (import.meta.main) {
-  const major = Number(process.versions.node.split(".")[0]);
-  if (major < 24) {
-    console.error(`citydaily needs Node 24 or newer (this is ${process.version}). Get it with: npx -y node@24 --version, or see README "Prerequisites".`);
-    process.exit(1);
-  }
   const running = await startServer();
   const stop = async () => {
     await running.close();
