@@ -23,7 +23,13 @@ export function freshDataDir(prefix = "citydaily-test-"): string {
 /** The real server on 127.0.0.1 with an ephemeral port and its own data directory. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? freshDataDir();
-  const config = loadConfig({ LOG_LEVEL: "silent", HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, ...env });
+  const config = loadConfig({
+    LOG_LEVEL: "silent", HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir,
+    // Nothing reaches the internet: outside services default to a closed local port, and the
+    // scheduled morning run stays off unless a test asks for it.
+    OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9", MORNING_SCHEDULE: "off",
+    ...env,
+  });
   const running = await startServer(config);
   // BASE_URL defaults to the configured port; with port 0 the real one is only known now.
   if (!env.BASE_URL) running.ctx.config.baseUrl = running.url;
