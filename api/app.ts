@@ -7,6 +7,12 @@ import { OperationRouter, preflight } from "./operation-route.ts";
 import { problemResponse } from "./problem.ts";
 import { jsonRead } from "./respond.ts";
 import { cityRoutes, SLUGLESS_PATHS } from "./routes/cities.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { siteRoutes } from "./routes/site.ts";
+import { mailWebhookRoutes } from "./routes/mail-webhooks.ts";
+import { subscribeRoutes } from "./routes/subscribe.ts";
+import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
+import { weatherRoutes } from "./routes/weather.ts";
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
@@ -53,6 +59,11 @@ export function createApp(ctx: AppContext, extend?: (router: OperationRouter, ap
 
   const router = new OperationRouter();
   cityRoutes(router, ctx);
+  searchRoutes(router, ctx);
+  subscribeRoutes(router, app, ctx);
+  unsubscribeRoutes(app, ctx);
+  mailWebhookRoutes(app, ctx);
+  weatherRoutes(router, ctx);
   extend?.(router, app);
   router.mount(app);
 
@@ -75,5 +86,7 @@ export function createApp(ctx: AppContext, extend?: (router: OperationRouter, ap
   app.all("/api", () => {
     throw new AppError("endpoint_not_found", "There is no API endpoint at /api; see /openapi.json.");
   });
+  // The built site answers every other GET/HEAD (specific routes above still win).
+  siteRoutes(app, ctx);
   return app;
 }

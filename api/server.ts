@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3";
 import { loadConfig, PLACES_CSV, type Config } from "../src/config.ts";
 import { createLogger, type Logger } from "../src/log.ts";
+import { createMailer } from "../src/integrations/mail/index.ts";
+import { startMailSender } from "../src/services/mail-sender.ts";
+import { createOpenMeteoProvider } from "../src/integrations/weather/open-meteo.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places-import.ts";
 import type { AppContext } from "../src/services/context.ts";
+import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { createApp } from "./app.ts";
 
 export interface RunningServer {
@@ -20,7 +24,9 @@ export function createContext(config: Config, log: Logger = createLogger(config.
   const started = performance.now();
   const result = importPlaces(db, PLACES_CSV);
   if (result.imported) log.info({ rows: result.rows, ms: Math.round(performance.now() - started) }, "imported places dataset");
-  return { db, config, log };
+  const weather = createOpenMeteoProvider({ baseUrl: config.openMeteoUrl, timeoutMs: config.weatherTimeoutMs, now: () => config.now() });
+  const mailer = createMailer(config);
+  return { db, config, log, weather, mailer };
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
@@ -36,17 +42,25 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
+  // The morning pipeline every 15 minutes; `npm start` (this file as entry) also runs it right away.
+  const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
+  // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
+  const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
   return {
     url,
     ctx,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await morning?.stop();
+      await mailSender?.stop();
+      await ctx.mailer.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => {
           ctx.db.close();
           resolve();
         });
-      }),
+      });
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
@@ -11,9 +12,17 @@ export interface Config {
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
   openMeteoUrl: string;
+  /** Budget for one Open-Meteo request, in milliseconds (`WEATHER_TIMEOUT_MS`). */
+  weatherTimeoutMs: number;
   censusApiUrl: string;
   censusApiKey?: string;
   publishHour: number;
+  /** `MORNING_SCHEDULE=off` stops the server's 15-minute morning runs (tests run the pipeline by hand). */
+  morningSchedule: boolean;
+  /** Bearer token of the endpoints outside the public API (`ADMIN_TOKEN`); unset: they answer 503. */
+  adminToken?: string;
+  /** Email delivery and subscription settings (see `mailConfig`). */
+  mail: MailConfig;
   /** The clock: `NOW` pins it (tests, demos), otherwise real time. */
   now: () => Date;
 }
@@ -35,6 +44,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (fixedNow && Number.isNaN(fixedNow.getTime())) throw new Error(`NOW must be an ISO timestamp, got "${env.NOW}"`);
   const publishHour = int(env.PUBLISH_HOUR, 6, "PUBLISH_HOUR");
   if (publishHour < 0 || publishHour > 23) throw new Error("PUBLISH_HOUR must be 0-23");
+  const weatherTimeoutMs = int(env.WEATHER_TIMEOUT_MS, 5000, "WEATHER_TIMEOUT_MS");
+  if (weatherTimeoutMs <= 0) throw new Error("WEATHER_TIMEOUT_MS must be a positive number of milliseconds");
   return {
     port,
     host,
@@ -45,9 +56,82 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
     openMeteoUrl: (env.OPEN_METEO_URL || "https://api.open-meteo.com").replace(/\/+$/, ""),
+    weatherTimeoutMs,
     censusApiUrl: (env.CENSUS_API_URL || "https://api.census.gov/data").replace(/\/+$/, ""),
     censusApiKey: env.CENSUS_API_KEY || undefined,
     publishHour,
+    morningSchedule: env.MORNING_SCHEDULE !== "off",
+    adminToken: env.ADMIN_TOKEN || undefined,
+    mail: mailConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
   };
+}
+
+/** Email settings. The From address defaults to `news@` the BASE_URL host (see `mailFrom`). */
+export interface MailConfig {
+  /** `MAIL_FROM`, e.g. `citydaily <news@example.com>`. */
+  from?: string;
+  /** Shown in every email footer (`POSTAL_ADDRESS`); anti-spam law wants a real one. */
+  postalAddress: string;
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** `UNSUBSCRIBE_SECRET`; unset: a random secret generated once and kept in the database. */
+  unsubscribeSecret?: string;
+  /** `MAIL_SENDER=off` stops the server's background sender (tests drive it by hand). */
+  senderEnabled: boolean;
+  /** `MAIL_SEND_INTERVAL_MS`: how often the server's sender looks for due mail. */
+  sendIntervalMs: number;
+  /** `MAIL_BATCH_SIZE`: outbox rows claimed at once; `MAIL_CONCURRENCY`: messages in flight. */
+  batchSize: number;
+  concurrency: number;
+  /** `MAIL_LEASE_SECONDS`: how long a claimed row stays with its sender before another may take it. */
+  leaseSeconds: number;
+  /** `MAIL_RETRY_BASE_SECONDS` doubled on each temporary failure, up to `MAIL_MAX_ATTEMPTS`. */
+  retryBaseSeconds: number;
+  maxAttempts: number;
+  /** `SUBSCRIBE_RATE_LIMIT`: subscribe requests per client address per `SUBSCRIBE_RATE_WINDOW_SECONDS`. */
+  subscribeRateLimit: number;
+  subscribeRateWindowSeconds: number;
+  /** `TRUST_PROXY_HOPS`: proxies in front of the server whose X-Forwarded-For entries are trusted (0: use the socket address). */
+  trustProxyHops: number;
+}
+
+export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
+  const positive = (name: string, fallback: number) => {
+    const n = int(env[name], fallback, name);
+    if (n <= 0) throw new Error(`${name} must be a positive integer`);
+    return n;
+  };
+  let dkim: MailConfig["dkim"];
+  const dkimKey = env.DKIM_PRIVATE_KEY || (env.DKIM_PRIVATE_KEY_FILE ? fs.readFileSync(env.DKIM_PRIVATE_KEY_FILE, "utf8") : "");
+  if (dkimKey) {
+    if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR) throw new Error("DKIM_PRIVATE_KEY needs DKIM_DOMAIN and DKIM_SELECTOR");
+    dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n") };
+  }
+  return {
+    from: env.MAIL_FROM || undefined,
+    postalAddress: env.POSTAL_ADDRESS || "citydaily (postal address not configured: set POSTAL_ADDRESS)",
+    dkim,
+    unsubscribeSecret: env.UNSUBSCRIBE_SECRET || undefined,
+    senderEnabled: env.MAIL_SENDER !== "off",
+    sendIntervalMs: positive("MAIL_SEND_INTERVAL_MS", 5000),
+    batchSize: positive("MAIL_BATCH_SIZE", 200),
+    concurrency: positive("MAIL_CONCURRENCY", 5),
+    leaseSeconds: positive("MAIL_LEASE_SECONDS", 120),
+    retryBaseSeconds: int(env.MAIL_RETRY_BASE_SECONDS, 60, "MAIL_RETRY_BASE_SECONDS"),
+    maxAttempts: positive("MAIL_MAX_ATTEMPTS", 8),
+    subscribeRateLimit: positive("SUBSCRIBE_RATE_LIMIT", 10),
+    subscribeRateWindowSeconds: positive("SUBSCRIBE_RATE_WINDOW_SECONDS", 600),
+    trustProxyHops: int(env.TRUST_PROXY_HOPS, 0, "TRUST_PROXY_HOPS"),
+  };
+}
+
+/** The From header: `MAIL_FROM`, or `citydaily <news@host>` with the BASE_URL host (`localhost` for an IP). */
+export function mailFrom(config: Config): string {
+  if (config.mail.from) return config.mail.from;
+  return `citydaily <news@${mailDomainOf(config.baseUrl)}>`;
+}
+
+function mailDomainOf(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname;
+  return /^[\d.]+$|^\[|:/.test(host) ? "localhost" : host;
 }

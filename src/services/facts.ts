@@ -40,7 +40,8 @@ export function factsDataset(ctx: AppContext, place: PlaceRow) {
   const available = MEASURES.filter((m) => census[m.key] !== null && census[m.key] !== undefined);
   const unavailable = MEASURES.filter((m) => !available.includes(m)).map((m) => m.key);
   const newsletter = `${place.name} Daily`;
-  const vintages = [...new Set(available.map((m) => vintageOf(m.key)).filter(Boolean))];
+  // The ACS vintages behind the figures (land area comes from the Gazetteer, not the ACS).
+  const vintages = [...new Set(available.filter((m) => m.table !== "Gazetteer").map((m) => vintageOf(m.key)).filter(Boolean))];
   return {
     "@context": "https://schema.org",
     "@type": "Dataset",

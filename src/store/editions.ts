@@ -1,4 +1,5 @@
 import type { DB } from "./db.ts";
+import { indexEdition } from "./search.ts";
 
 export interface EditionRow {
   id: number;
@@ -27,14 +28,20 @@ export interface NewEdition {
  * Other modules hook here (e.g. the search index) by running in the same transaction.
  */
 export function insertEdition(db: DB, e: NewEdition): number | undefined {
-  const result = db.prepare(`
-    INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at)
-    VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt)
-    ON CONFLICT (place_geoid, date) DO NOTHING`).run({
-    ...e,
-    weather: e.weather === undefined ? null : JSON.stringify(e.weather),
-  });
-  return result.changes === 1 ? Number(result.lastInsertRowid) : undefined;
+  // One transaction (a savepoint inside a caller's): the edition and its search row land together.
+  return db.transaction(() => {
+    const result = db.prepare(`
+      INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at)
+      VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt)
+      ON CONFLICT (place_geoid, date) DO NOTHING`).run({
+      ...e,
+      weather: e.weather === undefined ? null : JSON.stringify(e.weather),
+    });
+    if (result.changes !== 1) return undefined;
+    const id = Number(result.lastInsertRowid);
+    indexEdition(db, { id, placeGeoid: e.placeGeoid, subject: e.subject, markdown: e.markdown });
+    return id;
+  })();
 }
 
 export function findEdition(db: DB, placeGeoid: string, date: string): EditionRow | undefined {

@@ -15,3 +15,15 @@ export interface Mailer {
   send(message: OutgoingMessage): Promise<{ messageId: string }>;
   close(): Promise<void>;
 }
+
+/** A failed send. `permanent`: the receiving server refused for good (5xx); otherwise retry later. */
+export class MailSendError extends Error {
+  readonly permanent: boolean;
+  readonly responseCode?: number;
+  constructor(message: string, permanent: boolean, responseCode?: number) {
+    super(message);
+    this.name = "MailSendError";
+    this.permanent = permanent;
+    this.responseCode = responseCode;
+  }
+}

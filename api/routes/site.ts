@@ -1,0 +1,134 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { H3, H3Event } from "h3";
+import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
+import type { AppContext } from "../../src/services/context.ts";
+import { cachedResponse, markdownTokens } from "../respond.ts";
+
+/**
+ * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated
+ * editions. Markdown twins answer at `{page}.md` or on `Accept: text/markdown`.
+ */
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+  ".xml": "application/xml; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+const EDITION = /^[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.(html|md)$/;
+const SHORT = "public, max-age=300, s-maxage=600";
+/** An edition never changes once published; a redesign re-renders it, so browsers revalidate daily (a cheap 304). */
+const EDITION_CACHE = "public, max-age=86400, s-maxage=31536000";
+const HASHED_ASSET = "public, max-age=31536000, immutable";
+const NOT_FOUND_CACHE = "public, max-age=60";
+
+export function contentTypeOf(file: string): string | undefined {
+  if (path.basename(file) === "feed.xml") return "application/rss+xml; charset=utf-8";
+  return TYPES[path.extname(file)];
+}
+
+export function cacheControlOf(rel: string): string {
+  if (rel.startsWith("_astro/")) return HASHED_ASSET;
+  if (EDITION.test(rel)) return EDITION_CACHE;
+  return SHORT;
+}
+
+/** The relative file for a URL path, or undefined for anything that could leave the site directory. */
+function relativeFile(pathname: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  if (decoded === "/") return "index.html";
+  const segments = decoded.slice(1).split("/");
+  if (segments.some((s) => s === "" || s.startsWith(".") || /[\\\0]/.test(s))) return undefined;
+  const rel = segments.join("/");
+  if (path.extname(rel) === ".html") return undefined; // pages answer at their clean path only
+  return path.extname(rel) ? rel : `${rel}.html`;
+}
+
+/** Reads `rel` from the live generation, then the archive. */
+async function readSiteFile(dirs: SiteDirs, rel: string): Promise<string | undefined> {
+  const live = currentGeneration(dirs);
+  for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
+    const file = path.join(dir, rel);
+    if (!file.startsWith(dir + path.sep)) return undefined;
+    try {
+      return await fs.readFile(file, "utf8");
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw e;
+    }
+  }
+  return undefined;
+}
+
+/** Whether the client prefers markdown: `text/markdown` listed with a q at least that of `text/html`. */
+export function prefersMarkdown(accept: string | null): boolean {
+  if (!accept) return false;
+  let md = -1, html = -1;
+  for (const part of accept.split(",")) {
+    const [type, ...params] = part.trim().toLowerCase().split(";");
+    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith("q="))?.slice(2) ?? 1);
+    if (type === "text/markdown") md = Math.max(md, q);
+    if (type === "text/html") html = Math.max(html, q);
+  }
+  return md > 0 && md >= html;
+}
+
+async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {
+  const page = (await readSiteFile(dirs, "404.html")) ??
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
+  return new Response(event.req.method === "HEAD" ? null : page, {
+    status: 404,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": NOT_FOUND_CACHE },
+  });
+}
+
+export async function serveSite(event: H3Event, dirs: SiteDirs): Promise<Response> {
+  const { pathname, search } = event.url;
+  if (pathname.length > 1 && pathname.endsWith("/")) {
+    return new Response(null, { status: 301, headers: { Location: pathname.replace(/\/+$/, "") + search, "Cache-Control": SHORT } });
+  }
+  const rel = relativeFile(pathname);
+  if (!rel || rel === "404.html") return notFound(event, dirs);
+
+  const isPage = rel.endsWith(".html");
+  if (isPage && prefersMarkdown(event.req.headers.get("accept"))) {
+    const twinRel = rel === "index.html" ? "index.md" : rel.replace(/\.html$/, ".md");
+    const twin = await readSiteFile(dirs, twinRel);
+    if (twin !== undefined) return markdown(event, twin, twinRel);
+  }
+  const type = contentTypeOf(rel);
+  const body = type && (await readSiteFile(dirs, rel));
+  if (!type || body === undefined) return notFound(event, dirs);
+  if (rel.endsWith(".md")) return markdown(event, body, rel);
+  // Pages are negotiated on Accept, so a shared cache must key on it too.
+  const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};
+  if (isPage && rel !== "404.html") extra.Link = `<${rel === "index.html" ? "/llms.txt" : "/" + rel.replace(/\.html$/, ".md")}>; rel="alternate"; type="${rel === "index.html" ? "text/plain" : "text/markdown"}"`;
+  return cachedResponse(event, body, type, cacheControlOf(rel), extra);
+}
+
+function markdown(event: H3Event, body: string, rel: string): Response {
+  return cachedResponse(event, body, "text/markdown; charset=utf-8", cacheControlOf(rel), {
+    Vary: "Accept",
+    "X-Markdown-Tokens": String(markdownTokens(body)),
+  });
+}
+
+/** Every GET/HEAD outside /api that no other route claims. Register after the other routes. */
+export function siteRoutes(app: H3, ctx: AppContext): void {
+  const dirs = siteDirs(ctx.config.dataDir);
+  const handler = (event: H3Event) => serveSite(event, dirs);
+  app.get("/", handler);
+  app.get("/**", handler);
+}

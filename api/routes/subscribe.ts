@@ -1,0 +1,24 @@
+import type { H3 } from "h3";
+import { subscribeOperations } from "../../src/contract/operations/subscribe.ts";
+import type { AppContext } from "../../src/services/context.ts";
+import { kickMailSender } from "../../src/services/mail-sender.ts";
+import { subscribe } from "../../src/services/subscribe.ts";
+import type { OperationRouter } from "../operation-route.ts";
+import { enforceRateLimit, RateLimiter } from "../rate-limit.ts";
+
+const SUBSCRIBE_PATHS = new Set(["/api/subscribe", "/api/v1/subscribe"]);
+
+export function subscribeRoutes(router: OperationRouter, app: H3, ctx: AppContext): void {
+  const { subscribeRateLimit, subscribeRateWindowSeconds, trustProxyHops } = ctx.config.mail;
+  const limiter = new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds);
+  // Counted before the body is read, so malformed and bot requests use up the allowance too.
+  app.use((event) => enforceRateLimit(limiter, event, trustProxyHops, "subscribe"), {
+    method: "POST",
+    match: (event) => SUBSCRIBE_PATHS.has(event.url.pathname),
+  });
+  router.add(subscribeOperations.subscribe, ({ body }) => {
+    const result = subscribe(ctx, body);
+    kickMailSender(ctx); // the welcome email goes out now rather than at the next tick
+    return result;
+  });
+}

@@ -1,0 +1,115 @@
+import type { H3, H3Event } from "h3";
+import { escapeHtml as e } from "../../src/core/email-render.ts";
+import type { AppContext } from "../../src/services/context.ts";
+import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
+import type { SubscriptionRow } from "../../src/store/subscribers.ts";
+
+/**
+ * Unsubscribing, outside the public API (links in emails):
+ *   POST /unsubscribe/{token}   RFC 8058 one-click: unsubscribes at once, 200, no redirect.
+ *                               The confirmation page's form posts here too (`scope=all` for every city).
+ *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
+ *   GET  /subscriptions/{token} the manage page: every city of the address.
+ *   POST /subscriptions/{token} `subscription={id}` leaves one city, `all=1` leaves them all.
+ * Tokens carry a signature over the subscriber and address (src/core/tokens.ts).
+ */
+
+function html(status: number, title: string, body: string): Response {
+  return new Response(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
+<title>${e(title)} · citydaily</title>
+<style>
+body{font:17px/1.55 system-ui,sans-serif;color:#1b1b1b;background:#f6f6f4;margin:0}
+main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff}
+button{font:inherit;padding:.5rem 1rem;border:1px solid #1a55a3;background:#1a55a3;color:#fff;border-radius:4px;cursor:pointer}
+button.secondary{background:#fff;color:#1a55a3}
+a{color:#1a55a3} ul{padding-left:0;list-style:none} li{display:flex;gap:1rem;align-items:center;justify-content:space-between;padding:.5rem 0;border-bottom:1px solid #eee}
+form{margin:.75rem 0} .status{color:#555}
+</style></head>
+<body><main>
+<h1>${e(title)}</h1>
+${body}
+</main></body></html>`, {
+    status,
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      // The token is in the URL: keep it out of Referer headers and search engines.
+      "Referrer-Policy": "no-referrer",
+      "X-Robots-Tag": "noindex",
+    },
+  });
+}
+
+const invalid = () =>
+  html(404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
+
+async function formBody(event: H3Event): Promise<URLSearchParams> {
+  if (Number(event.req.headers.get("content-length") ?? 0) > 16 * 1024) return new URLSearchParams();
+  const text = await event.req.text();
+  return new URLSearchParams(text.length > 16 * 1024 ? "" : text);
+}
+
+const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;
+
+export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
+  app.get("/unsubscribe/:token", (event) => {
+    const token = event.context.params!.token;
+    const sub = resolveToken(ctx, token);
+    if (!sub) return invalid();
+    const manage = `/subscriptions/${encodeURIComponent(token)}`;
+    if (sub.status !== "active") {
+      return html(200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a></p>`);
+    }
+    return html(200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
+<form method="post"><button type="submit">Unsubscribe from ${e(sub.name)}</button></form>
+<form method="post"><input type="hidden" name="scope" value="all"><button type="submit" class="secondary">Unsubscribe from every city</button></form>
+<p><a href="${manage}">Manage your cities</a></p>`);
+  });
+
+  app.post("/unsubscribe/:token", async (event) => {
+    const token = event.context.params!.token;
+    const form = await formBody(event);
+    const scope = form.get("scope") === "all" ? "all" : "city";
+    // RFC 8058 clients post `List-Unsubscribe=One-Click`; the confirmation page posts its form.
+    const source = form.get("List-Unsubscribe") === "One-Click" ? "one-click" : "confirmation page";
+    const sub = unsubscribeByToken(ctx, token, scope, source);
+    if (!sub) return invalid();
+    const manage = `/subscriptions/${encodeURIComponent(token)}`;
+    return html(200, "You are unsubscribed", scope === "all"
+      ? `<p>${e(sub.email)} will get no more email from citydaily.</p>`
+      : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a></p>`);
+  });
+
+  const managePage = (token: string, notice?: string) => {
+    const view = manageView(ctx, token);
+    if (!view) return invalid();
+    const items = view.subscriptions.map((s) => {
+      const active = s.status === "active" && !view.suppressed;
+      const action = active
+        ? `<form method="post"><input type="hidden" name="subscription" value="${s.id}"><button type="submit" class="secondary" aria-label="Unsubscribe from ${e(place(s))}">Unsubscribe</button></form>`
+        : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
+      return `<li><span>${e(place(s))}</span>${action}</li>`;
+    }).join("\n");
+    const anyActive = !view.suppressed && view.subscriptions.some((s) => s.status === "active");
+    return html(200, "Your citydaily newsletters", `${notice ? `<p role="status">${e(notice)}</p>` : ""}
+<p>Newsletters for ${e(view.email)}:</p>
+<ul>${items}</ul>
+${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><button type="submit">Unsubscribe from every city</button></form>` : "<p>This address gets no citydaily email.</p>"}`);
+  };
+
+  app.get("/subscriptions/:token", (event) => managePage(event.context.params!.token));
+
+  app.post("/subscriptions/:token", async (event) => {
+    const token = event.context.params!.token;
+    const form = await formBody(event);
+    if (form.get("all") === "1") {
+      if (!unsubscribeByToken(ctx, token, "all", "manage page")) return invalid();
+      return managePage(token, "You are unsubscribed from every city.");
+    }
+    const id = Number(form.get("subscription"));
+    if (!Number.isInteger(id) || !unsubscribeCityOfAddress(ctx, token, id)) return managePage(token, "Nothing changed.");
+    return managePage(token, "Unsubscribed.");
+  });
+}

@@ -1,0 +1,18 @@
+// `npm run build`: rebuilds the Astro renderer bundle and the whole site from the database.
+// `--if-missing` (the `prestart` hook) builds only when DATA_DIR has no site yet, so starts stay fast.
+import { createContext } from "../api/server.ts";
+import { loadConfig } from "../src/config.ts";
+import { siteDirs, siteExists } from "../src/publish/site-dir.ts";
+import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
+import { buildSite } from "../src/services/publish.ts";
+
+const config = loadConfig();
+const ifMissing = process.argv.includes("--if-missing");
+if (ifMissing && siteExists(config.dataDir)) process.exit(0);
+
+const started = performance.now();
+await ensureRendererBuilt({ force: !ifMissing });
+const ctx = createContext(config);
+const { pagesWritten } = await buildSite(ctx);
+ctx.db.close();
+console.log(`built ${pagesWritten} files into ${siteDirs(config.dataDir).root} in ${((performance.now() - started) / 1000).toFixed(1)} s`);

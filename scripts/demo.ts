@@ -1,0 +1,63 @@
+// `npm run demo`: a full local site on the embedded defaults. Subscribes sample addresses on the
+// reserved example.org domain to cities in every U.S. timezone, runs the morning pipeline for today
+// (publication hour 0, so every city publishes whatever its local time), writes the emails to the
+// outbox folder and prints what to open next. Safe to run again: nothing is duplicated.
+import path from "node:path";
+import { createContext } from "../api/server.ts";
+import { loadConfig } from "../src/config.ts";
+import { localDate } from "../src/core/time.ts";
+import { outboxDir } from "../src/integrations/mail/index.ts";
+import { createLogger } from "../src/log.ts";
+import { drainDueMail } from "../src/services/mail-sender.ts";
+import { formatSummary, runMorning } from "../src/services/morning.ts";
+import { subscribe } from "../src/services/subscribe.ts";
+import { findPlaceBySlug } from "../src/store/places.ts";
+
+/** One city per U.S. timezone, east to west, plus Puerto Rico. */
+const CITIES = [
+  "san-juan-puerto-rico", "new-york-new-york", "st-louis-missouri", "chicago-illinois", "denver-colorado",
+  "phoenix-arizona", "seattle-washington", "anchorage-alaska", "honolulu-hawaii",
+];
+const READERS = ["ada@example.org", "grace@example.org", "alan@example.org"];
+
+const config = loadConfig({ PUBLISH_HOUR: "0", ...process.env });
+const ctx = createContext(config, createLogger(process.env.LOG_LEVEL || "warn"));
+
+try {
+  let subscriptions = 0;
+  for (const [i, slug] of CITIES.entries()) {
+    const place = findPlaceBySlug(ctx.db, slug);
+    if (!place) throw new Error(`demo city ${slug} is missing from the places dataset`);
+    // Two readers per city, rotating, so each address follows several cities.
+    for (const email of [READERS[i % READERS.length]!, READERS[(i + 1) % READERS.length]!]) {
+      subscribe(ctx, { email, city: place.name, state: place.state_name, slug });
+      subscriptions++;
+    }
+  }
+  console.log(`demo: ${subscriptions} subscriptions of ${READERS.length} example.org readers to ${CITIES.length} cities`);
+
+  const summary = await runMorning(ctx);
+  console.log(formatSummary(summary));
+  if (summary.withoutWeather > 0) console.log(`demo: ${summary.withoutWeather} editions have no forecast (is ${config.openMeteoUrl} reachable?)`);
+
+  const mail = await drainDueMail(ctx);
+  console.log(`demo: ${mail.sent} emails written${config.smtpUrl ? " to SMTP" : ` to ${path.relative(process.cwd(), outboxDir(config)) || outboxDir(config)}/`}`);
+
+  const now = config.now();
+  const base = `http://${config.host}:${config.port}`;
+  const sample = CITIES.map((slug) => ({ slug, date: localDate(now, findPlaceBySlug(ctx.db, slug)!.timezone) }));
+  const ny = sample.find((s) => s.slug === "new-york-new-york")!;
+  console.log(`
+Now run \`npm start\` and open:
+  ${base}/                                   home page
+  ${base}/cities                             the city directory
+  ${base}/${ny.slug}                 a city page (latest edition, archive, census)
+  ${base}/${ny.slug}/${ny.date}      one dated edition; add .md for its markdown twin
+  ${base}/api/city/${ny.slug}        the same city as JSON
+  ${base}/api/archive/${ny.slug}/${ny.date}
+  ${base}/api/weather/${ny.slug}     today's forecast, as stored with the edition
+  ${base}/feed.xml  ${base}/sitemap.xml  ${base}/llms.txt  ${base}/openapi.json
+Demo cities: ${sample.map((s) => s.slug).join(", ")}`);
+} finally {
+  ctx.db.close();
+}

@@ -1,0 +1,38 @@
+// `npm run morning`: one run of the morning pipeline (compose, store, publish due editions), then a summary line.
+// NOW pins the clock, PUBLISH_HOUR sets the local publication hour, DATA_DIR picks the database.
+import { SingleBar, Presets } from "cli-progress";
+import { createContext } from "../api/server.ts";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { formatSummary, runMorning } from "../src/services/morning.ts";
+
+/** Runs below this many due cities finish too fast for a progress bar to help. */
+const PROGRESS_MIN_CITIES = 10;
+
+const interactive = process.stdout.isTTY === true;
+const config = loadConfig();
+// In a terminal, JSON info logs would tear the progress bar apart: show warnings and errors only, unless asked.
+const log = createLogger(interactive && !process.env.LOG_LEVEL ? "warn" : config.logLevel);
+const ctx = createContext(config, log);
+
+let bar: SingleBar | undefined;
+try {
+  const summary = await runMorning(ctx, {
+    onProgress: interactive
+      ? (done, total) => {
+          if (!bar && total >= PROGRESS_MIN_CITIES) {
+            bar = new SingleBar({ format: "composing {bar} {value}/{total} cities | {eta_formatted} left", stream: process.stdout, hideCursor: true }, Presets.shades_classic);
+            bar.start(total, 0);
+          }
+          bar?.update(done);
+        }
+      : undefined,
+  });
+  bar?.stop();
+  console.log(formatSummary(summary));
+  // Non-zero when something is left for the next run, so a scheduler can alert on it.
+  process.exitCode = summary.failed > 0 || summary.publishFailed > 0 ? 1 : 0;
+} finally {
+  bar?.stop();
+  ctx.db.close();
+}

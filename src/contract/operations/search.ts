@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { MAX_TERMS, MIN_PREFIX_LENGTH } from "../../core/search-query.ts";
+import { Slug } from "../common.ts";
+import { CACHE, type Operation } from "../operation.ts";
+import { SearchResponse } from "../search.ts";
+
+/** The query syntax, shared by the OpenAPI description, the developers page and MCP. */
+export const SEARCH_SYNTAX = [
+  "Query syntax (`q`):",
+  "- `rain wind`: editions with **all** the words (case and accents are ignored: `cafe` finds `Café`).",
+  "- `\"partly cloudy\"`: the exact phrase.",
+  "- `rain OR snow`: either term. `OR` (upper case) joins the terms on each side and binds tighter than the spaces: `flood OR storm warning` is (flood or storm) and warning. An `OR` without a term on both sides is read as the word \"or\".",
+  "- `-rain` (or `NOT rain`): editions without the term; also `-\"heavy rain\"`. A query needs at least one term that is not excluded.",
+  `- \`sun*\`: words starting with \`sun\` (sunrise, sunset, Sunday); at least ${MIN_PREFIX_LENGTH} letters before the \`*\`. Works at the end of a phrase too: \`"farmers mar"*\`.`,
+  "Other punctuation separates words (`covid-19` is the phrase \"covid 19\"); an unclosed quote is ignored. At most " + MAX_TERMS + " terms.",
+  "A query that cannot be searched (nothing but punctuation, only excluded terms, `a*`) is 400 `validation_error` whose `issues[]` says what is wrong.",
+].join("\n");
+
+export const searchOperations = {
+  searchArchive: {
+    operationId: "searchArchive", method: "GET", path: "/api/search", tags: ["Editions"],
+    summary: "Full-text search over archived editions",
+    description: [
+      "Searches the subject and text of every published edition, or of one city's with `slug`.",
+      SEARCH_SYNTAX,
+      "Results are ranked by relevance (BM25; a match in the subject counts more than one in the text), newest first among equals. Queries that match a large part of the archive rank its newest matches (see `total` for how many there are in all). Each result has a `snippet`: the passage around the best match, HTML-escaped, with `<mark>` around the matched terms.",
+      "The index is updated in the same transaction that stores each morning's editions, so a search never sees half a morning.",
+    ].join("\n\n"),
+    query: z.object({
+      q: z.string().min(2).max(200).meta({ description: "The search, 2 to 200 characters (syntax above)", example: "\"farmers market\" -rain" }),
+      limit: z.coerce.number().int().min(1).max(50).default(10).meta({ description: "Results per response, 1 to 50" }),
+      slug: Slug.optional().meta({ description: "Only this city's editions (a slug from /api/cities)" }),
+    }),
+    response: SearchResponse,
+    errors: ["validation_error", "city_not_found"],
+    cache: CACHE.live,
+  },
+} satisfies Record<string, Operation>;

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import type { Operation } from "../operation.ts";
+import { WeatherResponse } from "../resources.ts";
+
+/**
+ * A snapshot is fixed for the day it was published, so it may be held longer; a live forecast is
+ * cached 15 minutes in the server, so the edge holds it no longer than that.
+ */
+export const WEATHER_CACHE = {
+  snapshot: "public, max-age=1800, s-maxage=3600",
+  live: "public, max-age=300, s-maxage=900",
+} as const;
+
+export const weatherOperations = {
+  getWeather: {
+    operationId: "getWeather", method: "GET", path: "/api/weather/{slug}", tags: ["Weather"],
+    summary: "Today's weather in a city (°F, mph, percent)",
+    description: [
+      "Today's weather for a city, in U.S. units: `high`, `low` and `current` in degrees Fahrenheit (°F), `windSpeed` in miles per hour (mph), `precipitationChance` in percent (0-100, today's maximum).",
+      "`code` is the WMO weather interpretation code used by Open-Meteo; `condition` and `emoji` describe it. `latitude`, `longitude` and `timezone` are the city's; `asOf` is when the forecast was fetched.",
+      "Source: once today's edition (today in the city's own timezone) is published, the forecast snapshot stored with it, so the API and the newsletter agree all day. Before that, a live Open-Meteo forecast for the city's coordinates, reused for 15 minutes.",
+      `Caching: a snapshot answers with \`Cache-Control: ${WEATHER_CACHE.snapshot}\`, a live forecast with \`${WEATHER_CACHE.live}\`.`,
+      "With no snapshot, an Open-Meteo failure or timeout (5 s by default) is 404 `weather_unavailable`; retry later. Weather data by Open-Meteo.com (CC BY 4.0).",
+    ].join("\n\n"),
+    params: z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", example: "st-louis-missouri" }) }),
+    response: WeatherResponse,
+    errors: ["invalid_slug", "missing_slug", "city_not_found", "weather_unavailable"],
+    cache: WEATHER_CACHE.live,
+  },
+} satisfies Record<string, Operation>;

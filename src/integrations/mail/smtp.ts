@@ -1,0 +1,57 @@
+import nodemailer from "nodemailer";
+import { MailSendError, type Mailer, type OutgoingMessage } from "./types.ts";
+
+export interface SmtpMailerOptions {
+  /** e.g. `smtp://user:pass@mail.example.com:587` or `smtps://...:465`. */
+  url: string;
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  maxConnections?: number;
+}
+
+/**
+ * Pooled SMTP through nodemailer. STARTTLS is used whenever the server offers it (nodemailer's
+ * default; certificates are verified), `smtps://` connects over TLS from the start. Timeouts stay
+ * well under the outbox lease so a hung connection cannot outlive its claim.
+ */
+export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
+  const transport = nodemailer.createTransport({
+    url: opts.url,
+    pool: true,
+    maxConnections: opts.maxConnections ?? 5,
+    maxMessages: 1000,
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 60_000,
+  });
+  return {
+    async send(message: OutgoingMessage) {
+      try {
+        const info = await transport.sendMail(nodemailerMessage(message, opts.dkim));
+        return { messageId: info.messageId };
+      } catch (err) {
+        throw toSendError(err);
+      }
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}
+
+/**
+ * The message as nodemailer takes it. Our headers are already valid ASCII header values (see
+ * core/email-render.ts), so they go out as written: nodemailer would otherwise MIME-encode a
+ * quoted List-Id phrase and mail clients would no longer recognise it.
+ */
+export function nodemailerMessage(message: OutgoingMessage, dkim?: SmtpMailerOptions["dkim"]) {
+  const headers = Object.fromEntries(Object.entries(message.headers).map(([k, value]) => [k, { prepared: true, value }]));
+  return { ...message, headers, ...(dkim ? { dkim } : {}) };
+}
+
+/** 5xx replies are permanent (RFC 5321); connection errors and 4xx are worth retrying. */
+export function toSendError(err: unknown): MailSendError {
+  const e = err as { message?: string; responseCode?: number; permanent?: boolean; response?: string };
+  const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
+  const permanent = e.permanent ?? (code !== undefined && code >= 500 && code < 600);
+  return new MailSendError(e.response || e.message || String(err), permanent, code);
+}

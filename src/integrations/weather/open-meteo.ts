@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { describeWeatherCode } from "../../core/wmo.ts";
+import type { DailyForecast, WeatherLocation, WeatherProvider, WeatherSnapshot } from "./types.ts";
+
+export interface OpenMeteoOptions {
+  /** Origin of the forecast API, e.g. `https://api.open-meteo.com` (no trailing slash). */
+  baseUrl: string;
+  /** Whole-request budget (connect, headers and body); default 5 s. */
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** The clock that stamps `asOf`. */
+  now?: () => Date;
+}
+
+/** Why a forecast could not be had; the service logs `kind` and answers `weather_unavailable`. */
+export class WeatherUpstreamError extends Error {
+  readonly kind: "timeout" | "network" | "status" | "invalid";
+  constructor(kind: WeatherUpstreamError["kind"], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "WeatherUpstreamError";
+    this.kind = kind;
+  }
+}
+
+const CURRENT = ["temperature_2m", "weather_code", "wind_speed_10m"] as const;
+const DAILY = ["weather_code", "temperature_2m_max", "temperature_2m_min", "precipitation_probability_max", "sunrise", "sunset"] as const;
+
+const num = z.number();
+const series = <T extends z.ZodType>(item: T) => z.array(item.nullable());
+
+/**
+ * The part of Open-Meteo's `/v1/forecast` response we read. Units are checked too: a forecast in
+ * °C or km/h must never be served as °F or mph. Values far ahead may be null.
+ */
+const ForecastBody = z.object({
+  timezone: z.string(),
+  current_units: z.object({ temperature_2m: z.literal("°F"), wind_speed_10m: z.literal("mp/h") }),
+  current: z.object({ time: z.string(), temperature_2m: num, weather_code: z.int(), wind_speed_10m: num.nullable() }),
+  daily_units: z.object({ temperature_2m_max: z.literal("°F"), temperature_2m_min: z.literal("°F"), precipitation_probability_max: z.literal("%") }),
+  daily: z.object({
+    time: z.array(z.iso.date()).min(1),
+    weather_code: series(z.int()),
+    temperature_2m_max: series(num),
+    temperature_2m_min: series(num),
+    precipitation_probability_max: series(num),
+    sunrise: series(z.string()),
+    sunset: series(z.string()),
+  }),
+}).superRefine((body, check) => {
+  const n = body.daily.time.length;
+  for (const key of DAILY) {
+    if (body.daily[key].length !== n) check.addIssue({ code: "custom", path: ["daily", key], message: `has ${body.daily[key].length} values for ${n} days` });
+  }
+  for (const key of ["temperature_2m_max", "temperature_2m_min"] as const) {
+    if (body.daily[key][0] == null) check.addIssue({ code: "custom", path: ["daily", key, 0], message: "today's value is missing" });
+  }
+});
+type ForecastBody = z.infer<typeof ForecastBody>;
+
+export function forecastUrl(baseUrl: string, location: WeatherLocation): URL {
+  const url = new URL(`${baseUrl}/v1/forecast`);
+  url.search = new URLSearchParams({
+    latitude: String(location.latitude),
+    longitude: String(location.longitude),
+    timezone: location.timezone,
+    current: CURRENT.join(","),
+    daily: DAILY.join(","),
+    temperature_unit: "fahrenheit",
+    wind_speed_unit: "mph",
+    forecast_days: "7",
+  }).toString();
+  return url;
+}
+
+function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): WeatherSnapshot {
+  const d = body.daily;
+  const daily: DailyForecast[] = [];
+  for (const [i, date] of d.time.entries()) {
+    const high = d.temperature_2m_max[i];
+    const low = d.temperature_2m_min[i];
+    const code = d.weather_code[i];
+    // Days the model does not reach yet come back null; the list stops at the first incomplete one.
+    if (high == null || low == null || code == null) break;
+    const sunrise = d.sunrise[i];
+    const sunset = d.sunset[i];
+    daily.push({
+      date, high, low, code,
+      precipitationChance: d.precipitation_probability_max[i] ?? null,
+      ...(sunrise ? { sunrise } : {}),
+      ...(sunset ? { sunset } : {}),
+    });
+  }
+  // The condition is the one now (like `current`); each day's own code is in `daily`.
+  const code = body.current.weather_code;
+  const { condition, emoji } = describeWeatherCode(code);
+  return {
+    today: {
+      high: d.temperature_2m_max[0]!,
+      low: d.temperature_2m_min[0]!,
+      current: body.current.temperature_2m,
+      code, condition, emoji,
+      precipitationChance: d.precipitation_probability_max[0] ?? null,
+      windSpeed: body.current.wind_speed_10m,
+      // The city's own coordinates (Open-Meteo echoes its grid cell, a few hundred metres off).
+      latitude: location.latitude,
+      longitude: location.longitude,
+      timezone: location.timezone,
+      asOf: asOf.toISOString(),
+    },
+    daily,
+  };
+}
+
+/** Open-Meteo's forecast API (no key). Every call is bounded by `timeoutMs`, body included. */
+export function createOpenMeteoProvider(options: OpenMeteoOptions): WeatherProvider {
+  const { baseUrl, timeoutMs = 5000, fetch = globalThis.fetch, now = () => new Date() } = options;
+  return {
+    async forecast(location) {
+      const url = forecastUrl(baseUrl, location);
+      const signal = AbortSignal.timeout(timeoutMs);
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, { signal, headers: { Accept: "application/json" } });
+        text = await res.text(); // under the same signal: a body that trickles in is cut off too
+      } catch (err) {
+        if (signal.aborted) throw new WeatherUpstreamError("timeout", `Open-Meteo did not answer within ${timeoutMs} ms`, { cause: err });
+        throw new WeatherUpstreamError("network", `Open-Meteo could not be reached: ${(err as Error).message}`, { cause: err });
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        payload = undefined;
+      }
+      if (!res.ok) {
+        // Open-Meteo explains its 4xx/5xx as {"error": true, "reason": "..."}.
+        const reason = (payload as { reason?: unknown } | undefined)?.reason;
+        throw new WeatherUpstreamError("status", `Open-Meteo answered ${res.status}${typeof reason === "string" ? `: ${reason.slice(0, 200)}` : ""}`);
+      }
+      const parsed = ForecastBody.safeParse(payload);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        const why = payload === undefined ? "not JSON" : `${first?.path.join(".") || "body"}: ${first?.message}`;
+        throw new WeatherUpstreamError("invalid", `Open-Meteo's response was not a usable forecast (${why})`);
+      }
+      return toSnapshot(parsed.data, location, now());
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import path from "node:path";
+import { parentPort, workerData, Worker } from "node:worker_threads";
+import { createSiteData } from "../services/site-pages.ts";
+import { openDatabase } from "../store/db.ts";
+import { editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import { writeAtomic, writeGenerationFile } from "./site-dir.ts";
+import { loadRenderer } from "./site-renderer.ts";
+
+/**
+ * One render job: the dated edition pages (all of them, or some ids) go to the archive, the other
+ * pages to the generation being built. It runs in a worker thread with its own database connection,
+ * so the publisher's main thread writes the text outputs at the same time (two cores, both busy).
+ */
+export interface RenderJob {
+  dbFile: string;
+  baseUrl: string;
+  placeFinder: boolean;
+  archive: string;
+  generation: string;
+  /** "all" on a full rebuild, else the new editions. */
+  editions: "all" | number[];
+  /** Other site paths ("/", "/cities", "/{slug}", "/states/{state}", ...). */
+  pages: string[];
+}
+
+/** Site path -> file (`/` is index.html, every page is `{path}.html`). */
+export const pageFile = (dir: string, sitePath: string) => path.join(dir, sitePath === "/" ? "index.html" : `${sitePath.slice(1)}.html`);
+
+const BATCH = 2000;
+
+export async function runRenderJob(job: RenderJob): Promise<number> {
+  const db = openDatabase(job.dbFile);
+  try {
+    const renderer = await loadRenderer();
+    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder });
+    let written = 0;
+    const renderEdition = async (k: EditionKey) => {
+      const html = await renderer.render(`/${k.slug}/${k.date}`, site);
+      if (html === undefined) return;
+      writeAtomic(pageFile(job.archive, `/${k.slug}/${k.date}`), html); // readers may already see the archive
+      written++;
+    };
+    if (job.editions === "all") {
+      const after = db.prepare(`SELECT e.id, p.slug, e.date, e.place_geoid, p.state_name FROM editions e JOIN places p ON p.geoid = e.place_geoid WHERE e.id > ? ORDER BY e.id LIMIT ${BATCH}`);
+      for (let last = 0; ;) {
+        const batch = after.all(last) as EditionKey[];
+        if (batch.length === 0) break;
+        for (const k of batch) await renderEdition(k);
+        last = batch.at(-1)!.id;
+      }
+    } else {
+      for (const k of editionKeysByIds(db, job.editions)) await renderEdition(k);
+    }
+    for (const p of job.pages) {
+      const html = await renderer.render(p, site);
+      if (html === undefined) continue;
+      writeGenerationFile(pageFile(job.generation, p), html);
+      written++;
+    }
+    return written;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs the job in a worker thread; resolves with the number of pages written. */
+export function renderInWorker(job: RenderJob): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: job });
+    let result: number | undefined;
+    worker.once("message", (n: number) => (result = n));
+    worker.once("error", reject);
+    worker.once("exit", (code) => (result !== undefined ? resolve(result) : reject(new Error(`render worker exited with code ${code}`))));
+  });
+}
+
+if (parentPort && (workerData as RenderJob | undefined)?.dbFile) {
+  parentPort.postMessage(await runRenderJob(workerData as RenderJob));
+}

@@ -1,0 +1,91 @@
+import { xml, XML_DECLARATION } from "./xml.ts";
+
+// RSS 2.0 (https://www.rssboard.org/rss-specification) with the content and atom namespaces:
+// full edition HTML in content:encoded, a plain-text synopsis in description, atom:link rel=self.
+
+export interface RssChannel {
+  title: string;
+  /** The HTML page the feed stands for. */
+  link: string;
+  /** Where this feed itself is served (atom:link rel="self"). */
+  selfUrl: string;
+  description: string;
+}
+
+export interface RssItem {
+  title: string;
+  link: string;
+  /** ISO instant. */
+  publishedAt: string;
+  html: string;
+  category?: string;
+}
+
+/** RFC 822 date-time (RSS 2.0 pubDate), in GMT: "Sun, 22 Nov 2026 11:00:00 GMT". */
+export function rfc822(iso: string): string {
+  return new Date(iso).toUTCString();
+}
+
+/** Root-relative href/src in edition HTML made absolute: feed readers have no page URL to resolve them against. */
+export function absolutizeHtml(html: string, base: string): string {
+  return html.replace(/(\s(?:href|src)=)(["'])\/(?!\/)/gi, `$1$2${base}/`);
+}
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/** A short plain-text synopsis of edition HTML: the h1 (the item title says it) and tags dropped. */
+export function synopsis(html: string, max = 280): string {
+  // The opening of the edition is enough text for a synopsis: cut before the regexes run.
+  const text = html.slice(0, 8 * max + 2048)
+    .replace(/<h1[^>]*>[\s\S]*?<\/h1>/gi, " ")
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] === "#") {
+        const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : " ";
+      }
+      return ENTITIES[e.toLowerCase()] ?? m;
+    })
+    .replace(/\s+/g, " ")
+    .trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), max / 2)).trimEnd()}…`;
+}
+
+/** The feed document. `lastBuildDate` is the newest item's date, so an unchanged feed is byte-identical. */
+export function renderRss(channel: RssChannel, items: readonly RssItem[], base: string, now: Date): string {
+  const newest = items.reduce<string | undefined>((m, i) => (m === undefined || i.publishedAt > m ? i.publishedAt : m), undefined);
+  const built = rfc822(newest ?? now.toISOString());
+  const out = [
+    XML_DECLARATION,
+    '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">',
+    "<channel>",
+    `<title>${xml(channel.title)}</title>`,
+    `<link>${xml(channel.link)}</link>`,
+    `<description>${xml(channel.description)}</description>`,
+    "<language>en-us</language>",
+    `<lastBuildDate>${built}</lastBuildDate>`,
+    `<pubDate>${built}</pubDate>`,
+    "<docs>https://www.rssboard.org/rss-specification</docs>",
+    "<generator>citydaily</generator>",
+    "<ttl>60</ttl>",
+    `<atom:link href="${xml(channel.selfUrl)}" rel="self" type="application/rss+xml"/>`,
+  ];
+  for (const i of items) {
+    out.push(
+      "<item>",
+      `<title>${xml(i.title)}</title>`,
+      `<link>${xml(i.link)}</link>`,
+      `<guid isPermaLink="true">${xml(i.link)}</guid>`,
+      `<pubDate>${rfc822(i.publishedAt)}</pubDate>`,
+      ...(i.category ? [`<category>${xml(i.category)}</category>`] : []),
+      `<description>${xml(synopsis(i.html))}</description>`,
+      `<content:encoded>${xml(absolutizeHtml(i.html, base))}</content:encoded>`,
+      "</item>",
+    );
+  }
+  out.push("</channel>", "</rss>", "");
+  return out.join("\n");
+}

@@ -1,0 +1,104 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * The published site under `DATA_DIR/site/`:
+ *
+ *   archive/                 only grows: dated edition pages and twins ({slug}/{date}.html|.md) and
+ *                            the hashed client assets (_astro/*). Written once per edition, never copied.
+ *   generations/<id>/        everything else (home, /cities, states, city pages, feeds, sitemaps,
+ *                            llms files...). A publish builds a new generation next to the live one
+ *                            (hard links for what it did not change, fresh files for what it did)...
+ *   current -> generations/<id>   ...and then swaps this symlink with one rename(2): readers see the
+ *                            old site or the new one, never a half-written one.
+ *
+ * A request looks in `current` first, then in `archive`.
+ */
+export interface SiteDirs {
+  root: string;
+  archive: string;
+  generations: string;
+  current: string;
+}
+
+export function siteDirs(dataDir: string): SiteDirs {
+  const root = path.join(dataDir, "site");
+  return { root, archive: path.join(root, "archive"), generations: path.join(root, "generations"), current: path.join(root, "current") };
+}
+
+/** The live generation directory, or undefined before the first build. */
+export function currentGeneration(dirs: SiteDirs): string | undefined {
+  try {
+    return path.resolve(dirs.root, fs.readlinkSync(dirs.current));
+  } catch {
+    return undefined;
+  }
+}
+
+export function siteExists(dataDir: string): boolean {
+  return currentGeneration(siteDirs(dataDir)) !== undefined;
+}
+
+/** A new, empty generation directory with a unique, time-ordered name. */
+export function newGeneration(dirs: SiteDirs): string {
+  const name = `${Date.now().toString(36).padStart(9, "0")}-${process.pid}-${crypto.randomBytes(3).toString("hex")}`;
+  const dir = path.join(dirs.generations, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dirs.archive, { recursive: true });
+  return dir;
+}
+
+/** Hard-links every file of `from` into `to`: cost follows the number of index pages, not their bytes. */
+export function linkTree(from: string, to: string): number {
+  let n = 0;
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    const dst = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      fs.mkdirSync(dst, { recursive: true });
+      n += linkTree(src, dst);
+    } else if (entry.isFile()) {
+      fs.linkSync(src, dst);
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Writes a file of a generation being built. The path may be a hard link shared with the live
+ * generation, so it is unlinked first: writing through the link would change the live site.
+ */
+export function writeGenerationFile(file: string, data: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, data);
+}
+
+/** Writes a file readers may already see, atomically (temp file + rename). */
+export function writeAtomic(file: string, data: string | Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+}
+
+/** Points `current` at `generation` in one atomic rename, then removes generations older than the last `keep`. */
+export function swapCurrent(dirs: SiteDirs, generation: string, keep = 3): void {
+  const tmp = `${dirs.current}.${process.pid}.tmp`;
+  fs.rmSync(tmp, { force: true });
+  fs.symlinkSync(path.relative(dirs.root, generation), tmp);
+  fs.renameSync(tmp, dirs.current);
+  // Older generations stay a little while: a request that resolved `current` just before the swap
+  // may still be reading from one.
+  const names = fs.readdirSync(dirs.generations).sort();
+  const live = path.basename(generation);
+  const old = names.filter((n) => n !== live).slice(0, Math.max(0, names.length - keep));
+  for (const n of old) fs.rmSync(path.join(dirs.generations, n), { recursive: true, force: true });
+}
+
+/** Removes a generation that was abandoned half-way (a failed publish). */
+export function discardGeneration(generation: string): void {
+  fs.rmSync(generation, { recursive: true, force: true });
+}

@@ -1,0 +1,170 @@
+import { operations } from "../contract/operations/index.ts";
+import type { AppContext } from "../services/context.ts";
+import {
+  cityArchive, cityEditionBodies, cityLatestMarkdown, editionBodiesAfter, editionBodiesByIds, editionsPublishedOn,
+  publicationDays, publishedCities, recentEditionBodies, type EditionBodyItem, type PublishedCity,
+} from "../store/site-index.ts";
+import { AtomicFileWriter } from "./atomic-files.ts";
+import { llmsFullTxt, llmsTxt } from "./llms.ts";
+import {
+  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, groupByState, SITE_NAME, stateMarkdown,
+} from "./markdown-pages.ts";
+import { renderRss, type RssItem } from "./rss.ts";
+import {
+  childFile, partCount, renderSitemapIndex, renderUrlset, SITEMAP_MAX_URLS, splitUrls, type SitemapChild, type SitemapUrl,
+} from "./sitemap.ts";
+
+/*
+ * The site's text outputs, written into one site generation directory:
+ *   {slug}/{date}.md   {slug}.md   {slug}/feed.xml   states/{state}.md   cities.md   feed.md   feed.xml
+ *   developers.md   llms.txt   llms-full.txt   sitemap.xml   sitemaps/*.xml
+ * A full build writes all of them. A morning's incremental build writes what its new editions change:
+ * their twins, their cities' pages and feeds, their states' pages, the global lists, and only the
+ * sitemap children that gained URLs. Sitemap children are cut so old ones never change:
+ *   sitemaps/pages.xml               home, /cities, /developers, the state pages
+ *   sitemaps/cities-{state}.xml      the city pages of one state
+ *   sitemaps/editions-{day}.xml      the editions published on one UTC day (further parts: .2.xml, ...)
+ */
+
+export interface TextOutputOptions {
+  /** The generation directory being built. */
+  outDir: string;
+  /**
+   * Where the dated edition twins `{slug}/{date}.md` go (default: `outDir`). They never change once
+   * written, so the site keeps them in an append-only archive next to the generations.
+   */
+  archiveDir?: string;
+  /** The new editions of this run (ignored when `full`). */
+  editionIds: readonly number[];
+  full: boolean;
+  /** URLs per sitemap child, at most (and by default) 50,000; tests lower it to force several parts. */
+  sitemapMaxUrls?: number;
+}
+
+/** Items in /feed.xml (all cities) and in each /{slug}/feed.xml. */
+export const FEED_ITEMS = 50;
+export const CITY_FEED_ITEMS = 10;
+/** Editions listed by /feed.md and llms-full.txt. */
+export const RECENT_ITEMS = 30;
+/** Dates listed on a city twin; older ones are reached through the API and the sitemap. */
+export const CITY_ARCHIVE_ITEMS = 366;
+/** Editions read per query during a full rebuild. */
+const FULL_BATCH = 500;
+
+/** Writes the text outputs and returns the number of files written. */
+export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions): Promise<number> {
+  const { db } = ctx;
+  const base = ctx.config.baseUrl;
+  const now = ctx.config.now();
+  const maxUrls = Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS));
+  const out = new AtomicFileWriter(opts.outDir);
+  const archiveOut = opts.archiveDir && opts.archiveDir !== opts.outDir ? new AtomicFileWriter(opts.archiveDir) : out;
+
+  // Edition twins: every edition (read in id-ordered pages) or just the new ones.
+  const touchedCities = new Set<string>();
+  const touchedDays = new Set<string>();
+  const writeEdition = async (e: EditionBodyItem) => {
+    await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e));
+    touchedCities.add(e.slug);
+    touchedDays.add(e.published_at.slice(0, 10));
+  };
+  if (opts.full) {
+    for (let after = 0; ;) {
+      const batch = editionBodiesAfter(db, after, FULL_BATCH);
+      if (batch.length === 0) break;
+      for (const e of batch) await writeEdition(e);
+      after = batch.at(-1)!.id;
+    }
+  } else {
+    for (const e of editionBodiesByIds(db, opts.editionIds)) await writeEdition(e);
+  }
+
+  const cities = publishedCities(db);
+  const states = groupByState(cities);
+  const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
+  const affectedStates = new Set(affected.map((c) => c.state_name));
+
+  // City twins and city feeds.
+  for (const city of affected) {
+    const archive = cityArchive(db, city.geoid, CITY_ARCHIVE_ITEMS + 1);
+    await out.write(`${city.slug}.md`, cityMarkdown(base, {
+      city,
+      latestMarkdown: cityLatestMarkdown(db, city.geoid),
+      archive: archive.slice(0, CITY_ARCHIVE_ITEMS),
+      archiveTruncated: archive.length > CITY_ARCHIVE_ITEMS,
+    }));
+    await out.write(`${city.slug}/feed.xml`, renderRss({
+      title: `${city.name} Daily: ${city.name}, ${city.state_name}`,
+      link: `${base}/${city.slug}`,
+      selfUrl: `${base}/${city.slug}/feed.xml`,
+      description: `The free daily newsletter for ${city.name}, ${city.state_name}: the ${CITY_FEED_ITEMS} latest editions.`,
+    }, cityEditionBodies(db, city.geoid, CITY_FEED_ITEMS).map((e) => rssItem(base, e)), base, now));
+  }
+
+  for (const g of states) {
+    if (opts.full || affectedStates.has(g.state)) await out.write(`states/${g.slug}.md`, stateMarkdown(base, g.state, g.cities));
+  }
+
+  // Global lists: small and bounded, rewritten on every run.
+  const recent = recentEditionBodies(db, FEED_ITEMS);
+  await out.write("cities.md", citiesMarkdown(base, cities));
+  await out.write("feed.md", feedMarkdown(base, recent.slice(0, RECENT_ITEMS)));
+  await out.write("feed.xml", renderRss({
+    title: `${SITE_NAME}: recent editions`,
+    link: `${base}/`,
+    selfUrl: `${base}/feed.xml`,
+    description: "The latest editions of citydaily, the free daily newsletter for U.S. cities, across all cities.",
+  }, recent.map((e) => rssItem(base, e)), base, now));
+
+  const days = publicationDays(db);
+  const developers = developersMarkdown(base, operations);
+  if (opts.full) await out.write("developers.md", developers);
+  const llmsInput = {
+    states: states.map((g) => ({ name: g.state, slug: g.slug, cities: g.cities.length })),
+    cityCount: cities.length,
+    editionCount: days.reduce((n, d) => n + d.editions, 0),
+    latestDate: cities.reduce<string | undefined>((m, c) => (m === undefined || c.latest_date > m ? c.latest_date : m), undefined),
+  };
+  await out.write("llms.txt", llmsTxt(base, llmsInput));
+  await out.write("llms-full.txt", llmsFullTxt(base, { ...llmsInput, cities, recent: recent.slice(0, RECENT_ITEMS), developers }));
+
+  // Sitemaps: every child is listed in the index; only new or changed ones are written.
+  const children: SitemapChild[] = [];
+  const child = async (key: string, count: number, lastmod: string, write: boolean, urls: () => SitemapUrl[]) => {
+    const parts = partCount(count, maxUrls);
+    for (let n = 1; n <= parts; n++) children.push({ loc: `${base}/sitemaps/${childFile(key, n)}`, lastmod });
+    if (!write) return;
+    const split = splitUrls(urls(), maxUrls);
+    for (let n = 0; n < split.length; n++) await out.write(`sitemaps/${childFile(key, n + 1)}`, renderUrlset(split[n]));
+  };
+  const newest = maxOf(cities.map((c) => c.latest_published_at)) ?? now.toISOString();
+  const pages: SitemapUrl[] = [
+    { loc: `${base}/`, lastmod: newest },
+    { loc: `${base}/cities`, lastmod: newest },
+    { loc: `${base}/developers` },
+    ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latest_published_at)) })),
+  ];
+  await child("pages", pages.length, newest, true, () => pages);
+  for (const g of states) {
+    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latest_published_at))!, opts.full || affectedStates.has(g.state),
+      () => g.cities.map((c: PublishedCity) => ({ loc: `${base}/${c.slug}`, lastmod: c.latest_published_at })));
+  }
+  for (const d of days) {
+    await child(`editions-${d.day}`, d.editions, d.last_published_at, opts.full || touchedDays.has(d.day),
+      () => editionsPublishedOn(db, d.day).map((e) => ({ loc: `${base}/${e.slug}/${e.date}`, lastmod: e.published_at })));
+  }
+  await out.write("sitemap.xml", renderSitemapIndex(children));
+
+  await Promise.all([out.flush(), archiveOut.flush()]);
+  return out.written + (archiveOut === out ? 0 : archiveOut.written);
+}
+
+function rssItem(base: string, e: EditionBodyItem): RssItem {
+  return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: e.html, category: `${e.name}, ${e.state_name}` };
+}
+
+function maxOf(values: readonly string[]): string | undefined {
+  let m: string | undefined;
+  for (const v of values) if (m === undefined || v > m) m = v;
+  return m;
+}

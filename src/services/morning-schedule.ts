@@ -1,0 +1,38 @@
+import type { AppContext } from "./context.ts";
+import { formatSummary, runMorning } from "./morning.ts";
+
+/** How often the server looks for cities whose morning has come (each run only does what is due). */
+export const MORNING_INTERVAL_MS = 15 * 60 * 1000;
+
+export interface MorningSchedule {
+  /** Stops the timer and waits for a run in progress to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the morning pipeline every 15 minutes inside the server process. Runs never overlap here; a
+ * concurrent `npm run morning` is kept out by the pipeline's own lease.
+ */
+export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: boolean; intervalMs?: number } = {}): MorningSchedule {
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    if (running) return;
+    running = runMorning(ctx)
+      .then((s) => {
+        if (s.due > 0 || s.published > 0 || s.busy) ctx.log.info(formatSummary(s));
+      })
+      .catch((err) => ctx.log.error({ err }, "scheduled morning run failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, options.intervalMs ?? MORNING_INTERVAL_MS);
+  timer.unref();
+  if (options.runAtStart) setImmediate(tick);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,225 @@
+import { randomUUID } from "node:crypto";
+import { censusFactOfDay } from "../core/census-facts.ts";
+import { composeEdition, renderEditionHtml } from "../core/compose.ts";
+import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
+import { sunTimes } from "../core/sun.ts";
+import { localDate, localHour } from "../core/time.ts";
+import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import { insertEdition } from "../store/editions.ts";
+import {
+  acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
+  subscribedPlaces, type Lease,
+} from "../store/morning.ts";
+import type { PlaceRow } from "../store/places.ts";
+import { censusOf } from "./cities.ts";
+import type { AppContext } from "./context.ts";
+import { queueEditionDigests } from "./digests.ts";
+import { publishEditions } from "./publish.ts";
+
+export interface MorningSummary {
+  /** The instant the run treated as "now" (ISO). */
+  at: string;
+  /** Cities with at least one active subscriber. */
+  cities: number;
+  /** Of those, past the publication hour with no edition for their local date. */
+  due: number;
+  composed: number;
+  /** Cities not due (before the hour, or already published), plus due ones another run stored first. */
+  skipped: number;
+  failed: number;
+  /** Editions stored without a forecast because the weather provider failed. */
+  withoutWeather: number;
+  /** Editions whose site pages were written by this run (including ones left over by a crashed run). */
+  published: number;
+  pagesWritten: number;
+  /** Editions whose site publish failed this run (left for the next run). */
+  publishFailed: number;
+  /** Digest messages put in the outbox by this run. */
+  digestsQueued: number;
+  ms: number;
+  /** Set when another live run held the lease: this run did nothing. */
+  busy?: Pick<Lease, "pid" | "host">;
+}
+
+export interface MorningOptions {
+  /** Overrides the configured clock (`NOW`). */
+  now?: Date;
+  /** Called after each due city is handled: for a progress display. */
+  onProgress?: (done: number, total: number) => void;
+  /** Forecasts fetched at once. */
+  concurrency?: number;
+}
+
+/** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
+const LEASE_TTL_MS = 10 * 60 * 1000;
+
+/** A city is due when its local clock is past the publication hour and its local date has no edition yet. */
+export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boolean; date: string } {
+  const date = localDate(now, place.timezone);
+  const due = localHour(now, place.timezone) >= ctx.config.publishHour && !hasEdition(ctx.db, place.geoid, date);
+  return { due, date };
+}
+
+/** The forecast from the edition's date onward (a provider answering late in the day may still lead with it). */
+function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
+  const daily = w.daily.filter((d) => d.date >= date);
+  return { ...w, daily: daily.length > 0 ? daily : w.daily };
+}
+
+async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Promise<WeatherSnapshot | null> {
+  try {
+    const w = await ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone });
+    return alignForecast(w, date);
+  } catch (err) {
+    // The reason is enough here (a stack per city would drown a morning's log when the provider is down).
+    ctx.log.warn({ reason: (err as Error).message, geoid: place.geoid, slug: place.slug, date }, "weather unavailable; publishing the edition without a forecast");
+    return null;
+  }
+}
+
+/**
+ * Composes and stores one city's edition for `date`. The edition, its search row and its
+ * publishing-ledger row are one transaction: either all exist or none. Returns the new id, or
+ * undefined when another run stored the edition first.
+ */
+export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date): Promise<{ id?: number; weather: boolean }> {
+  const weather = await fetchWeather(ctx, place, date);
+  const today = weather?.daily.find((d) => d.date === date);
+  const { subject, markdown } = composeEdition({
+    place: { name: place.name, stateName: place.state_name, slug: place.slug },
+    date,
+    baseUrl: ctx.config.baseUrl,
+    weather,
+    sun: sunTimes({ date, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone, forecast: today }),
+    holidays: { today: holidaysOn(date, place.state_code), upcoming: upcomingHolidays(date, place.state_code) },
+    censusFact: censusFactOfDay(place.name, place.geoid, censusOf(place), date),
+    // The town's calendar and directory arrive with the commerce issue; the composer already takes them.
+    events: [],
+    listings: [],
+  });
+  const html = renderEditionHtml(markdown);
+  const id = ctx.db.transaction(() => {
+    const stored = insertEdition(ctx.db, {
+      placeGeoid: place.geoid, date, subject, markdown, html,
+      ...(weather ? { weather } : {}),
+      publishedAt: now.toISOString(),
+    });
+    if (stored !== undefined) markPending(ctx.db, stored);
+    return stored;
+  }).immediate();
+  return { id, weather: weather !== null };
+}
+
+/**
+ * Publishes what is stored but not yet published, whichever run stored it: the site pages of every
+ * such edition in one incremental render, then each edition's digests. Each step stamps the ledger
+ * when done, so a crash between steps is finished by the next run and nothing is done twice.
+ */
+async function publishPending(ctx: AppContext, at: string): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number }> {
+  const pending = pendingEditions(ctx.db);
+  let published = 0;
+  let publishFailed = 0;
+  let pagesWritten = 0;
+  let digestsQueued = 0;
+  const siteIds = pending.filter((p) => !p.sitePublished).map((p) => p.id);
+  if (siteIds.length > 0) {
+    try {
+      pagesWritten = (await publishEditions(ctx, siteIds)).pagesWritten;
+      markSitePublished(ctx.db, siteIds, at);
+      published = siteIds.length;
+    } catch (err) {
+      publishFailed = siteIds.length;
+      // Left unstamped: the next run renders these again. Digests still go out: the email carries the whole edition.
+      ctx.log.error({ err, editions: siteIds.length }, "site publish failed; the next run retries it");
+    }
+  }
+  for (const p of pending.filter((x) => !x.digestsQueued)) {
+    try {
+      // Stamp and queue in one transaction: a concurrent run that stamped first makes this one a no-op.
+      digestsQueued += ctx.db.transaction(() =>
+        markDigestsQueued(ctx.db, p.id, at) ? queueEditionDigests(ctx, { id: p.id, placeGeoid: p.placeGeoid, date: p.date }) : 0,
+      ).immediate();
+    } catch (err) {
+      ctx.log.error({ err, editionId: p.id }, "queueing digests failed; the next run retries it");
+    }
+  }
+  return { published, publishFailed, pagesWritten, digestsQueued };
+}
+
+/** Runs at most `limit` tasks at once, in order of `items`. */
+async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * The morning run: for every subscribed city past its publication hour without an edition for its
+ * local date, compose and store one; then publish everything stored and not yet published.
+ * Idempotent and safe to run twice at once (a lease lets one run work; UNIQUE keys back it up).
+ */
+export async function runMorning(ctx: AppContext, options: MorningOptions = {}): Promise<MorningSummary> {
+  const started = performance.now();
+  const now = options.now ?? ctx.config.now();
+  const summary: MorningSummary = {
+    at: now.toISOString(), cities: 0, due: 0, composed: 0, skipped: 0, failed: 0, withoutWeather: 0,
+    published: 0, publishFailed: 0, pagesWritten: 0, digestsQueued: 0, ms: 0,
+  };
+  const owner = randomUUID();
+  const lease = acquireLease(ctx.db, owner, LEASE_TTL_MS);
+  if (!lease.acquired) {
+    summary.busy = { pid: lease.holder.pid, host: lease.holder.host };
+    summary.ms = Math.round(performance.now() - started);
+    ctx.log.info({ holder: summary.busy }, "another morning run is in progress; nothing to do");
+    return summary;
+  }
+  try {
+    const places = subscribedPlaces(ctx.db);
+    summary.cities = places.length;
+    const due: Array<{ place: PlaceRow; date: string }> = [];
+    for (const place of places) {
+      const d = isDue(ctx, place, now);
+      if (d.due) due.push({ place, date: d.date });
+    }
+    summary.due = due.length;
+    summary.skipped = places.length - due.length;
+    let done = 0;
+    let lastRenew = Date.now();
+    await eachLimited(due, options.concurrency ?? 4, async ({ place, date }) => {
+      try {
+        const r = await composeCity(ctx, place, date, now);
+        if (r.id === undefined) summary.skipped++;
+        else {
+          summary.composed++;
+          if (!r.weather) summary.withoutWeather++;
+        }
+      } catch (err) {
+        summary.failed++;
+        ctx.log.error({ err, geoid: place.geoid, slug: place.slug, date }, "composing the edition failed");
+      }
+      options.onProgress?.(++done, due.length);
+      if (Date.now() - lastRenew > LEASE_TTL_MS / 4) {
+        lastRenew = Date.now();
+        if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
+      }
+    });
+    renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
+    Object.assign(summary, await publishPending(ctx, now.toISOString()));
+  } finally {
+    releaseLease(ctx.db, owner);
+  }
+  summary.ms = Math.round(performance.now() - started);
+  ctx.log.info({ ...summary }, "morning run finished");
+  return summary;
+}
+
+/** The one-line summary printed by `npm run morning` and logged by the scheduler. */
+export function formatSummary(s: MorningSummary): string {
+  if (s.busy) return `morning ${s.at}: another run (pid ${s.busy.pid} on ${s.busy.host}) is in progress; nothing done`;
+  const weather = s.withoutWeather ? ` (${s.withoutWeather} without forecast)` : "";
+  const site = s.publishFailed ? `, site publish failed for ${s.publishFailed} (retried next run)` : "";
+  return `morning ${s.at}: ${s.cities} cities, ${s.due} due, ${s.composed} composed${weather}, ${s.skipped} skipped, ${s.failed} failed; `
+    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued; ${(s.ms / 1000).toFixed(2)} s`;
+}

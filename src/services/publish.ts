@@ -1,0 +1,130 @@
+import fs from "node:fs";
+import path from "node:path";
+import { slugify } from "../core/slug.ts";
+import { serialised, withDirLock } from "../publish/dir-lock.ts";
+import { renderInWorker } from "../publish/render-pages.ts";
+import {
+  currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
+} from "../publish/site-dir.ts";
+import { writeSiteExtras, writeTextFiles } from "../publish/site-extras.ts";
+import { ensureRendererBuilt, RENDERER_CLIENT_DIR } from "../publish/site-renderer.ts";
+import { databaseFile } from "../store/db.ts";
+import { citiesWithEditions, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import type { AppContext } from "./context.ts";
+
+export interface PublishResult {
+  pagesWritten: number;
+}
+
+/** Index pages every publish refreshes, and the ones only a full build writes. */
+const GLOBAL_PAGES = ["/", "/cities"];
+const FULL_ONLY_PAGES = ["/developers", "/404"];
+
+/** Moves the edition twins the text writer put into the generation over to the archive. */
+function archiveTwins(generation: string, dirs: SiteDirs, keys: Iterable<Pick<EditionKey, "slug" | "date">>): void {
+  const made = new Set<string>();
+  for (const k of keys) {
+    const rel = path.join(k.slug, `${k.date}.md`);
+    const from = path.join(generation, rel);
+    if (!fs.existsSync(from)) continue;
+    if (!made.has(k.slug)) fs.mkdirSync(path.join(dirs.archive, k.slug), { recursive: true });
+    made.add(k.slug);
+    fs.renameSync(from, path.join(dirs.archive, rel));
+  }
+}
+
+/** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */
+function publishClientAssets(dirs: SiteDirs): void {
+  const from = path.join(RENDERER_CLIENT_DIR, "_astro");
+  if (!fs.existsSync(from)) return;
+  for (const name of fs.readdirSync(from)) {
+    const to = path.join(dirs.archive, "_astro", name);
+    if (!fs.existsSync(to)) writeAtomic(to, fs.readFileSync(path.join(from, name)));
+  }
+}
+
+async function timed<T>(p: Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await p;
+  return [value, Math.round(performance.now() - started)];
+}
+
+/** One publish at a time per site: in this process (a queue) and across processes (a lock directory). */
+function runLocked<T>(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<T>): Promise<T> {
+  const dirs = siteDirs(ctx.config.dataDir);
+  return serialised(dirs.root, () => withDirLock(path.join(dirs.root, ".publish.lock"), () => fn(dirs)));
+}
+
+/** Builds `generation`, then swaps it in; a failure leaves the live site untouched. */
+async function publishGeneration(dirs: SiteDirs, generation: string, build: () => Promise<number>): Promise<number> {
+  try {
+    const n = await build();
+    swapCurrent(dirs, generation);
+    return n;
+  } catch (e) {
+    discardGeneration(generation);
+    throw e;
+  }
+}
+
+/** Full rebuild from the database: every edition page and twin, every index page, then the swap. */
+export function buildSite(ctx: AppContext): Promise<PublishResult> {
+  return runLocked(ctx, async (dirs) => {
+    const started = performance.now();
+    await ensureRendererBuilt();
+    const generation = newGeneration(dirs);
+    const pagesWritten = await publishGeneration(dirs, generation, async () => {
+      const extras = await writeSiteExtras(ctx, generation);
+      publishClientAssets(dirs);
+      const cities = citiesWithEditions(ctx.db);
+      const pages = [
+        ...GLOBAL_PAGES, ...FULL_ONLY_PAGES,
+        ...new Set(cities.map((c) => `/states/${slugify(c.state_name)}`)),
+        ...cities.map((c) => `/${c.slug}`),
+      ];
+      const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
+        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
+        timed(writeTextFiles(ctx, { outDir: generation, editionIds: [], full: true })),
+      ]);
+      archiveTwins(generation, dirs, ctx.db.prepare("SELECT p.slug, e.date FROM editions e JOIN places p ON p.geoid = e.place_geoid").iterate() as Iterable<EditionKey>);
+      ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
+      return rendered + textFiles + extras.files;
+    });
+    return { pagesWritten };
+  });
+}
+
+/**
+ * Publishes a morning's new editions: their pages go to the archive; a new generation, hard-linked
+ * from the live one, gets fresh copies of the pages they change (their cities, their states, home,
+ * /cities) and of the text outputs; then the swap. Cost follows the new editions, not the archive.
+ */
+export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<PublishResult> {
+  if (!currentGeneration(siteDirs(ctx.config.dataDir))) return buildSite(ctx);
+  return runLocked(ctx, async (dirs) => {
+    const live = currentGeneration(dirs);
+    if (!live) throw new Error("the site disappeared while waiting for the publish lock");
+    const started = performance.now();
+    await ensureRendererBuilt();
+    const keys = editionKeysByIds(ctx.db, editionIds);
+    const generation = newGeneration(dirs);
+    const pagesWritten = await publishGeneration(dirs, generation, async () => {
+      linkTree(live, generation);
+      publishClientAssets(dirs);
+      const pages = [
+        ...GLOBAL_PAGES,
+        ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`)),
+        ...new Set(keys.map((k) => `/${k.slug}`)),
+      ];
+      const placeFinder = fs.existsSync(path.join(generation, "place-index.json"));
+      const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
+        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
+        timed(writeTextFiles(ctx, { outDir: generation, editionIds: keys.map((k) => k.id), full: false })),
+      ]);
+      archiveTwins(generation, dirs, keys);
+      ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
+      return rendered + textFiles;
+    });
+    return { pagesWritten };
+  });
+}

@@ -1,0 +1,72 @@
+import crypto from "node:crypto";
+import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../core/tokens.ts";
+import type { DB } from "../store/db.ts";
+import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, unsubscribeOne, type SubscriptionRow } from "../store/subscribers.ts";
+import type { AppContext } from "./context.ts";
+
+const secrets = new WeakMap<DB, string>();
+
+/**
+ * The key that signs unsubscribe links: `UNSUBSCRIBE_SECRET`, or a random one generated on first
+ * use and kept in the database, so links stay valid across restarts and across processes.
+ */
+export function unsubscribeSecret(ctx: AppContext): string {
+  if (ctx.config.mail.unsubscribeSecret) return ctx.config.mail.unsubscribeSecret;
+  let secret = secrets.get(ctx.db);
+  if (!secret) {
+    ctx.db.prepare("INSERT INTO meta (key, value) VALUES ('unsubscribe_secret', ?) ON CONFLICT (key) DO NOTHING")
+      .run(crypto.randomBytes(32).toString("base64url"));
+    secret = ctx.db.prepare("SELECT value FROM meta WHERE key = 'unsubscribe_secret'").pluck().get() as string;
+    secrets.set(ctx.db, secret);
+  }
+  return secret;
+}
+
+export function subscriberToken(ctx: AppContext, subscriberId: number, email: string): string {
+  return signSubscriberToken(unsubscribeSecret(ctx), subscriberId, email);
+}
+
+/** The subscription a token was signed for, or undefined for a forged, edited or unknown token. */
+export function resolveToken(ctx: AppContext, token: string): SubscriptionRow | undefined {
+  const id = tokenSubscriberId(token);
+  if (id === undefined) return undefined;
+  const sub = findSubscription(ctx.db, id);
+  if (!sub || !verifySubscriberToken(unsubscribeSecret(ctx), token, sub.id, sub.email)) return undefined;
+  return sub;
+}
+
+export type UnsubscribeScope = "city" | "all";
+
+/** Unsubscribes the token's city (or the whole address). Idempotent: doing it twice is fine. */
+export function unsubscribeByToken(ctx: AppContext, token: string, scope: UnsubscribeScope, source: string): SubscriptionRow | undefined {
+  const sub = resolveToken(ctx, token);
+  if (!sub) return undefined;
+  const now = ctx.config.now().toISOString();
+  if (scope === "all") suppressAddress(ctx.db, sub.email, "unsubscribed", source, null, now);
+  else unsubscribeOne(ctx.db, sub.id, source, now);
+  ctx.log.info({ subscriberId: sub.id, scope, source }, "unsubscribed");
+  return findSubscription(ctx.db, sub.id);
+}
+
+export interface ManageView {
+  email: string;
+  suppressed: boolean;
+  subscriptions: SubscriptionRow[];
+}
+
+/** What the manage page shows: every city of the token's address. */
+export function manageView(ctx: AppContext, token: string): ManageView | undefined {
+  const sub = resolveToken(ctx, token);
+  if (!sub) return undefined;
+  return { email: sub.email, suppressed: findSuppression(ctx.db, sub.email) !== undefined, subscriptions: subscriptionsOf(ctx.db, sub.email) };
+}
+
+/** From the manage page: leave one city of the token's address (the token proves the address). */
+export function unsubscribeCityOfAddress(ctx: AppContext, token: string, subscriptionId: number): boolean {
+  const sub = resolveToken(ctx, token);
+  if (!sub) return false;
+  const target = findSubscription(ctx.db, subscriptionId);
+  if (!target || target.email.toLowerCase() !== sub.email.toLowerCase()) return false;
+  unsubscribeOne(ctx.db, target.id, "manage page", ctx.config.now().toISOString());
+  return true;
+}

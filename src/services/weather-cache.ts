@@ -1,0 +1,36 @@
+import { LRUCache } from "lru-cache";
+import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+
+export interface WeatherCacheOptions {
+  /** How long a live forecast is served before the next upstream call. */
+  ttlMs: number;
+  /** The clock expiry is measured on (the app's clock, so a pinned `NOW` pins the cache too). */
+  now: () => Date;
+  /** Most cities kept at once; the least recently read go first. */
+  max?: number;
+}
+
+export interface WeatherCache {
+  /** The cached forecast for `key`, or `load()`'s. Concurrent misses share one `load()`; failures are not kept. */
+  get(key: string, load: () => Promise<WeatherSnapshot>): Promise<WeatherSnapshot>;
+}
+
+/** Live forecasts per city, so a burst of requests makes one upstream call (lru-cache dedupes in-flight fetches). */
+export function createWeatherCache(options: WeatherCacheOptions): WeatherCache {
+  const cache = new LRUCache<string, WeatherSnapshot, () => Promise<WeatherSnapshot>>({
+    max: options.max ?? 5000,
+    ttl: options.ttlMs,
+    ttlResolution: 0,
+    perf: { now: () => options.now().getTime() },
+    // The loader bounds its own time; an abort here would only be a cache eviction mid-flight.
+    ignoreFetchAbort: true,
+    fetchMethod: (_key, _stale, { context }) => context(),
+  });
+  return {
+    async get(key, load) {
+      const value = await cache.fetch(key, { context: load });
+      // fetchMethod always resolves to a snapshot or rejects; undefined cannot reach here.
+      return value!;
+    },
+  };
+}

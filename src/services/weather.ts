@@ -1,0 +1,60 @@
+import { WeatherResponse } from "../contract/resources.ts";
+import { AppError } from "../core/errors.ts";
+import { localDate } from "../core/time.ts";
+import type { WeatherProvider, WeatherSnapshot } from "../integrations/weather/types.ts";
+import { findEdition } from "../store/editions.ts";
+import type { PlaceRow } from "../store/places.ts";
+import { requireCity } from "./cities.ts";
+import type { AppContext } from "./context.ts";
+import { createWeatherCache, type WeatherCache } from "./weather-cache.ts";
+
+/** A live forecast is reused this long, so a burst of readers makes one upstream call. */
+export const LIVE_WEATHER_TTL_MS = 15 * 60 * 1000;
+
+export interface CityWeather {
+  weather: WeatherResponse;
+  /** `snapshot`: stored with today's edition; `live`: fetched from the provider (possibly cached). */
+  source: "snapshot" | "live";
+}
+
+// One cache per provider, i.e. per running app (tests start several in one process); keyed by the
+// provider rather than the context so a context copied with a child logger still shares it.
+const caches = new WeakMap<WeatherProvider, WeatherCache>();
+function cacheOf(ctx: AppContext): WeatherCache {
+  let cache = caches.get(ctx.weather);
+  if (!cache) caches.set(ctx.weather, (cache = createWeatherCache({ ttlMs: LIVE_WEATHER_TTL_MS, now: () => ctx.config.now() })));
+  return cache;
+}
+
+/** Today's stored snapshot, if today's edition has a readable one. */
+function todaysSnapshot(ctx: AppContext, place: PlaceRow): WeatherResponse | undefined {
+  const today = localDate(ctx.config.now(), place.timezone);
+  const json = findEdition(ctx.db, place.geoid, today)?.weather_json;
+  if (!json) return undefined;
+  try {
+    const stored = WeatherResponse.safeParse((JSON.parse(json) as Partial<WeatherSnapshot> | null)?.today);
+    if (stored.success) return stored.data;
+  } catch {
+    // fall through: unreadable JSON is treated like no snapshot
+  }
+  ctx.log.warn({ geoid: place.geoid, date: today }, "edition weather snapshot unreadable; serving live weather");
+  return undefined;
+}
+
+/**
+ * Today's weather for a city: the snapshot stored with today's edition (so the API agrees with the
+ * newsletter), otherwise a live forecast, cached per city for 15 minutes.
+ */
+export async function getWeather(ctx: AppContext, slug: string | undefined): Promise<CityWeather> {
+  const place = requireCity(ctx, slug);
+  const snapshot = todaysSnapshot(ctx, place);
+  if (snapshot) return { weather: snapshot, source: "snapshot" };
+  try {
+    const live = await cacheOf(ctx).get(place.geoid, () =>
+      ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone }));
+    return { weather: live.today, source: "live" };
+  } catch (err) {
+    ctx.log.warn({ err, geoid: place.geoid, slug: place.slug }, "live weather unavailable");
+    throw new AppError("weather_unavailable", `No weather for ${place.name}, ${place.state_name} right now: today's edition has no forecast yet and the live forecast could not be fetched.`);
+  }
+}

@@ -1,0 +1,27 @@
+-- Full-text index of editions for /api/search. One row per edition, rowid = editions.id, written by
+-- insertEdition in the same transaction as the edition (src/store/editions.ts), so a reader never
+-- sees an edition without its index row or the reverse. `body` is the edition's plain text (markdown
+-- syntax and link targets dropped, see src/core/search-text.ts); `place` holds one token per city
+-- (`p` + GEOID) so a city-restricted search intersects with that city's short posting list.
+-- The prefix indexes make `ab*`, `abc*` and `abcd*` read one posting list instead of merging many.
+CREATE VIRTUAL TABLE edition_search USING fts5(
+  subject,
+  body,
+  place,
+  tokenize = 'unicode61 remove_diacritics 2',
+  prefix = '2 3 4'
+);
+
+-- Keep the index in step with deletes and edits made outside insertEdition. An edited edition is
+-- re-indexed from its raw markdown (no markdown parser in SQL), which still finds its words.
+CREATE TRIGGER editions_search_delete AFTER DELETE ON editions BEGIN
+  DELETE FROM edition_search WHERE rowid = old.id;
+END;
+CREATE TRIGGER editions_search_update AFTER UPDATE OF subject, markdown, place_geoid ON editions BEGIN
+  DELETE FROM edition_search WHERE rowid = old.id;
+  INSERT INTO edition_search (rowid, subject, body, place) VALUES (new.id, new.subject, new.markdown, 'p' || new.place_geoid);
+END;
+
+-- Editions stored before this migration.
+INSERT INTO edition_search (rowid, subject, body, place)
+  SELECT id, subject, markdown, 'p' || place_geoid FROM editions;

@@ -1,0 +1,108 @@
+import type { DB } from "./db.ts";
+
+export type OutboxKind = "welcome" | "digest";
+
+/** Queues one message; the unique (kind, subscriber, edition) key makes a second call a no-op. */
+export function enqueueMail(db: DB, kind: OutboxKind, subscriberId: number, editionId: number | null, nowMs: number, nowIso: string): boolean {
+  return db.prepare(`INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
+    VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(kind, subscriberId, editionId, nowMs, nowIso).changes === 1;
+}
+
+/**
+ * Queues an edition's digest for every active, unsuppressed subscriber of its city (one INSERT ... SELECT,
+ * duplicates skipped by the unique key) and clears their "first digest pending" marker. Returns how many were queued.
+ */
+export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: number, nowMs: number, nowIso: string): number {
+  return db.transaction(() => {
+    const queued = db.prepare(`
+      INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
+      SELECT 'digest', s.id, @editionId, @nowMs, @nowIso FROM subscribers s
+      WHERE s.place_geoid = @placeGeoid AND s.status = 'active'
+        AND NOT EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email)
+      ON CONFLICT DO NOTHING`).run({ placeGeoid, editionId, nowMs, nowIso }).changes;
+    db.prepare("UPDATE subscribers SET first_digest_pending = 0 WHERE place_geoid = ? AND first_digest_pending = 1").run(placeGeoid);
+    return queued;
+  }).immediate();
+}
+
+export interface ClaimedRow {
+  id: number;
+  kind: OutboxKind;
+  edition_id: number | null;
+  attempts: number;
+  subscriber_id: number;
+  email: string;
+  subscriber_status: string;
+  suppressed: 0 | 1;
+  slug: string;
+  name: string;
+  state_name: string;
+  has_digest: 0 | 1;
+}
+
+/**
+ * Claims up to `limit` due rows for `owner` in one UPDATE (SQLite runs it under its write lock, so
+ * two senders, in one process or many, never claim the same row): pending rows whose backoff has
+ * passed, and rows whose sender's lease ran out (it crashed or hung). Returns them with what
+ * rendering needs.
+ */
+export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedRow[] {
+  const ids = db.prepare(`
+    UPDATE outbox SET status = 'sending', lease_owner = @owner, lease_until = @until, attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM (SELECT id FROM outbox WHERE status = 'sending' AND lease_until <= @now LIMIT @limit)
+      UNION ALL
+      SELECT id FROM (SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= @now LIMIT @limit)
+      LIMIT @limit)
+    RETURNING id`).pluck().all({ owner, until: nowMs + leaseMs, now: nowMs, limit }) as number[];
+  if (ids.length === 0) return [];
+  return db.prepare(`
+    SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.status AS subscriber_status,
+           EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
+           p.slug, p.name, p.state_name,
+           (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.subscriber_id = s.id)) AS has_digest
+    FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id JOIN places p ON p.geoid = s.place_geoid
+    WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(JSON.stringify(ids)) as ClaimedRow[];
+}
+
+/** Records a delivery; only the lease holder may (a sender whose lease was taken over changes nothing). */
+export function markSent(db: DB, id: number, owner: string, messageId: string, nowIso: string): boolean {
+  return db.prepare(`UPDATE outbox SET status = 'sent', message_id = ?, sent_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
+    WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(messageId, nowIso, id, owner).changes === 1;
+}
+
+export function markRetry(db: DB, id: number, owner: string, nextAttemptAt: number, error: string): void {
+  db.prepare(`UPDATE outbox SET status = 'pending', next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+    WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(nextAttemptAt, error.slice(0, 500), id, owner);
+}
+
+export function markFinal(db: DB, id: number, owner: string, status: "failed" | "cancelled", error: string | null): void {
+  db.prepare(`UPDATE outbox SET status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+    WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(status, error?.slice(0, 500) ?? null, id, owner);
+}
+
+export interface EditionForMail {
+  id: number;
+  date: string;
+  subject: string;
+  html: string;
+  markdown: string;
+}
+
+export function editionForMail(db: DB, id: number): EditionForMail | undefined {
+  return db.prepare("SELECT id, date, subject, html, markdown FROM editions WHERE id = ?").get(id) as EditionForMail | undefined;
+}
+
+export function outboxCounts(db: DB): Record<string, number> {
+  const rows = db.prepare("SELECT status, COUNT(*) AS n FROM outbox GROUP BY status").all() as Array<{ status: string; n: number }>;
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Epoch ms when the earliest lease held by anyone ends, if any row is in flight. */
+export function nextLeaseExpiry(db: DB): number | undefined {
+  return (db.prepare("SELECT MIN(lease_until) FROM outbox WHERE status = 'sending'").pluck().get() as number | null) ?? undefined;
+}
+
+export function nextDueAt(db: DB): number | undefined {
+  return (db.prepare("SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending'").pluck().get() as number | null) ?? undefined;
+}

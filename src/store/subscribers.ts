@@ -1,0 +1,108 @@
+import type { DB } from "./db.ts";
+
+export type SubscriberStatus = "active" | "unsubscribed" | "bounced" | "complained";
+export type SuppressionReason = "unsubscribed" | "bounced" | "complained" | "manual";
+
+export interface NewSubscriber {
+  email: string;
+  placeGeoid: string;
+  referrer?: string | null;
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
+  landingPath?: string | null;
+  firstDigestPending: boolean;
+  now: string;
+}
+
+export interface SubscriptionRow {
+  id: number;
+  email: string;
+  place_geoid: string;
+  status: SubscriberStatus;
+  first_digest_pending: 0 | 1;
+  slug: string;
+  name: string;
+  state_name: string;
+  timezone: string;
+}
+
+/** Inserts the subscription unless this address already has one for the place. Returns the new id, or undefined. */
+export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
+  const row = db.prepare(`
+    INSERT INTO subscribers (email, place_geoid, status, referrer, utm_source, utm_medium, utm_campaign, landing_path,
+                             first_digest_pending, created_at, updated_at)
+    VALUES (@email, @placeGeoid, 'active', @referrer, @utmSource, @utmMedium, @utmCampaign, @landingPath, @pending, @now, @now)
+    ON CONFLICT (email, place_geoid) DO NOTHING
+    RETURNING id`).get({
+    referrer: null, utmSource: null, utmMedium: null, utmCampaign: null, landingPath: null,
+    ...s,
+    pending: s.firstDigestPending ? 1 : 0,
+  }) as { id: number } | undefined;
+  return row?.id;
+}
+
+const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
+
+export function findSubscription(db: DB, id: number): SubscriptionRow | undefined {
+  return db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.id = ?`).get(id) as SubscriptionRow | undefined;
+}
+
+/** Every city this address follows or followed, by state and name. */
+export function subscriptionsOf(db: DB, email: string): SubscriptionRow[] {
+  return db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid
+    WHERE s.email = ? ORDER BY p.state_name, p.name`).all(email) as SubscriptionRow[];
+}
+
+export function findSuppression(db: DB, email: string): { reason: SuppressionReason; source: string; created_at: string } | undefined {
+  return db.prepare("SELECT reason, source, created_at FROM suppressions WHERE email = ?").get(email) as ReturnType<typeof findSuppression>;
+}
+
+export function recordMailEvent(db: DB, e: { email: string; subscriberId?: number | null; kind: string; source: string; detail?: string | null; now: string }): void {
+  db.prepare(`INSERT INTO mail_events (email, subscriber_id, kind, source, detail, created_at)
+    VALUES (@email, @subscriberId, @kind, @source, @detail, @now)`).run({ subscriberId: null, detail: null, ...e });
+}
+
+/**
+ * Mail not yet sent to these subscriptions is dropped (kept as `cancelled`, not deleted). Rows a
+ * sender holds right now are left to it: it re-checks the subscription before sending.
+ */
+function cancelUnsent(db: DB, where: string, arg: unknown): number {
+  return db.prepare(`UPDATE outbox SET status = 'cancelled'
+    WHERE status = 'pending' AND subscriber_id IN (SELECT id FROM subscribers WHERE ${where})`).run(arg).changes;
+}
+
+/** One city: the subscription stops, its unsent mail is cancelled, the history keeps a line. */
+export function unsubscribeOne(db: DB, id: number, source: string, now: string): boolean {
+  return db.transaction(() => {
+    const row = db.prepare("UPDATE subscribers SET status = 'unsubscribed', first_digest_pending = 0, updated_at = ? WHERE id = ? AND status = 'active' RETURNING email")
+      .get(now, id) as { email: string } | undefined;
+    if (!row) return false;
+    cancelUnsent(db, "id = ?", id);
+    recordMailEvent(db, { email: row.email, subscriberId: id, kind: "unsubscribed", source, now });
+    return true;
+  }).immediate();
+}
+
+const STATUS_FOR: Record<SuppressionReason, SubscriberStatus> = {
+  unsubscribed: "unsubscribed", manual: "unsubscribed", bounced: "bounced", complained: "complained",
+};
+
+/**
+ * The address gets no more mail at all: it joins the suppression list (the first reason is kept;
+ * later ones are added to the history), every active subscription takes the matching status, and
+ * unsent mail is cancelled. Returns false when it was already suppressed.
+ */
+export function suppressAddress(db: DB, email: string, reason: SuppressionReason, source: string, detail: string | null, now: string): boolean {
+  return db.transaction(() => {
+    const added = db.prepare(`INSERT INTO suppressions (email, reason, source, detail, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (email) DO NOTHING`).run(email, reason, source, detail, now).changes === 1;
+    const status = STATUS_FOR[reason];
+    // Bounces and complaints also relabel subscriptions someone had already left: it is the address that failed.
+    const from = reason === "bounced" || reason === "complained" ? "('active', 'unsubscribed')" : "('active')";
+    db.prepare(`UPDATE subscribers SET status = ?, first_digest_pending = 0, updated_at = ? WHERE email = ? AND status IN ${from}`).run(status, now, email);
+    cancelUnsent(db, "email = ?", email);
+    recordMailEvent(db, { email, kind: reason === "manual" ? "suppressed" : reason === "unsubscribed" ? "unsubscribed_all" : reason, source, detail, now });
+    return added;
+  }).immediate();
+}

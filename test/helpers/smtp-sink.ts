@@ -1,0 +1,136 @@
+import { simpleParser, type ParsedMail } from "mailparser";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
+
+/** One message as the sink accepted it. */
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  parsed: ParsedMail;
+  /** Raw (unfolded) value of the first header with this name. */
+  header(name: string): string | undefined;
+}
+
+export interface SmtpSinkOptions {
+  /** Parse every message with mailparser (default); the benchmark only counts. */
+  parse?: boolean;
+  /** Wait this long before answering the end of DATA, like a slow server. */
+  delayMs?: number;
+  port?: number;
+}
+
+/**
+ * A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it accepts, parsed with mailparser.
+ * It can refuse recipients (4xx: try later, 5xx: permanent), be slow, be stopped, and start again on
+ * the same port. A message counts as received only if the client is still connected when the
+ * server answers 250, as with a real MTA.
+ */
+export class SmtpSink {
+  messages: ReceivedMail[] = [];
+  count = 0;
+  port = 0;
+  delayMs: number;
+  /** Reply to every RCPT with this code (e.g. 451) while set. */
+  refuseAll: { code: number; message: string } | undefined;
+  /** Per-address RCPT replies, e.g. 550 for an address that does not exist. */
+  refuseRecipient = new Map<string, { code: number; message: string }>();
+  readonly #parse: boolean;
+  #server: SMTPServer | undefined;
+  #closed = new WeakSet<SMTPServerSession>();
+  #waiters: Array<() => void> = [];
+
+  constructor(opts: SmtpSinkOptions = {}) {
+    this.#parse = opts.parse ?? true;
+    this.delayMs = opts.delayMs ?? 0;
+    this.port = opts.port ?? 0;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["AUTH"],
+      hideSTARTTLS: true,
+      logger: false,
+      closeTimeout: 50,
+      size: 10 * 1024 * 1024,
+      onRcptTo: (address, _session, cb) => {
+        const refusal = this.refuseRecipient.get(address.address.toLowerCase()) ?? this.refuseAll;
+        if (!refusal) return cb();
+        const err = new Error(refusal.message) as Error & { responseCode: number };
+        err.responseCode = refusal.code;
+        cb(err);
+      },
+      onClose: (session) => {
+        this.#closed.add(session);
+      },
+      onData: (stream, session, cb) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("end", () => {
+          const finish = async () => {
+            if (this.#closed.has(session)) return cb(new Error("client went away"));
+            const raw = Buffer.concat(chunks).toString("utf8");
+            const to = session.envelope.rcptTo.map((r) => r.address);
+            const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+            if (this.#parse) {
+              const parsed = await simpleParser(raw);
+              const header = (name: string) => parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line.replace(/^[^:]+:\s*/, "").replace(/\r?\n\s+/g, " ");
+              this.messages.push({ from, to, raw, parsed, header });
+            }
+            this.count++;
+            cb();
+            for (const w of this.#waiters.splice(0)) w();
+          };
+          if (this.delayMs > 0) setTimeout(finish, this.delayMs);
+          else void finish();
+        });
+      },
+    });
+    server.on("error", () => {});
+    await new Promise<void>((resolve, reject) => {
+      server.server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    this.port = (server.server.address() as { port: number }).port;
+    this.#server = server;
+    return this;
+  }
+
+  /** Stops listening and drops connections; `start()` listens again on the same port. */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  to(address: string): ReceivedMail[] {
+    return this.messages.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()));
+  }
+
+  /** Resolves once `n` messages have arrived (fails after `timeoutMs`). */
+  async waitForCount(n: number, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.count < n) {
+      if (Date.now() > deadline) throw new Error(`SMTP sink: ${this.count} of ${n} messages after ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 100);
+        this.#waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+  }
+}
+
+/** As a child process (the benchmark): count messages, report `{port}` then `{count}` over IPC. */
+if (import.meta.main) {
+  const sink = await new SmtpSink({ parse: false }).start();
+  process.send?.({ port: sink.port });
+  let reported = 0;
+  setInterval(() => {
+    if (sink.count !== reported) process.send?.({ count: (reported = sink.count) });
+  }, 50);
+  process.on("disconnect", () => process.exit(0));
+}

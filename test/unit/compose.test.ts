@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
+import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
+import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/compose.ts";
+import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
+import { sunTimes } from "../../src/core/sun.ts";
+import type { WeatherSnapshot } from "../../src/integrations/weather/types.ts";
+
+const DATE = "2026-11-22";
+
+const weather: WeatherSnapshot = {
+  today: { high: 54.4, low: 38.2, current: 41, code: 61, condition: "Light rain", emoji: "🌦️", precipitationChance: 70, windSpeed: 9.6 },
+  daily: Array.from({ length: 7 }, (_, i) => ({
+    date: addDays(DATE, i), high: 54 + i, low: 38 + i, code: i === 0 ? 61 : 2, precipitationChance: i === 0 ? 70 : 10,
+  })),
+};
+
+function inputs(over: Partial<EditionInputs> = {}): EditionInputs {
+  return {
+    place: { name: "Springfield", stateName: "Illinois", slug: "springfield-illinois" },
+    date: DATE,
+    baseUrl: "https://citydaily.example",
+    weather,
+    sun: { sunrise: "6:52 AM", sunset: "4:31 PM", daylightMinutes: 579, source: "suncalc" },
+    holidays: { today: [], upcoming: [] },
+    censusFact: { key: "population", text: "Springfield is home to about 114,394 people." },
+    events: [],
+    listings: [],
+    ...over,
+  };
+}
+
+const event = (over: Partial<CalendarEvent>): CalendarEvent => ({
+  id: "ev1", title: "Farmers market", description: "Local produce.", url: null, startsAt: DATE, featured: false, ...over,
+});
+
+/** A featured listing id whose weekly mention falls on DATE. */
+function featuredIdFor(date: string): string {
+  for (let i = 0; ; i++) {
+    const l: DirectoryListing = { id: `bl${i}`, title: "x", description: "", url: null, featured: true, endsOn: "2099-01-01" };
+    if (featuredThisDay([l], date).length === 1) return l.id;
+  }
+}
+
+const HOSTILE = [
+  "<script>alert('x')</script>",
+  "<img src=x onerror=alert(1)>",
+  "[Click here](javascript:alert(1))",
+  "![pixel](https://tracker.example/p.gif)",
+  "Visit https://phish.example/login or www.phish.example, mail boss@phish.example",
+  "<https://autolink.example>",
+  "&lt;b&gt;entity&lt;/b&gt; &#60;i&#62;",
+  "**loud** _tilt_ `code` ~~gone~~ | col | col |",
+  "line one\n\n# Fake heading\n\n- fake item\n<iframe src=//evil.example>",
+  "[ref]: https://evil.example",
+];
+
+describe("composeEdition", () => {
+  it("writes every section from its inputs, weather table included", () => {
+    const { subject, markdown } = composeEdition(inputs({
+      holidays: { today: [], upcoming: [{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }] },
+    }));
+    expect(subject).toBe("Springfield, Nov 22: Light rain, high 54°F");
+    expect(markdown).toContain("# Springfield Daily: Sunday, November 22, 2026");
+    expect(markdown).toContain("🌦️ **Light rain**, 41°F at publication: high 54°F, low 38°F, 70% chance of precipitation, wind 10 mph.");
+    expect(markdown).toContain("| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |");
+    expect(markdown).toContain("| Sun, Nov 22 | 🌦️ Light rain | 54 | 38 | 70 |");
+    expect(markdown.match(/^\| (Sun|Mon|Tue|Wed|Thu|Fri|Sat), /gm)).toHaveLength(7);
+    expect(markdown).toContain("Sunrise 6:52 AM, sunset 4:31 PM: 9 h 39 min of daylight.");
+    expect(markdown).toContain("- Thu, Nov 26: Thanksgiving Day (federal holiday)");
+    expect(markdown).toContain("Springfield is home to about 114,394 people.");
+    expect(markdown).toContain("Nothing on the town calendar for the coming week yet.");
+    expect(markdown).toContain("[Read this edition online](https://citydaily.example/springfield-illinois/2026-11-22)");
+    const html = renderEditionHtml(markdown);
+    expect(html).toContain("<table>");
+    expect(html).toContain("<h2>Weather</h2>");
+  });
+
+  it("is pure: the same inputs give the same edition", () => {
+    expect(composeEdition(inputs())).toEqual(composeEdition(inputs()));
+  });
+
+  it("goes out without a forecast, saying so, when the weather is missing", () => {
+    const { subject, markdown } = composeEdition(inputs({ weather: null }));
+    expect(markdown).toContain("The forecast was not available this morning.");
+    expect(markdown).not.toContain("| Day |");
+    expect(subject).toBe("Springfield, Nov 22: sunrise 6:52 AM, sunset 4:31 PM");
+  });
+
+  it("leads the subject with a holiday and the day's featured event", () => {
+    const { subject } = composeEdition(inputs({
+      date: "2026-11-26",
+      holidays: { today: [{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }], upcoming: [] },
+      events: [event({ id: "a", title: "Turkey Trot 5K", startsAt: "2026-11-26T08:00", featured: true })],
+    }));
+    expect(subject).toBe("Springfield, Nov 26: Thanksgiving Day · Turkey Trot 5K · Light rain, high 54°F");
+  });
+
+  it("lists today's events featured first, then the coming week, and drops past or far-off ones", () => {
+    const { markdown } = composeEdition(inputs({
+      events: [
+        event({ id: "plain", title: "Library hour", startsAt: `${DATE}T09:00` }),
+        event({ id: "feat", title: "Tree lighting", startsAt: `${DATE}T18:00`, featured: true }),
+        event({ id: "soon", title: "Choir concert", startsAt: "2026-11-25" }),
+        event({ id: "past", title: "Old news", startsAt: "2026-11-21" }),
+        event({ id: "far", title: "Spring fair", startsAt: "2027-04-01" }),
+      ],
+    }));
+    const today = markdown.indexOf("**Today**");
+    expect(markdown.indexOf("Tree lighting")).toBeGreaterThan(today);
+    expect(markdown.indexOf("Tree lighting")).toBeLessThan(markdown.indexOf("Library hour"));
+    expect(markdown).toContain("- Wed, Nov 25: **Choir concert**");
+    expect(markdown).not.toContain("Old news");
+    expect(markdown).not.toContain("Spring fair");
+  });
+
+  it("mentions each featured listing once a week", () => {
+    const listing: DirectoryListing = { id: "bl-weekly", title: "Corner Bakery", description: "Bread.", url: "https://bakery.example/", featured: true, endsOn: "2027-01-01" };
+    const days = Array.from({ length: 14 }, (_, i) => addDays(DATE, i));
+    const mentioned = days.filter((d) => composeEdition(inputs({ date: d, listings: [listing] })).markdown.includes("Corner Bakery"));
+    expect(mentioned).toHaveLength(2);
+    expect(dayGap(mentioned[0]!, mentioned[1]!)).toBe(7);
+  });
+});
+
+function dayGap(a: string, b: string): number {
+  return (Date.parse(b) - Date.parse(a)) / 86_400_000;
+}
+
+describe("hostile listing text", () => {
+  for (const text of HOSTILE) {
+    it(`is inert in markdown and HTML: ${JSON.stringify(text).slice(0, 60)}`, () => {
+      const featuredId = featuredIdFor(DATE);
+      const { subject, markdown } = composeEdition(inputs({
+        events: [event({ id: "e", title: text, description: text, startsAt: DATE, featured: true, url: "javascript:alert(1)" })],
+        listings: [{ id: featuredId, title: text, description: text, url: "https://shop.example/a(b)<c>", featured: true, endsOn: "2099-01-01" }],
+      }));
+      const html = renderEditionHtml(markdown);
+      // No element, attribute or link comes from the user's text: only our own tags and links exist.
+      const tags = html.match(/<[^>]+>/g) ?? [];
+      expect(tags.filter((t) => /^<\/?(script|img|iframe|div)\b/i.test(t))).toEqual([]);
+      expect(tags.filter((t) => /\son\w+=|javascript:/i.test(t))).toEqual([]);
+      const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
+      expect(hrefs).toEqual([
+        "https://shop.example/a%28b%29%3Cc%3E",
+        "https://citydaily.example/springfield-illinois",
+        "https://citydaily.example/springfield-illinois/2026-11-22",
+        "https://citydaily.example/springfield-illinois",
+      ]);
+      expect(html).not.toMatch(/<(em|code|del|h3)>/);
+      expect((html.match(/<h1>/g) ?? []).length).toBe(1);
+      // The reader sees exactly the characters typed (one line, whitespace collapsed).
+      const typed = text.replace(/\s+/g, " ").trim();
+      const visible = html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+      expect(visible).toContain(typed);
+      // Markdown: the raw text never appears unescaped, so no markdown renderer can act on it.
+      if (/[<[*`&]/.test(text)) expect(markdown).not.toContain(typed);
+      expect(subject).not.toMatch(/[<>[\]`*]/);
+      expect(subject).not.toContain("\n");
+    });
+  }
+
+  it("keeps only http(s) links", () => {
+    expect(safeUrl("javascript:alert(1)")).toBeNull();
+    expect(safeUrl("data:text/html,<script>")).toBeNull();
+    expect(safeUrl("not a url")).toBeNull();
+    expect(safeUrl("https://ok.example/x y")).toBe("https://ok.example/x%20y");
+  });
+});
+
+describe("census facts", () => {
+  const figures = { population: 346323, housingUnits: 156251, landAreaSqMi: 60.622, medianIncome: null, medianAge: null, year: "2023" };
+
+  it("says nothing about figures that are null", () => {
+    const facts = availableFacts("Honolulu", figures);
+    expect(facts.map((f) => f.key)).toEqual(["population", "housingUnits", "peoplePerHome", "density", "landArea"]);
+    expect(facts.map((f) => f.text).join(" ")).not.toMatch(/income|age|null|NaN|undefined/i);
+    expect(censusFactOfDay("Nowhere", "x", { population: null }, DATE)).toBeNull();
+    expect(censusFactOfDay("Nowhere", "x", null, DATE)).toBeNull();
+  });
+
+  it("changes from one day to the next and repeats deterministically", () => {
+    const week = Array.from({ length: 5 }, (_, i) => censusFactOfDay("Honolulu", "1571550", figures, addDays(DATE, i))!.key);
+    expect(new Set(week).size).toBe(5);
+    expect(censusFactOfDay("Honolulu", "1571550", figures, DATE)).toEqual(censusFactOfDay("Honolulu", "1571550", figures, DATE));
+  });
+});
+
+describe("holidays and sun", () => {
+  it("names federal holidays, state holidays and observances", () => {
+    expect(holidaysOn("2026-11-26", "NY")).toEqual([{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }]);
+    expect(holidaysOn("2026-06-11", "HI")).toContainEqual({ date: "2026-06-11", name: "Kamehameha Day", kind: "state" });
+    expect(holidaysOn("2026-06-11", "NY")).toEqual([]);
+    expect(holidaysOn("2026-10-31", "IL")).toContainEqual({ date: "2026-10-31", name: "Halloween", kind: "observance" });
+    expect(upcomingHolidays("2026-12-28", "NY", 7).map((h) => h.date)).toEqual(["2026-12-31", "2027-01-01"]);
+  });
+
+  it("gives sunrise and sunset on the city's own clock, preferring the forecast's", () => {
+    const honolulu = sunTimes({ date: DATE, latitude: 21.32, longitude: -157.85, timezone: "Pacific/Honolulu" });
+    expect(honolulu.sunrise).toMatch(/^6:4\d AM$/);
+    expect(honolulu.sunset).toMatch(/^5:4\d PM$/);
+    const fromForecast = sunTimes({ date: DATE, latitude: 21.32, longitude: -157.85, timezone: "Pacific/Honolulu", forecast: { sunrise: `${DATE}T06:45`, sunset: `${DATE}T17:47` } });
+    expect(fromForecast).toEqual({ sunrise: "6:45 AM", sunset: "5:47 PM", daylightMinutes: 662, source: "open-meteo" });
+    const polarNight = sunTimes({ date: "2026-12-21", latitude: 71.29, longitude: -156.78, timezone: "America/Anchorage" });
+    expect(polarNight.sunrise).toBeNull();
+    expect(composeEdition(inputs({ sun: polarNight })).markdown).toContain("The sun neither rises nor sets today.");
+  });
+});
