@@ -2,7 +2,7 @@
 // calls in-process to render exactly the pages that changed (see src/publish/site-renderer.ts);
 // pages get their data from the `site` object the publisher puts in `Astro.locals`.
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "astro/config";
+import { defineConfig, passthroughImageService } from "astro/config";
 
 /** A tiny adapter: its server entry only exports Astro's App, so nothing listens and nothing autostarts. */
 function inProcessRenderer() {
@@ -25,9 +25,11 @@ function inProcessRenderer() {
 
 export default defineConfig({
   output: "server",
-  outDir: "./dist/renderer",
+  // The publisher builds each version into its own directory (src/publish/site-renderer.ts).
+  outDir: process.env.CITYDAILY_RENDERER_OUT ?? "./dist/renderer/dev",
   adapter: inProcessRenderer(),
   session: false,
+  image: { service: passthroughImageService() },
   trailingSlash: "never",
   build: { format: "file", inlineStylesheets: "never" },
   devToolbar: { enabled: false },

@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
 import { AppError } from "../src/core/errors.ts";
+import type { AppContext } from "../src/services/context.ts";
 
 /**
  * Token buckets per client address, in memory (one server process; a shared store can replace the
@@ -60,4 +61,16 @@ export function enforceRateLimit(limiter: RateLimiter, event: H3Event, trustProx
       headers: { "Retry-After": String(verdict.retryAfterSeconds) },
     });
   }
+}
+
+const subscribeLimiters = new WeakMap<AppContext, RateLimiter>();
+
+/**
+ * The subscribe bucket of this server (`SUBSCRIBE_RATE_LIMIT` per `SUBSCRIBE_RATE_WINDOW_SECONDS`),
+ * shared by every way in: POST /api/subscribe and the MCP `subscribe_city` tool should both take from it.
+ */
+export function enforceSubscribeLimit(ctx: AppContext, event: H3Event): void {
+  let limiter = subscribeLimiters.get(ctx);
+  if (!limiter) subscribeLimiters.set(ctx, (limiter = new RateLimiter(ctx.config.mail.subscribeRateLimit, ctx.config.mail.subscribeRateWindowSeconds)));
+  enforceRateLimit(limiter, event, ctx.config.mail.trustProxyHops, "subscribe");
 }

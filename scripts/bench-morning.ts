@@ -9,11 +9,12 @@ import os from "node:os";
 import path from "node:path";
 import { marked } from "marked";
 import { createContext } from "../api/server.ts";
-import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
+import { loadConfig, PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
+import { databaseFile, openDatabase, type DB } from "../src/store/db.ts";
+import { importPlaces } from "../src/store/places-import.ts";
 import { insertEdition } from "../src/store/editions.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
 import { buildSite, publishEditions } from "../src/services/publish.ts";
-import type { AppContext } from "../src/services/context.ts";
 
 const CITIES = 1000;
 const MORNING = 1000;
@@ -56,10 +57,10 @@ function addDays(date: string, n: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 }
 
-function seedEditions(ctx: AppContext, places: Array<{ geoid: string; name: string }>, firstDate: string, days: number, seed: number): number[] {
+function seedEditions(db: DB, places: Array<{ geoid: string; name: string }>, firstDate: string, days: number, seed: number): number[] {
   const rand = rng(seed);
   const ids: number[] = [];
-  const insertAll = ctx.db.transaction((day: number) => {
+  const insertAll = db.transaction((day: number) => {
     const date = addDays(firstDate, day);
     for (const p of places) {
       const high = 40 + Math.round(rand() * 50);
@@ -69,7 +70,7 @@ function seedEditions(ctx: AppContext, places: Array<{ geoid: string; name: stri
       }));
       const subject = `${p.name}: ${text(rand, 6).replace(/\.$/, "")}`;
       const markdown = `# ${subject}\n\n## Weather\n\nHigh ${daily[0].high}°F, low ${daily[0].low}°F.\n\n## Today\n\n${text(rand, 300)}\n\n## Around town\n\n${text(rand, 300)}\n`;
-      const id = insertEdition(ctx.db, {
+      const id = insertEdition(db, {
         placeGeoid: p.geoid, date, subject, markdown, html: marked.parse(markdown, { async: false }) as string,
         weather: { today: { high: daily[0].high, low: daily[0].low, current: daily[0].high - 5, code: daily[0].code, condition: "Clear sky", emoji: "☀️" }, daily },
         publishedAt: `${date}T11:00:00.000Z`,
@@ -86,6 +87,7 @@ function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds:
   fs.writeFileSync(idsFile, JSON.stringify(ids));
   const r = spawnSync(process.execPath, [import.meta.filename, "--phase", name, dataDir, idsFile], { env: env(dataDir), encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
+  if (process.env.BENCH_LOG) process.stderr.write(r.stdout);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
 }
 
@@ -93,10 +95,11 @@ async function bench(n: number): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-"));
   try {
     if (fs.existsSync(TEMPLATE_DB)) fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
-    const ctx = createContext(loadConfig(env(dataDir)));
+    const db = openDatabase(databaseFile(dataDir));
+    importPlaces(db, PLACES_CSV);
     // 1,000 cities spread over every state: the most populous places, round-robin by state.
     const byState = new Map<string, Array<{ geoid: string; name: string }>>();
-    for (const p of ctx.db.prepare("SELECT geoid, name, state_name FROM places WHERE population > 0 ORDER BY population DESC").all() as Array<{ geoid: string; name: string; state_name: string }>) {
+    for (const p of db.prepare("SELECT geoid, name, state_name FROM places WHERE population > 0 ORDER BY population DESC").all() as Array<{ geoid: string; name: string; state_name: string }>) {
       const list = byState.get(p.state_name) ?? [];
       if (list.length < 200) list.push(p);
       byState.set(p.state_name, list);
@@ -106,15 +109,15 @@ async function bench(n: number): Promise<void> {
 
     const days = Math.ceil(n / CITIES);
     let t = performance.now();
-    seedEditions(ctx, places, addDays("2026-11-22", -days), days, 1);
+    seedEditions(db, places, addDays("2026-11-22", -days), days, 1);
     const seedSeconds = (performance.now() - t) / 1000;
-    ctx.db.pragma("wal_checkpoint(TRUNCATE)");
+    db.pragma("wal_checkpoint(TRUNCATE)");
 
     const full = runPhase("build", dataDir);
     t = performance.now();
-    const morningIds = seedEditions(ctx, places, "2026-11-22", 1, 2);
+    const morningIds = seedEditions(db, places, "2026-11-22", 1, 2);
     const morningSeed = (performance.now() - t) / 1000;
-    ctx.db.close();
+    db.close();
     const morning = runPhase("morning", dataDir, morningIds);
 
     const editions = days * CITIES;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AppError, toFieldIssues } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { handleMailNotification } from "../../src/services/suppressions.ts";
+import { unsubscribeByToken } from "../../src/services/unsubscribe.ts";
 import { readJsonBody } from "../body.ts";
 import { jsonWrite } from "../respond.ts";
 
@@ -13,8 +14,18 @@ const Notification = z.object({
   permanent: z.boolean().optional(),
   detail: z.string().max(1000).optional(),
 });
-/** One notification, or `{ events: [...] }` with up to 1000 of them. */
-const Body = z.union([Notification, z.object({ events: z.array(Notification).min(1).max(1000) })]);
+/**
+ * A mail to the List-Unsubscribe mailto address, as an inbound-mail service reports it: its subject
+ * (`unsubscribe {token}`) or the token itself.
+ */
+const MailtoUnsubscribe = z.object({
+  type: z.literal("unsubscribe"),
+  token: z.string().max(200).optional(),
+  subject: z.string().max(1000).optional(),
+}).refine((u) => u.token !== undefined || u.subject !== undefined, "needs token or subject");
+const Event = z.union([Notification, MailtoUnsubscribe]);
+/** One event, or `{ events: [...] }` with up to 1000 of them. */
+const Body = z.union([Event, z.object({ events: z.array(Event).min(1).max(1000) })]);
 
 /** `Authorization: Bearer ADMIN_TOKEN`; missing: 401, wrong: 403, none configured: 503. */
 export function requireAdmin(ctx: AppContext, event: H3Event): void {
@@ -28,8 +39,9 @@ export function requireAdmin(ctx: AppContext, event: H3Event): void {
 }
 
 /**
- * Bounce and complaint notifications from the mail provider (outside the public API): a hard bounce
- * or a complaint suppresses the address; a soft bounce is recorded in its history.
+ * Notifications from the mail provider (outside the public API): a hard bounce or a complaint
+ * suppresses the address; a soft bounce is recorded in its history; a mail to the List-Unsubscribe
+ * mailto address unsubscribes that subscription.
  */
 export function mailWebhookRoutes(app: H3, ctx: AppContext): void {
   app.post("/webhooks/mail", async (event) => {
@@ -37,11 +49,16 @@ export function mailWebhookRoutes(app: H3, ctx: AppContext): void {
     const parsed = Body.safeParse(await readJsonBody(event));
     if (!parsed.success) {
       const issues = toFieldIssues(parsed.error.issues);
-      throw new AppError("validation_error", "Expected {type, email, permanent?, detail?} or {events: [...]}.", { issues });
+      throw new AppError("validation_error", "Expected {type: bounce|complaint, email, permanent?, detail?}, {type: unsubscribe, token|subject} or {events: [...]}.", { issues });
     }
     const events = "events" in parsed.data ? parsed.data.events : [parsed.data];
-    let suppressed = 0;
-    for (const n of events) if (handleMailNotification(ctx, n).suppressed) suppressed++;
-    return jsonWrite({ processed: events.length, suppressed });
+    let suppressed = 0, unsubscribed = 0;
+    for (const n of events) {
+      if (n.type === "unsubscribe") {
+        const token = n.token ?? /unsubscribe\s+(\S+)/i.exec(n.subject ?? "")?.[1] ?? "";
+        if (unsubscribeByToken(ctx, token, "city", "mailto")) unsubscribed++;
+      } else if (handleMailNotification(ctx, n).suppressed) suppressed++;
+    }
+    return jsonWrite({ processed: events.length, suppressed, unsubscribed });
   });
 }

@@ -1,8 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
+import { isWellFormedSlug } from "../../src/core/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
+import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
+import { createSiteData } from "../../src/services/site-pages.ts";
+import { placeBySlug } from "../../src/store/site-pages.ts";
 import { cachedResponse, markdownTokens } from "../respond.ts";
 
 /**
@@ -94,7 +98,20 @@ async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {
   });
 }
 
-export async function serveSite(event: H3Event, dirs: SiteDirs): Promise<Response> {
+/**
+ * Any of the ~32,000 U.S. places can be subscribed to, and the place finder links to all of them, but
+ * only cities with editions are published. The others get their page rendered on demand by the same
+ * Astro renderer: it invites the first subscriber, and the first edition's publish replaces it.
+ */
+async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<Response | undefined> {
+  const slug = rel.slice(0, -".html".length);
+  if (slug.includes("/") || !isWellFormedSlug(slug) || !placeBySlug(ctx.db, slug)) return undefined;
+  const renderer = await loadRenderer();
+  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl));
+  return html === undefined ? undefined : cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
+}
+
+export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext): Promise<Response> {
   const { pathname, search } = event.url;
   if (pathname.length > 1 && pathname.endsWith("/")) {
     return new Response(null, { status: 301, headers: { Location: pathname.replace(/\/+$/, "") + search, "Cache-Control": SHORT } });
@@ -110,7 +127,7 @@ export async function serveSite(event: H3Event, dirs: SiteDirs): Promise<Respons
   }
   const type = contentTypeOf(rel);
   const body = type && (await readSiteFile(dirs, rel));
-  if (!type || body === undefined) return notFound(event, dirs);
+  if (!type || body === undefined) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, dirs);
   if (rel.endsWith(".md")) return markdown(event, body, rel);
   // Pages are negotiated on Accept, so a shared cache must key on it too.
   const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};
@@ -128,7 +145,7 @@ function markdown(event: H3Event, body: string, rel: string): Response {
 /** Every GET/HEAD outside /api that no other route claims. Register after the other routes. */
 export function siteRoutes(app: H3, ctx: AppContext): void {
   const dirs = siteDirs(ctx.config.dataDir);
-  const handler = (event: H3Event) => serveSite(event, dirs);
+  const handler = (event: H3Event) => serveSite(event, dirs, ctx);
   app.get("/", handler);
   app.get("/**", handler);
 }

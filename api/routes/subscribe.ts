@@ -4,15 +4,13 @@ import type { AppContext } from "../../src/services/context.ts";
 import { kickMailSender } from "../../src/services/mail-sender.ts";
 import { subscribe } from "../../src/services/subscribe.ts";
 import type { OperationRouter } from "../operation-route.ts";
-import { enforceRateLimit, RateLimiter } from "../rate-limit.ts";
+import { enforceSubscribeLimit } from "../rate-limit.ts";
 
 const SUBSCRIBE_PATHS = new Set(["/api/subscribe", "/api/v1/subscribe"]);
 
 export function subscribeRoutes(router: OperationRouter, app: H3, ctx: AppContext): void {
-  const { subscribeRateLimit, subscribeRateWindowSeconds, trustProxyHops } = ctx.config.mail;
-  const limiter = new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds);
   // Counted before the body is read, so malformed and bot requests use up the allowance too.
-  app.use((event) => enforceRateLimit(limiter, event, trustProxyHops, "subscribe"), {
+  app.use((event) => enforceSubscribeLimit(ctx, event), {
     method: "POST",
     match: (event) => SUBSCRIBE_PATHS.has(event.url.pathname),
   });

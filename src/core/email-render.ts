@@ -120,7 +120,7 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
   const place = `${city.name}, ${city.state}`;
   const when = firstDigest === "today"
     ? "Today's edition is on its way in a separate email."
-    : "Your first edition arrives tomorrow morning, shortly after it is published in local time.";
+    : `Your first edition arrives with ${city.name}'s next morning edition, published early in the morning, local time.`;
   const subject = `Welcome to the ${place} daily`;
   const text = [
     `Welcome to the ${place} daily newsletter.`,

@@ -14,9 +14,12 @@ export function mdUrl(url: string): string {
   return url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c));
 }
 
-/** `[text](url)` with the text escaped. */
+/**
+ * `[text](url)` with the text escaped. Parentheses are escaped too inside link text: CommonMark does
+ * not need it, but some parsers (marked) otherwise read `\](` in the text as the end of the link.
+ */
 export function mdLink(text: string, url: string): string {
-  return `[${md(text)}](${mdUrl(url)})`;
+  return `[${md(text).replace(/[()]/g, "\\$&")}](${mdUrl(url)})`;
 }
 
 /** A GFM table; cells must already be markdown (use `md` for data). */

@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../config.ts";
 import type { SiteData } from "../services/site-pages.ts";
 import { withDirLock } from "./dir-lock.ts";
@@ -10,14 +11,18 @@ import { withDirLock } from "./dir-lock.ts";
 /**
  * The Astro site is built once (`astro build`, output "server") into a bundle whose App the publisher
  * calls in-process: rendering one page is a function call, so a morning renders exactly the pages it
- * changed and a full rebuild streams the archive through the same call. The bundle is rebuilt
- * automatically when the site's sources change (fingerprint of their sizes and mtimes).
+ * changed and a full rebuild streams the archive through the same call.
+ *
+ * The bundle is rebuilt automatically when the site's sources change (a fingerprint of their sizes
+ * and mtimes, plus Astro's version). Each build goes to its own directory under dist/renderer/builds
+ * and `dist/renderer/current` is swapped to it with one rename, like the site itself: a process that
+ * is importing or rendering with an older build is never pulled out from under.
  */
-export const RENDERER_DIR = path.join(PROJECT_ROOT, "dist/renderer");
-const ENTRY = path.join(RENDERER_DIR, "server/entry.mjs");
-const FINGERPRINT_FILE = path.join(RENDERER_DIR, "fingerprint.txt");
-export const RENDERER_CLIENT_DIR = path.join(RENDERER_DIR, "client");
-const SOURCES = ["astro.config.mjs", "src/env.d.ts", "src/pages", "src/layouts", "src/components", "src/styles", "src/site", "package-lock.json"];
+const ROOT = path.join(PROJECT_ROOT, "dist/renderer");
+const BUILDS = path.join(ROOT, "builds");
+const CURRENT = path.join(ROOT, "current");
+const SOURCES = ["astro.config.mjs", "src/env.d.ts", "src/pages", "src/layouts", "src/components", "src/styles", "src/site", "node_modules/astro/package.json"];
+const KEEP_BUILDS = 3;
 
 interface AstroApp {
   render(request: Request, options?: { locals?: object }): Promise<Response>;
@@ -54,34 +59,56 @@ function sourceFingerprint(): string {
   return hash.digest("hex");
 }
 
-const readFingerprint = () => (fs.existsSync(FINGERPRINT_FILE) && fs.existsSync(ENTRY) ? fs.readFileSync(FINGERPRINT_FILE, "utf8") : "");
+/** The live build directory and its fingerprint, if there is one. */
+function currentBuild(): { dir: string; fingerprint: string } | undefined {
+  try {
+    const dir = path.resolve(ROOT, fs.readlinkSync(CURRENT));
+    return { dir, fingerprint: fs.readFileSync(path.join(dir, "fingerprint.txt"), "utf8") };
+  } catch {
+    return undefined;
+  }
+}
 
 /** Builds the renderer bundle when missing or out of date (or always with `force`). Safe across processes. */
 export async function ensureRendererBuilt(options: { force?: boolean } = {}): Promise<void> {
-  if (!options.force && readFingerprint() === sourceFingerprint()) return;
-  await withDirLock(path.join(PROJECT_ROOT, "dist/.renderer.lock"), async () => {
+  if (!options.force && currentBuild()?.fingerprint === sourceFingerprint()) return;
+  await withDirLock(path.join(ROOT, ".build.lock"), async () => {
     const fingerprint = sourceFingerprint();
-    if (!options.force && readFingerprint() === fingerprint) return; // another process built it meanwhile
+    if (!options.force && currentBuild()?.fingerprint === fingerprint) return; // another process built it meanwhile
+    const name = `${Date.now().toString(36)}-${fingerprint.slice(0, 8)}`;
+    const outDir = path.join(BUILDS, name);
     // A child process keeps Vite's build machinery out of the long-running server or publisher.
-    const result = spawnSync(process.execPath, [path.join(PROJECT_ROOT, "node_modules/astro/bin/astro.mjs"), "build", "--silent"], {
+    await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, "node_modules/astro/bin/astro.mjs"), "build", "--silent"], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
-      encoding: "utf8",
+      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", CITYDAILY_RENDERER_OUT: outDir },
+      maxBuffer: 16 << 20,
     });
-    if (result.status !== 0) throw new Error(`astro build failed:\n${result.stdout}\n${result.stderr}`);
-    fs.writeFileSync(FINGERPRINT_FILE, fingerprint);
+    fs.writeFileSync(path.join(outDir, "fingerprint.txt"), fingerprint);
+    const tmp = `${CURRENT}.${process.pid}.tmp`;
+    fs.rmSync(tmp, { force: true });
+    fs.symlinkSync(path.relative(ROOT, outDir), tmp);
+    fs.renameSync(tmp, CURRENT);
+    for (const old of fs.readdirSync(BUILDS).sort().slice(0, -KEEP_BUILDS)) fs.rmSync(path.join(BUILDS, old), { recursive: true, force: true });
   });
 }
 
-let loaded: { fingerprint: string; renderer: Renderer } | undefined;
+/** Where the live build's client assets are (for copying `_astro/*` into the site). */
+export function rendererClientDir(): string | undefined {
+  const build = currentBuild();
+  return build && path.join(build.dir, "client");
+}
+
+const loaded = new Map<string, Renderer>();
 
 export async function loadRenderer(): Promise<Renderer> {
   await ensureRendererBuilt();
-  const fingerprint = readFingerprint();
-  if (loaded?.fingerprint === fingerprint) return loaded.renderer;
-  const { app } = (await import(`${pathToFileURL(ENTRY).href}?v=${fingerprint}`)) as { app: AstroApp };
+  const build = currentBuild();
+  if (!build) throw new Error("the Astro renderer bundle is missing after building it");
+  const cached = loaded.get(build.dir);
+  if (cached) return cached;
+  const { app } = (await import(pathToFileURL(path.join(build.dir, "server/entry.mjs")).href)) as { app: AstroApp };
   const renderer: Renderer = {
-    clientDir: RENDERER_CLIENT_DIR,
+    clientDir: path.join(build.dir, "client"),
     async render(pathname, site) {
       const response = await app.render(new Request(`http://render.invalid${pathname}`), { locals: { site } });
       // The 404 page itself answers 404; any other page answering 404 does not exist.
@@ -91,6 +118,6 @@ export async function loadRenderer(): Promise<Renderer> {
       return body;
     },
   };
-  loaded = { fingerprint, renderer };
+  loaded.set(build.dir, renderer);
   return renderer;
 }

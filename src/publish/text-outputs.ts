@@ -9,6 +9,7 @@ import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
   citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, groupByState, SITE_NAME, stateMarkdown,
 } from "./markdown-pages.ts";
+import { frontMatter } from "./markdown-text.ts";
 import { renderRss, type RssItem } from "./rss.ts";
 import {
   childFile, partCount, renderSitemapIndex, renderUrlset, SITEMAP_MAX_URLS, splitUrls, type SitemapChild, type SitemapUrl,
@@ -17,7 +18,7 @@ import {
 /*
  * The site's text outputs, written into one site generation directory:
  *   {slug}/{date}.md   {slug}.md   {slug}/feed.xml   states/{state}.md   cities.md   feed.md   feed.xml
- *   developers.md   llms.txt   llms-full.txt   sitemap.xml   sitemaps/*.xml
+ *   developers.md   index.md (the home twin)   llms.txt   llms-full.txt   sitemap.xml   sitemaps/*.xml
  * A full build writes all of them. A morning's incremental build writes what its new editions change:
  * their twins, their cities' pages and feeds, their states' pages, the global lists, and only the
  * sitemap children that gained URLs. Sitemap children are cut so old ones never change:
@@ -46,8 +47,8 @@ export const FEED_ITEMS = 50;
 export const CITY_FEED_ITEMS = 10;
 /** Editions listed by /feed.md and llms-full.txt. */
 export const RECENT_ITEMS = 30;
-/** Dates listed on a city twin; older ones are reached through the API and the sitemap. */
-export const CITY_ARCHIVE_ITEMS = 366;
+/** Dates listed on a city twin (bounded: a morning rewrites a thousand of them); older ones are listed by the API and the sitemap. */
+export const CITY_ARCHIVE_ITEMS = 60;
 /** Editions read per query during a full rebuild. */
 const FULL_BATCH = 500;
 
@@ -125,17 +126,20 @@ export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions)
     editionCount: days.reduce((n, d) => n + d.editions, 0),
     latestDate: cities.reduce<string | undefined>((m, c) => (m === undefined || c.latest_date > m ? c.latest_date : m), undefined),
   };
-  await out.write("llms.txt", llmsTxt(base, llmsInput));
+  const llms = llmsTxt(base, llmsInput);
+  await out.write("llms.txt", llms);
+  // The home page's markdown twin (`/` with Accept: text/markdown) is the same overview.
+  await out.write("index.md", frontMatter({ title: SITE_NAME, url: `${base}/` }) + llms);
   await out.write("llms-full.txt", llmsFullTxt(base, { ...llmsInput, cities, recent: recent.slice(0, RECENT_ITEMS), developers }));
 
   // Sitemaps: every child is listed in the index; only new or changed ones are written.
   const children: SitemapChild[] = [];
   const child = async (key: string, count: number, lastmod: string, write: boolean, urls: () => SitemapUrl[]) => {
-    const parts = partCount(count, maxUrls);
+    // A child written now is listed by the parts actually written; an untouched one by its count.
+    const split = write ? splitUrls(urls(), maxUrls) : undefined;
+    const parts = split?.length ?? partCount(count, maxUrls);
     for (let n = 1; n <= parts; n++) children.push({ loc: `${base}/sitemaps/${childFile(key, n)}`, lastmod });
-    if (!write) return;
-    const split = splitUrls(urls(), maxUrls);
-    for (let n = 0; n < split.length; n++) await out.write(`sitemaps/${childFile(key, n + 1)}`, renderUrlset(split[n]));
+    for (let n = 0; n < (split?.length ?? 0); n++) await out.write(`sitemaps/${childFile(key, n + 1)}`, renderUrlset(split![n]));
   };
   const newest = maxOf(cities.map((c) => c.latest_published_at)) ?? now.toISOString();
   const pages: SitemapUrl[] = [

@@ -4,7 +4,7 @@ import { mailFrom } from "../config.ts";
 import { renderDigest, renderWelcome, senderDomain, type Sender } from "../core/email-render.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
-  claimDueMail, editionForMail, markFinal, markRetry, markSent, type ClaimedRow, type EditionForMail,
+  claimDueMail, editionForMail, markFinal, markRetry, markSent, renewLease, type ClaimedRow, type EditionForMail,
 } from "../store/outbox.ts";
 import { recordMailEvent, suppressAddress } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
@@ -81,6 +81,9 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
       }
       message = renderDigest(sender, to, city, e);
     }
+    // Lost the row (its lease ran out while earlier messages of the batch were sent, and another
+    // sender took it): leave it to that sender.
+    if (!renewLease(ctx.db, row.id, owner, now() + cfg.leaseSeconds * 1000)) return;
     try {
       // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
       const info = await ctx.mailer.send({ ...message, messageId: `<${row.kind}-${row.id}@${domain}>` });
@@ -141,6 +144,11 @@ export function kickMailSender(ctx: AppContext): void {
 
 /** The server's background sender: drains the outbox every `MAIL_SEND_INTERVAL_MS`. */
 export function startMailSender(ctx: AppContext): MailSenderLoop {
+  if (ctx.config.smtpUrl) {
+    // Real mail is going out: say what inbox providers and anti-spam law will object to.
+    if (!ctx.config.baseUrl.startsWith("https://")) ctx.log.warn({ baseUrl: ctx.config.baseUrl }, "BASE_URL is not https: unsubscribe links in emails will not be https");
+    if (ctx.config.mail.postalAddress.includes("postal address not configured")) ctx.log.warn("POSTAL_ADDRESS is not set: email footers carry no postal address");
+  }
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -1,5 +1,5 @@
 import type { AppContext } from "./context.ts";
-import { formatSummary, runMorning } from "./morning.ts";
+import { runMorning } from "./morning.ts";
 
 /** How often the server looks for cities whose morning has come (each run only does what is due). */
 export const MORNING_INTERVAL_MS = 15 * 60 * 1000;
@@ -17,10 +17,9 @@ export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: bo
   let running: Promise<void> | undefined;
   const tick = () => {
     if (running) return;
+    // runMorning logs its own summary line.
     running = runMorning(ctx)
-      .then((s) => {
-        if (s.due > 0 || s.published > 0 || s.busy) ctx.log.info(formatSummary(s));
-      })
+      .then(() => undefined)
       .catch((err) => ctx.log.error({ err }, "scheduled morning run failed"))
       .finally(() => {
         running = undefined;

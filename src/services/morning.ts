@@ -211,7 +211,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     releaseLease(ctx.db, owner);
   }
   summary.ms = Math.round(performance.now() - started);
-  ctx.log.info({ ...summary }, "morning run finished");
+  ctx.log.info({ ...summary }, formatSummary(summary));
   return summary;
 }
 

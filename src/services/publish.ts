@@ -7,7 +7,7 @@ import {
   currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
 } from "../publish/site-dir.ts";
 import { writeSiteExtras, writeTextFiles } from "../publish/site-extras.ts";
-import { ensureRendererBuilt, RENDERER_CLIENT_DIR } from "../publish/site-renderer.ts";
+import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
 import { databaseFile } from "../store/db.ts";
 import { citiesWithEditions, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
 import type { AppContext } from "./context.ts";
@@ -35,8 +35,9 @@ function archiveTwins(generation: string, dirs: SiteDirs, keys: Iterable<Pick<Ed
 
 /** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */
 function publishClientAssets(dirs: SiteDirs): void {
-  const from = path.join(RENDERER_CLIENT_DIR, "_astro");
-  if (!fs.existsSync(from)) return;
+  const client = rendererClientDir();
+  const from = client && path.join(client, "_astro");
+  if (!from || !fs.existsSync(from)) return;
   for (const name of fs.readdirSync(from)) {
     const to = path.join(dirs.archive, "_astro", name);
     if (!fs.existsSync(to)) writeAtomic(to, fs.readFileSync(path.join(from, name)));

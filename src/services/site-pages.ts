@@ -3,7 +3,7 @@ import { slugify } from "../core/slug.ts";
 import type { DailyForecast, WeatherSnapshot } from "../integrations/weather/types.ts";
 import type { PlaceRow } from "../store/places.ts";
 import {
-  archiveIndex, citiesWithEditions, latestSiteEdition, placeBySlug, placeTotals, previousEditionDate, siteEdition,
+  archiveIndex, citiesWithEditions, latestSiteEdition, placeBySlug, placeGrid, placeTotals, previousEditionDate, siteEdition,
   type CityWithEditions, type SiteEditionRow, type StateTotals,
 } from "../store/site-pages.ts";
 import type { DB } from "../store/db.ts";
@@ -29,7 +29,7 @@ export interface CityLink { slug: string; name: string; state: string; populatio
 export interface StateLink { name: string; slug: string; cityCount: number }
 export interface MapPoint { slug: string; name: string; state: string; latitude: number; longitude: number }
 export interface HomeView { featured: CityLink[]; cityCount: number; stateCount: number; recent: CityLink[] }
-export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[] }
+export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }> }
 export interface StateView { name: string; slug: string; cities: CityLink[]; population: number }
 export interface PlaceInfo { slug: string; name: string; state: string; stateSlug: string; county: string | null; placeType: string; timezone: string; population: number | null; latitude: number; longitude: number }
 export interface CensusRow { label: string; value: string | null }
@@ -122,10 +122,6 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
   let totals: Map<string, StateTotals> | undefined;
   const allCities = () => (cities ??= citiesWithEditions(db));
   const totalsOf = (name: string) => (totals ??= new Map(placeTotals(db).map((t) => [t.state_name, t]))).get(name);
-  const placeWithEditions = (slug: string) => {
-    const place = placeBySlug(db, slug);
-    return place && latestSiteEdition(db, place.geoid) ? place : undefined;
-  };
 
   const stateGroups = () => {
     const groups: CitiesView["states"] = [];
@@ -152,6 +148,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       return {
         states: stateGroups(), cityCount: all.length,
         points: all.map((c) => ({ slug: c.slug, name: c.name, state: c.state_name, latitude: c.latitude, longitude: c.longitude })),
+        backdrop: placeGrid(db),
       };
     },
     state(stateSlug) {
@@ -161,7 +158,9 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       return { name: group.name, slug: group.slug, cities: sorted, population: totalsOf(group.name)?.population ?? 0 };
     },
     city(slug) {
-      const place = placeWithEditions(slug);
+      // Any U.S. place: the publisher renders the ones with editions; the server renders the others
+      // on demand (a page that invites the first subscriber).
+      const place = placeBySlug(db, slug);
       if (!place) return undefined;
       const latest = latestSiteEdition(db, place.geoid);
       return {

@@ -1,4 +1,16 @@
+import type Database from "better-sqlite3";
 import type { DB } from "./db.ts";
+
+// The sender runs these statements once per message: prepare each once per connection.
+type Statement = Database.Statement<unknown[]>;
+const statements = new WeakMap<DB, Map<string, Statement>>();
+function stmt(db: DB, sql: string): Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let s = cache.get(sql);
+  if (!s) cache.set(sql, (s = db.prepare(sql)));
+  return s;
+}
 
 export type OutboxKind = "welcome" | "digest";
 
@@ -47,7 +59,7 @@ export interface ClaimedRow {
  * rendering needs.
  */
 export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedRow[] {
-  const ids = db.prepare(`
+  const ids = stmt(db, `
     UPDATE outbox SET status = 'sending', lease_owner = @owner, lease_until = @until, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM (SELECT id FROM outbox WHERE status = 'sending' AND lease_until <= @now LIMIT @limit)
@@ -56,7 +68,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
       LIMIT @limit)
     RETURNING id`).pluck().all({ owner, until: nowMs + leaseMs, now: nowMs, limit }) as number[];
   if (ids.length === 0) return [];
-  return db.prepare(`
+  return stmt(db, `
     SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.status AS subscriber_status,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
@@ -65,19 +77,27 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
     WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(JSON.stringify(ids)) as ClaimedRow[];
 }
 
+/**
+ * Re-arms the lease of one row just before it is sent, so the lease covers the send itself however
+ * long the batch has taken so far. False when the row is no longer this sender's: skip it.
+ */
+export function renewLease(db: DB, id: number, owner: string, until: number): boolean {
+  return stmt(db, "UPDATE outbox SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'sending'").run(until, id, owner).changes === 1;
+}
+
 /** Records a delivery; only the lease holder may (a sender whose lease was taken over changes nothing). */
 export function markSent(db: DB, id: number, owner: string, messageId: string, nowIso: string): boolean {
-  return db.prepare(`UPDATE outbox SET status = 'sent', message_id = ?, sent_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
+  return stmt(db, `UPDATE outbox SET status = 'sent', message_id = ?, sent_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(messageId, nowIso, id, owner).changes === 1;
 }
 
 export function markRetry(db: DB, id: number, owner: string, nextAttemptAt: number, error: string): void {
-  db.prepare(`UPDATE outbox SET status = 'pending', next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+  stmt(db, `UPDATE outbox SET status = 'pending', next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(nextAttemptAt, error.slice(0, 500), id, owner);
 }
 
 export function markFinal(db: DB, id: number, owner: string, status: "failed" | "cancelled", error: string | null): void {
-  db.prepare(`UPDATE outbox SET status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+  stmt(db, `UPDATE outbox SET status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(status, error?.slice(0, 500) ?? null, id, owner);
 }
 
@@ -90,7 +110,7 @@ export interface EditionForMail {
 }
 
 export function editionForMail(db: DB, id: number): EditionForMail | undefined {
-  return db.prepare("SELECT id, date, subject, html, markdown FROM editions WHERE id = ?").get(id) as EditionForMail | undefined;
+  return stmt(db, "SELECT id, date, subject, html, markdown FROM editions WHERE id = ?").get(id) as EditionForMail | undefined;
 }
 
 export function outboxCounts(db: DB): Record<string, number> {

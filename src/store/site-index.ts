@@ -103,17 +103,26 @@ export interface PublicationDay {
   last_published_at: string;
 }
 
-/** Every publication day; reads only the narrow published_at index. */
+/**
+ * Every publication day. Days are found by hopping along the published_at index (one probe per day,
+ * like the city owners above); each day's count and last instant read only that day's index range.
+ */
 export function publicationDays(db: DB): PublicationDay[] {
+  // '~' sorts after every character of an ISO instant: [day, day || '~') is the whole day.
   return stmt(db, `
-    SELECT substr(published_at, 1, 10) AS day, COUNT(*) AS editions, MAX(published_at) AS last_published_at
-    FROM editions INDEXED BY editions_published_at
-    GROUP BY day ORDER BY day`).all() as PublicationDay[];
+    WITH RECURSIVE days(day) AS (
+      SELECT substr((SELECT MIN(published_at) FROM editions), 1, 10)
+      UNION ALL
+      SELECT substr((SELECT MIN(published_at) FROM editions WHERE published_at >= days.day || '~'), 1, 10) FROM days WHERE days.day IS NOT NULL
+    )
+    SELECT day,
+      (SELECT COUNT(*) FROM editions WHERE published_at >= day AND published_at < day || '~') AS editions,
+      (SELECT MAX(published_at) FROM editions WHERE published_at >= day AND published_at < day || '~') AS last_published_at
+    FROM days WHERE day IS NOT NULL`).all() as PublicationDay[];
 }
 
 /** The editions published on one UTC day, in publication order: a sitemap child's URLs. */
 export function editionsPublishedOn(db: DB, day: string): Array<{ slug: string; date: string; published_at: string }> {
-  // '~' sorts after every character of an ISO instant, so this is the day's whole index range.
   return stmt(db, `
     SELECT p.slug, e.date, e.published_at ${FROM}
     WHERE e.published_at >= @day AND e.published_at < @day || '~'

@@ -124,6 +124,11 @@ export function citiesWithEditions(db: DB, stateName?: string): CityWithEditions
     ORDER BY p.state_name, p.name, p.slug`).all({ state: stateName ?? null }) as CityWithEditions[];
 }
 
+/** Every half-degree cell that holds a U.S. place: drawn faintly, they give the map its shape. */
+export function placeGrid(db: DB): Array<{ lat: number; lon: number }> {
+  return db.prepare("SELECT DISTINCT round(latitude * 2) / 2 AS lat, round(longitude * 2) / 2 AS lon FROM places").all() as Array<{ lat: number; lon: number }>;
+}
+
 /** Totals of every state and of the nation (state_name "United States"), from the places table. */
 export function placeTotals(db: DB): StateTotals[] {
   const weighted = (col: string) => `SUM(CASE WHEN ${col} IS NOT NULL THEN ${col} * population END) / NULLIF(SUM(CASE WHEN ${col} IS NOT NULL THEN population END), 0) AS ${col}`;

@@ -7,6 +7,8 @@ export interface ReceivedMail {
   to: string[];
   raw: string;
   parsed: ParsedMail;
+  /** The message came over a connection upgraded with STARTTLS. */
+  secure: boolean;
   /** Raw (unfolded) value of the first header with this name. */
   header(name: string): string | undefined;
 }
@@ -17,6 +19,8 @@ export interface SmtpSinkOptions {
   /** Wait this long before answering the end of DATA, like a slow server. */
   delayMs?: number;
   port?: number;
+  /** Offer STARTTLS (smtp-server's built-in self-signed certificate). */
+  starttls?: boolean;
 }
 
 /**
@@ -35,12 +39,14 @@ export class SmtpSink {
   /** Per-address RCPT replies, e.g. 550 for an address that does not exist. */
   refuseRecipient = new Map<string, { code: number; message: string }>();
   readonly #parse: boolean;
+  readonly #starttls: boolean;
   #server: SMTPServer | undefined;
   #closed = new WeakSet<SMTPServerSession>();
   #waiters: Array<() => void> = [];
 
   constructor(opts: SmtpSinkOptions = {}) {
     this.#parse = opts.parse ?? true;
+    this.#starttls = opts.starttls ?? false;
     this.delayMs = opts.delayMs ?? 0;
     this.port = opts.port ?? 0;
   }
@@ -53,7 +59,7 @@ export class SmtpSink {
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ["AUTH"],
-      hideSTARTTLS: true,
+      hideSTARTTLS: !this.#starttls,
       logger: false,
       closeTimeout: 50,
       size: 10 * 1024 * 1024,
@@ -79,7 +85,7 @@ export class SmtpSink {
             if (this.#parse) {
               const parsed = await simpleParser(raw);
               const header = (name: string) => parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line.replace(/^[^:]+:\s*/, "").replace(/\r?\n\s+/g, " ");
-              this.messages.push({ from, to, raw, parsed, header });
+              this.messages.push({ from, to, raw, parsed, header, secure: session.secure });
             }
             this.count++;
             cb();

@@ -194,6 +194,8 @@ describe("exactly once, even when a sender is killed mid-batch and two senders r
     const id = addEdition(db(), "chicago-illinois", "2026-11-22", "Chicago, Sunday November 22")!;
     expect(queueEditionDigests(server.ctx, { id, placeGeoid: geoidOf(db(), "chicago-illinois"), date: "2026-11-22" })).toBe(12);
 
+    // The children run on the real clock (leases must expire); make the rows due by it too.
+    db().prepare("UPDATE outbox SET next_attempt_at = 0 WHERE edition_id = ?").run(id);
     const env = {
       ...process.env, DATA_DIR: server.dataDir, SMTP_URL: slow.url, LOG_LEVEL: "silent", NOW: "",
       MAIL_LEASE_SECONDS: "1", MAIL_BATCH_SIZE: "2", MAIL_CONCURRENCY: "1", MAIL_FROM: "citydaily <news@citydaily.example>",
@@ -221,6 +223,22 @@ describe("exactly once, even when a sender is killed mid-batch and two senders r
     expect(statuses).toEqual([{ status: "sent", n: 12 }]);
     // Some of A's claimed rows were taken over once its lease ran out.
     expect(db().prepare("SELECT COUNT(*) FROM outbox WHERE edition_id = ? AND attempts > 1").pluck().get(id)).toBeGreaterThan(0);
+  });
+});
+
+describe("TLS", () => {
+  it("upgrades with STARTTLS when the server offers it", async () => {
+    const tls = await new SmtpSink({ starttls: true }).start();
+    // The test server's certificate is self-signed: this test alone skips verification.
+    const live = await startTestServer({ SMTP_URL: `${tls.url}?tls.rejectUnauthorized=false`, MAIL_SENDER: "off" });
+    try {
+      expect((await live.post("/api/subscribe", { email: "tls@example.org", ...NY })).status).toBe(200);
+      expect((await sendPendingMail(live.ctx)).sent).toBe(1);
+      expect(tls.to("tls@example.org")[0].secure).toBe(true);
+    } finally {
+      await live.stop();
+      await tls.stop();
+    }
   });
 });
 

@@ -218,11 +218,14 @@ describe("storing is atomic and single", () => {
       const env = { ...process.env, DATA_DIR: dataDir, NOW: "2026-11-22T15:00:00Z", OPEN_METEO_URL: meteo.url, LOG_LEVEL: "silent", WEATHER_TIMEOUT_MS: "60000" };
       const script = path.join(PROJECT_ROOT, "scripts/morning.ts");
       const child = spawn(process.execPath, [script], { env, cwd: PROJECT_ROOT, stdio: "ignore" });
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+      let exitCode: number | null | undefined;
+      const exited = new Promise((resolve) => child.once("exit", (code) => resolve((exitCode = code))));
+      const callsBefore = meteo.calls;
       // Wait until it holds the lease and is waiting on the forecast, then kill it outright.
-      while (!db.prepare("SELECT value FROM meta WHERE key = 'morning.lease'").pluck().get() || meteo.calls === 0) {
+      while (exitCode === undefined && (!db.prepare("SELECT value FROM meta WHERE key = 'morning.lease'").pluck().get() || meteo.calls === callsBefore)) {
         await new Promise((r) => setTimeout(r, 50));
       }
+      expect(exitCode, "the run ended before it could be killed").toBeUndefined();
       child.kill("SIGKILL");
       await exited;
       expect(editionCount(db)).toBe(0);

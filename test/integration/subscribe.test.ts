@@ -201,12 +201,26 @@ describe("POST /webhooks/mail (outside the public API)", () => {
       { type: "bounce", email: "gone@example.org", permanent: true, detail: "550 5.1.1 no such user" },
       { type: "bounce", email: "flaky@example.org", permanent: false },
     ] }, { headers: { Authorization: "Bearer admin-secret" } });
-    expect(await res.json()).toEqual({ processed: 2, suppressed: 1 });
+    expect(await res.json()).toEqual({ processed: 2, suppressed: 1, unsubscribed: 0 });
     expect(subscriberRows("gone@example.org")).toMatchObject([{ status: "bounced" }]);
     expect(outboxOf("gone@example.org")).toEqual([{ kind: "welcome", edition_id: null, status: "cancelled" }]);
     const events = db().prepare("SELECT kind, source FROM mail_events WHERE email = ? ORDER BY id").all("gone@example.org");
     expect(events).toEqual([{ kind: "subscribed", source: "api" }, { kind: "bounced", source: "webhook" }]);
     expect(db().prepare("SELECT COUNT(*) FROM suppressions WHERE email = 'flaky@example.org'").pluck().get()).toBe(0);
+  });
+
+  it("a mail to the List-Unsubscribe mailto, reported by the inbound-mail service, unsubscribes that city", async () => {
+    await server.post("/api/subscribe", { ...ST_LOUIS, email: "mailto@example.org" });
+    const id = db().prepare("SELECT id FROM subscribers WHERE email = 'mailto@example.org'").pluck().get() as number;
+    await sendPendingMail(server.ctx); // the sink keeps a message before it answers 250
+    const mailto = /<mailto:([^>]+)>/.exec(sink.to("mailto@example.org")[0].header("List-Unsubscribe")!)![1];
+    const subject = new URL(`mailto:${mailto}`).searchParams.get("subject")!;
+    expect(subject).toMatch(/^unsubscribe \d+\.[\w-]{32}$/);
+    const forged = await server.post("/webhooks/mail", { type: "unsubscribe", subject: `unsubscribe ${id}.${"A".repeat(32)}` }, { headers: { Authorization: "Bearer admin-secret" } });
+    expect(await forged.json()).toMatchObject({ unsubscribed: 0 });
+    const res = await server.post("/webhooks/mail", { type: "unsubscribe", subject }, { headers: { Authorization: "Bearer admin-secret" } });
+    expect(await res.json()).toEqual({ processed: 1, suppressed: 0, unsubscribed: 1 });
+    expect(subscriberRows("mailto@example.org")).toMatchObject([{ status: "unsubscribed" }]);
   });
 });
 

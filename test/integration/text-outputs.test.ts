@@ -104,7 +104,7 @@ describe("a full build", () => {
   it("writes every twin, feed, sitemap and llms file, and counts them", () => {
     const files = [...snapshot(site).keys()];
     expect(files.length).toBe(written);
-    for (const f of ["cities.md", "feed.md", "feed.xml", "developers.md", "llms.txt", "llms-full.txt", "sitemap.xml",
+    for (const f of ["index.md", "cities.md", "feed.md", "feed.xml", "developers.md", "llms.txt", "llms-full.txt", "sitemap.xml",
       "st-louis-missouri.md", "st-louis-missouri/2026-11-21.md", "st-louis-missouri/feed.xml", "states/missouri.md", "states/hawaii.md"]) {
       expect(files, f).toContain(f);
     }
@@ -278,6 +278,26 @@ describe("a full build", () => {
   });
 });
 
+describe("with a separate archive directory", () => {
+  it("puts the dated edition twins there and everything else in the generation", async () => {
+    const generation = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-gen-"));
+    const archive = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-archive-"));
+    try {
+      const written = await writeTextOutputs(ctx, { outDir: generation, archiveDir: archive, editionIds: [], full: true });
+      const inArchive = [...snapshot(archive).keys()];
+      const inGeneration = [...snapshot(generation).keys()];
+      expect(inArchive.length).toBe(editionIds.length);
+      expect(inArchive.every((f) => /^[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.md$/.test(f))).toBe(true);
+      expect(inGeneration.some((f) => /\/\d{4}-\d{2}-\d{2}\.md$/.test(f))).toBe(false);
+      expect(inGeneration).toContain("kailua-hawaii/feed.xml");
+      expect(written).toBe(inArchive.length + inGeneration.length);
+    } finally {
+      fs.rmSync(generation, { recursive: true, force: true });
+      fs.rmSync(archive, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("an incremental build", () => {
   it("rewrites only what the morning's new editions change, and ends where a full build would", async () => {
     const before = snapshot(site);
@@ -290,7 +310,7 @@ describe("an incremental build", () => {
     const changed = [...after].filter(([f, v]) => before.get(f)?.ino !== v.ino).map(([f]) => f).sort();
     expect(changed).toHaveLength(written);
     expect(changed).toEqual([
-      "cities.md", "feed.md", "feed.xml", "kailua-hawaii.md", "kailua-hawaii/2026-11-22.md", "kailua-hawaii/feed.xml",
+      "cities.md", "feed.md", "feed.xml", "index.md", "kailua-hawaii.md", "kailua-hawaii/2026-11-22.md", "kailua-hawaii/feed.xml",
       "llms-full.txt", "llms.txt", "sitemap.xml", "sitemaps/cities-hawaii.xml", "sitemaps/cities-missouri.xml", "sitemaps/editions-2026-11-22.xml",
       "sitemaps/pages.xml", "sitemaps/pages.2.xml", "sitemaps/pages.3.xml",
       "st-louis-missouri.md", "st-louis-missouri/2026-11-22.md", "st-louis-missouri/feed.xml", "states/hawaii.md", "states/missouri.md",

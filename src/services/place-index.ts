@@ -1,0 +1,39 @@
+import MiniSearch from "minisearch";
+import type { DB } from "../store/db.ts";
+
+/**
+ * The place finder's index: every U.S. place (name, state, county when the name repeats within the
+ * state, population), as a serialised minisearch index the browser loads from `/place-index.json`
+ * (src/site/place-finder.js), so "find your town" needs no server round trip.
+ *
+ * Payload: `{ version, options, index }`; the browser calls `MiniSearch.loadJS(index, options)`.
+ * Names are indexed ASCII-folded and lowercased (`Cañon` as `canon`); the browser folds the query the
+ * same way, so no function has to travel with the JSON.
+ */
+export const PLACE_INDEX_VERSION = 1;
+
+/** Keep in step with `fold` in src/site/place-finder.js. */
+export function fold(text: string): string {
+  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+}
+
+/** `n` and `s` are the folded name and state that are searched; the others are shown. */
+interface PlaceDoc { slug: string; name: string; state: string; county?: string; population: number; n: string; s: string }
+
+export function buildPlaceIndex(db: DB): string {
+  const rows = db.prepare(`
+    SELECT slug, name, state_name AS state, county_name AS county, name_ambiguous_in_state AS ambiguous /* places of that name in the state */, population
+    FROM places ORDER BY population DESC, slug`).all() as Array<{ slug: string; name: string; state: string; county: string | null; ambiguous: number; population: number | null }>;
+  const options = {
+    idField: "slug",
+    fields: ["n", "s"],
+    storeFields: ["name", "state", "county", "population"],
+  };
+  const index = new MiniSearch<PlaceDoc>(options);
+  index.addAll(rows.map((r) => ({
+    slug: r.slug, name: r.name, state: r.state, population: r.population ?? 0, n: fold(r.name), s: fold(r.state),
+    // The county tells apart places that share a name within a state.
+    ...(r.ambiguous > 1 && r.county ? { county: r.county } : {}),
+  })));
+  return JSON.stringify({ version: PLACE_INDEX_VERSION, options, index });
+}

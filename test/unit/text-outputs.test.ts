@@ -1,0 +1,153 @@
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { marked, type Token, type Tokens } from "marked";
+import { describe, expect, it } from "vitest";
+import { llmsTxt } from "../../src/publish/llms.ts";
+import { cityMarkdown, NOT_AVAILABLE } from "../../src/publish/markdown-pages.ts";
+import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
+import { absolutizeHtml, renderRss, rfc822, synopsis } from "../../src/publish/rss.ts";
+import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
+import { xml } from "../../src/publish/xml.ts";
+import type { PublishedCity } from "../../src/store/site-index.ts";
+
+// The pure renderers of the text outputs, each checked by reading its output back with an
+// independent parser (fast-xml-parser, marked's lexer) rather than by comparing strings.
+
+const BASE = "https://citydaily.example";
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", isArray: (n) => ["item", "url", "sitemap"].includes(n), parseTagValue: false, trimValues: false });
+
+function inlineTokens(markdown: string): Token[] {
+  const tokens = marked.lexer(markdown);
+  expect(tokens.filter((t) => t.type !== "space")).toHaveLength(1);
+  expect(tokens[0].type).toBe("paragraph");
+  return (tokens[0] as Tokens.Paragraph).tokens;
+}
+
+describe("xml", () => {
+  it("escapes markup and drops what XML 1.0 cannot carry", () => {
+    const nasty = `a & b <c> "d" 'e' ]]> \u0000\u0008\u001f\ufffe tab\tend \ud800 lone`;
+    const doc = `<r a="${xml(nasty)}">${xml(nasty)}</r>`;
+    expect(XMLValidator.validate(doc)).toBe(true);
+    const r = parser.parse(doc).r;
+    const expected = `a & b <c> "d" 'e' ]]>  tab\tend \ufffd lone`;
+    expect(r["#text"]).toBe(expected);
+    expect(r["@_a"]).toBe(expected);
+  });
+});
+
+describe("rss", () => {
+  it("formats pubDate as RFC 822 in GMT", () => {
+    expect(rfc822("2026-11-22T11:05:09.000Z")).toBe("Sun, 22 Nov 2026 11:05:09 GMT");
+  });
+
+  it("makes root-relative links absolute and leaves others alone", () => {
+    expect(absolutizeHtml(`<a href="/x">x</a> <img src='/i.png'> <a href="//cdn/x">c</a> <a href="https://o/x">o</a>`, BASE))
+      .toBe(`<a href="${BASE}/x">x</a> <img src='${BASE}/i.png'> <a href="//cdn/x">c</a> <a href="https://o/x">o</a>`);
+  });
+
+  it("writes a synopsis from the text after the title, cut at a word", () => {
+    expect(synopsis("<h1>Title</h1><p>Sunny &amp; mild, 54&#176;.</p><script>x()</script>")).toBe("Sunny & mild, 54°.");
+    const long = synopsis(`<p>${"word ".repeat(200)}</p>`, 50);
+    expect(long.length).toBeLessThanOrEqual(50);
+    expect(long.endsWith("word…")).toBe(true);
+  });
+
+  it("an empty feed is still a valid channel, built now", () => {
+    const text = renderRss({ title: "t", link: `${BASE}/`, selfUrl: `${BASE}/feed.xml`, description: "d" }, [], BASE, new Date("2026-11-22T15:00:00Z"));
+    expect(XMLValidator.validate(text)).toBe(true);
+    const ch = parser.parse(text).rss.channel;
+    expect(ch.lastBuildDate).toBe("Sun, 22 Nov 2026 15:00:00 GMT");
+    expect(ch.item).toBeUndefined();
+  });
+
+  it("carries the edition HTML intact in content:encoded", () => {
+    const html = `<h1>T</h1><p>a &amp; b <a href="/x">]]></a></p>`;
+    const text = renderRss({ title: "t", link: `${BASE}/`, selfUrl: `${BASE}/feed.xml`, description: "d" },
+      [{ title: "<b>x</b>", link: `${BASE}/a/2026-11-22`, publishedAt: "2026-11-22T11:00:00Z", html }], BASE, new Date());
+    const item = parser.parse(text).rss.channel.item[0];
+    expect(item.title).toBe("<b>x</b>");
+    expect(item["content:encoded"]).toBe(absolutizeHtml(html, BASE));
+  });
+});
+
+describe("sitemap", () => {
+  it("splits a child into parts of at most maxUrls, keeping the first part's name", () => {
+    expect(splitUrls([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(splitUrls([], 2)).toEqual([[]]);
+    expect(partCount(5, 2)).toBe(3);
+    expect(partCount(0, 2)).toBe(1);
+    expect([1, 2, 3].map((n) => childFile("editions-2026-11-22", n))).toEqual(["editions-2026-11-22.xml", "editions-2026-11-22.2.xml", "editions-2026-11-22.3.xml"]);
+  });
+
+  it("renders a urlset and an index in the sitemap namespace with W3C dates", () => {
+    const set = parser.parse(renderUrlset([{ loc: `${BASE}/a?x=1&y=2`, lastmod: "2026-11-22T11:00:00.123Z" }, { loc: `${BASE}/b` }])).urlset;
+    expect(set["@_xmlns"]).toBe("http://www.sitemaps.org/schemas/sitemap/0.9");
+    expect(set.url).toEqual([{ loc: `${BASE}/a?x=1&y=2`, lastmod: "2026-11-22T11:00:00Z" }, { loc: `${BASE}/b` }]);
+    const index = parser.parse(renderSitemapIndex([{ loc: `${BASE}/sitemaps/pages.xml`, lastmod: "2026-11-22T11:00:00Z" }])).sitemapindex;
+    expect(index.sitemap).toEqual([{ loc: `${BASE}/sitemaps/pages.xml`, lastmod: "2026-11-22T11:00:00Z" }]);
+    expect(w3cDate("2026-01-02T03:04:05.678Z")).toBe("2026-01-02T03:04:05Z");
+  });
+
+  it("refuses to write a child over the byte limit", () => {
+    expect(() => renderUrlset([{ loc: `${BASE}/${"a".repeat(200)}` }], 150)).toThrow(/exceeds/);
+  });
+});
+
+describe("markdown text", () => {
+  const hostile = "Evil ](javascript:alert(1)) <img src=x onerror=y> **b** `c` | # [x](http://e.example) &amp; \n# heading\n- item";
+
+  it("data text stays text: no link, image, HTML, emphasis or code comes out of it", () => {
+    const tokens = inlineTokens(`- ${md(hostile)}`.slice(2));
+    expect(tokens.every((t) => t.type === "text" || t.type === "escape")).toBe(true);
+    const link = inlineTokens(mdLink(hostile, `${BASE}/x.md`));
+    expect(link).toHaveLength(1);
+    expect((link[0] as Tokens.Link).href).toBe(`${BASE}/x.md`);
+  });
+
+  it("a list item that starts with a number does not become an ordered list", () => {
+    const list = marked.lexer(`- ${md("1. Main Street")}`)[0] as Tokens.List;
+    expect(list.items[0].tokens.some((t) => t.type === "list")).toBe(false);
+  });
+
+  it("front matter keeps every value on one line, whatever it contains", () => {
+    const text = frontMatter({ title: 'a "quoted"\n---\nevil: true', n: 3, skipped: undefined });
+    expect(text.split("\n")).toEqual(["---", 'title: "a \\"quoted\\"\\n---\\nevil: true"', "n: 3", "---", ""]);
+  });
+
+  it("demotes ATX headings outside code fences, capped at h6", () => {
+    const src = "# One\n\n## Two\n\n```\n# code\n```\n\n~~~~\n## also code\n~~~~\n###### Six\n#hashtag";
+    expect(demoteHeadings(src, 2)).toBe("### One\n\n#### Two\n\n```\n# code\n```\n\n~~~~\n## also code\n~~~~\n###### Six\n#hashtag");
+    expect(startsWithH1("\n\n# Title\n")).toBe(true);
+    expect(startsWithH1("## Sub\n# Title")).toBe(false);
+  });
+});
+
+describe("pages", () => {
+  const city = {
+    geoid: "0000001", slug: "testville-ohio", name: "Testville", census_name: "Testville city", place_type: "city",
+    state_name: "Ohio", state_code: "OH", county_name: "Test County", latitude: 40, longitude: -82, timezone: "America/New_York",
+    population: 12345, housing_units: null, acs_year: "2023", median_income: 61000, median_home_value: null, median_rent: null,
+    owner_occupied: null, renter_occupied: null, college_degree_percent: null, avg_commute_minutes: null, work_from_home_percent: null,
+    walk_bike_transit_percent: null, median_age: null, over65_percent: null, vacancy_rate: null, acs_detail_year: null, land_area_sq_mi: 4.2,
+    latest_date: "2026-11-22", latest_subject: "Testville, Nov 22: sunny", latest_published_at: "2026-11-22T11:00:00.000Z",
+  } satisfies PublishedCity;
+
+  it("the census table shows the figures there are and says which are not available yet", () => {
+    const text = cityMarkdown(BASE, { city, latestMarkdown: "# Testville Daily\n\nHello.", archive: [{ date: "2026-11-22", subject: city.latest_subject }], archiveTruncated: true });
+    const table = marked.lexer(text).find((t) => t.type === "table") as Tokens.Table;
+    const rows = Object.fromEntries(table.rows.map((r) => [r[0].text, r[1].text]));
+    expect(rows.Population).toBe("12,345");
+    expect(rows["Median household income"]).toBe("$61,000");
+    expect(rows["Land area"]).toBe("4.2 sq mi");
+    expect(rows["Housing units"]).toBe(`*${NOT_AVAILABLE}*`);
+    expect(rows["Median age"]).toBe(`*${NOT_AVAILABLE}*`);
+    // The embedded edition sits under "Latest edition"; older dates are pointed to.
+    expect(text).toContain("### Testville Daily");
+    expect(text).toContain(`${BASE}/api/city/testville-ohio`);
+  });
+
+  it("llms.txt keeps its shape with no cities yet", () => {
+    const tokens = marked.lexer(llmsTxt(BASE, { states: [], cityCount: 0, editionCount: 0, latestDate: undefined }));
+    expect(tokens[0]).toMatchObject({ type: "heading", depth: 1 });
+    expect(tokens.filter((t) => t.type === "heading" && (t as Tokens.Heading).depth === 2).map((t) => (t as Tokens.Heading).text)).toEqual(["Start here", "Feeds", "Optional"]);
+  });
+});
