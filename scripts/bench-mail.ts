@@ -59,6 +59,7 @@ try {
   console.log(`queued ${queued.toLocaleString("en-US")} digests in ${Math.round(performance.now() - t)} ms`);
 
   t = performance.now();
+  const cpuBefore = process.cpuUsage();
   let sent = 0;
   let lastReport = t;
   for (;;) {
@@ -72,11 +73,13 @@ try {
     }
   }
   const seconds = (performance.now() - t) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   while (received < sent) await new Promise((r) => setTimeout(r, 50));
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.resourceUsage().maxRSS * 1024);
   console.log(`sent ${sent.toLocaleString("en-US")} digests in ${seconds.toFixed(1)} s: ${Math.round(sent / seconds).toLocaleString("en-US")} messages/s `
     + `(batch ${BATCH}, ${CONCURRENCY} SMTP connections); sink received ${received.toLocaleString("en-US")}`);
+  console.log(`sender CPU: ${((cpu.user + cpu.system) / 1000 / sent).toFixed(2)} ms per message (user+system), ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
   const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
   console.log(`peak memory (RSS) of the sender process: ${mib(peakRss)} (${mib(baselineRss)} after start-up, before seeding); outbox ${JSON.stringify(outboxCounts(ctx.db))}`);
 } finally {

@@ -4,7 +4,7 @@ import { mailFrom } from "../config.ts";
 import { renderDigest, renderWelcome, senderDomain, type Sender } from "../core/email-render.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
-  claimDueMail, editionForMail, markFinal, markRetry, markSent, renewLease, type ClaimedRow, type EditionForMail,
+  claimDueMail, editionForMail, markFinal, markRetry, markSent, holdsLease, renewLeases, type ClaimedRow, type EditionForMail,
 } from "../store/outbox.ts";
 import { recordMailEvent, suppressAddress } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
@@ -81,9 +81,8 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
       }
       message = renderDigest(sender, to, city, e);
     }
-    // Lost the row (its lease ran out while earlier messages of the batch were sent, and another
-    // sender took it): leave it to that sender.
-    if (!renewLease(ctx.db, row.id, owner, now() + cfg.leaseSeconds * 1000)) return;
+    // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
+    if (!holdsLease(ctx.db, row.id, owner)) return;
     try {
       // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
       const info = await ctx.mailer.send({ ...message, messageId: `<${row.kind}-${row.id}@${domain}>` });
@@ -109,12 +108,19 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     }
   };
 
-  // A fixed number of workers pull from the batch: at most `concurrency` messages in flight.
+  // A fixed number of workers pull from the batch: at most `concurrency` messages in flight. The
+  // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
   const worker = async () => {
     while (next < rows.length) await sendOne(rows[next++]);
   };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? cfg.concurrency, rows.length) }, worker));
+  const leaseMs = cfg.leaseSeconds * 1000;
+  const renew = setInterval(() => renewLeases(ctx.db, owner, now() + leaseMs), leaseMs / 3);
+  try {
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? cfg.concurrency, rows.length) }, worker));
+  } finally {
+    clearInterval(renew);
+  }
   return result;
 }
 

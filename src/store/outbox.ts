@@ -77,12 +77,14 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
     WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(JSON.stringify(ids)) as ClaimedRow[];
 }
 
-/**
- * Re-arms the lease of one row just before it is sent, so the lease covers the send itself however
- * long the batch has taken so far. False when the row is no longer this sender's: skip it.
- */
-export function renewLease(db: DB, id: number, owner: string, until: number): boolean {
-  return stmt(db, "UPDATE outbox SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'sending'").run(until, id, owner).changes === 1;
+/** Extends the lease on every row this sender still holds (one statement for the whole batch). */
+export function renewLeases(db: DB, owner: string, until: number): number {
+  return stmt(db, "UPDATE outbox SET lease_until = ? WHERE lease_owner = ? AND status = 'sending'").run(until, owner).changes;
+}
+
+/** True while the row is still this sender's (a read: no commit per message). */
+export function holdsLease(db: DB, id: number, owner: string): boolean {
+  return stmt(db, "SELECT 1 FROM outbox WHERE id = ? AND lease_owner = ? AND status = 'sending'").get(id, owner) !== undefined;
 }
 
 /** Records a delivery; only the lease holder may (a sender whose lease was taken over changes nothing). */

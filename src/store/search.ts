@@ -1,5 +1,6 @@
-import type { ParsedSearch } from "../core/search-query.ts";
+import { RANK_WINDOW, SUBJECT_WEIGHT, type ParsedSearch } from "../core/search-query.ts";
 import { indexableText, plainTextOf } from "../core/search-text.ts";
+import type Database from "better-sqlite3";
 import type { DB } from "./db.ts";
 
 /**
@@ -13,24 +14,34 @@ import type { DB } from "./db.ts";
  * - they are ranked by BM25 term frequency and length normalisation computed from `highlight()`
  *   (matches in the subject weigh 3x), newest first among equals. When a query matches fewer than
  *   RANK_WINDOW editions this ranks all of them; otherwise the newest RANK_WINDOW;
- * - `total` is exact: free when the window is not full, otherwise counted once and then extended
- *   only over editions added since (rowids only grow), so repeating a query costs what changed;
+ * - `total` is exact: free when the window is not full; for one plain word, the FTS5 vocabulary's
+ *   document count; otherwise counted once, remembered, and then extended only over editions added
+ *   since (rowids only grow; a delete or edit bumps `search_generation` and forgets), so repeating a
+ *   query costs what changed since;
  * - snippets are made only for the returned page.
  */
 
 /** The token that tags a city's rows in the `place` column. */
 export const placeToken = (geoid: string) => `p${geoid.replace(/[^0-9A-Za-z]/g, "")}`;
 
-/** How many of the newest matches are ranked. */
-export const RANK_WINDOW = 100;
+export { RANK_WINDOW };
 const SNIPPET_TOKENS = 32;
-const SUBJECT_WEIGHT = 3;
 const K1 = 1.2;
 const B = 0.75;
 
+/** Prepared statements, per connection: preparing costs about as much as a short query. */
+const statements = new WeakMap<DB, Map<string, Database.Statement>>();
+function stmt(db: DB, sql: string): Database.Statement {
+  let byDb = statements.get(db);
+  if (!byDb) statements.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
 /** Writes an edition's search row; called by insertEdition inside its transaction. */
 export function indexEdition(db: DB, e: { id: number; placeGeoid: string; subject: string; markdown: string }): void {
-  db.prepare("INSERT INTO edition_search (rowid, subject, body, place) VALUES (?, ?, ?, ?)")
+  stmt(db, "INSERT INTO edition_search (rowid, subject, body, place) VALUES (?, ?, ?, ?)")
     .run(e.id, indexableText(e.subject), plainTextOf(e.markdown), placeToken(e.placeGeoid));
 }
 
@@ -72,7 +83,7 @@ function singleWordCount(db: DB, parsed: ParsedSearch, placeGeoid?: string): num
   if (placeGeoid !== undefined || parsed.excluded.length > 0 || parsed.groups.length !== 1 || parsed.groups[0].length !== 1) return undefined;
   const [term] = parsed.groups[0];
   if (term.prefix || term.words.length !== 1 || !/^[A-Za-z0-9]+$/.test(term.words[0]) || /^p\d+$/i.test(term.words[0])) return undefined;
-  const docs = db.prepare("SELECT doc FROM edition_search_terms WHERE term = ?").pluck().get(term.words[0].toLowerCase());
+  const docs = stmt(db, "SELECT doc FROM edition_search_terms WHERE term = ?").pluck().get(term.words[0].toLowerCase());
   return docs === undefined ? undefined : Number(docs);
 }
 
@@ -81,14 +92,14 @@ function singleWordCount(db: DB, parsed: ParsedSearch, placeGeoid?: string): num
  * Called inside the search's read transaction, so max(rowid) and the counts share one snapshot.
  */
 function countMatches(db: DB, match: string, coldCount: () => number): number {
-  const generation = String(db.prepare("SELECT value FROM meta WHERE key = 'search_generation'").pluck().get() ?? "0");
-  const upto = Number(db.prepare("SELECT max(rowid) FROM edition_search").pluck().get() ?? 0);
+  const generation = String(stmt(db, "SELECT value FROM meta WHERE key = 'search_generation'").pluck().get() ?? "0");
+  const upto = Number(stmt(db, "SELECT max(rowid) FROM edition_search").pluck().get() ?? 0);
   let memo = totalsByDb.get(db);
   if (!memo) totalsByDb.set(db, (memo = new Map()));
   const known = memo.get(match);
   let count: number;
   if (known && known.generation === generation && known.upto <= upto) {
-    count = known.count + (known.upto === upto ? 0 : Number(db.prepare(
+    count = known.count + (known.upto === upto ? 0 : Number(stmt(db,
       "SELECT count(*) FROM edition_search WHERE edition_search MATCH ? AND rowid > ? AND rowid <= ?",
     ).pluck().get(match, known.upto, upto)));
   } else {
@@ -109,7 +120,7 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
   const rankWindow = Math.max(opts.rankWindow ?? RANK_WINDOW, opts.limit);
   return db.transaction(() => {
     // Term frequencies come from counting highlight marks in SQL, so no text crosses into JS.
-    const rows = db.prepare(`
+    const rows = stmt(db, `
       SELECT m.id, e.date,
              length(m.h0) - length(replace(m.h0, char(2), '')) AS tf0, length(m.h0) AS len0,
              length(m.h1) - length(replace(m.h1, char(2), '')) AS tf1, length(m.h1) AS len1
@@ -120,17 +131,17 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
       JOIN editions e ON e.id = m.id`).all(match, rankWindow + 1) as Candidate[];
     const total = rows.length <= rankWindow ? rows.length : countMatches(db, match, () =>
       singleWordCount(db, parsed, opts.placeGeoid)
-      ?? Number(db.prepare("SELECT count(*) FROM edition_search WHERE edition_search MATCH ?").pluck().get(match)));
+      ?? Number(stmt(db, "SELECT count(*) FROM edition_search WHERE edition_search MATCH ?").pluck().get(match)));
     const window = rows.slice(0, rankWindow);
     const avg0 = window.reduce((s, r) => s + r.len0, 0) / (window.length || 1);
     const avg1 = window.reduce((s, r) => s + r.len1, 0) / (window.length || 1);
     for (const r of window) r.score = SUBJECT_WEIGHT * bm25Tf(r.tf0, r.len0, avg0) + bm25Tf(r.tf1, r.len1, avg1);
     window.sort((a, b) => b.score - a.score || (a.date < b.date ? 1 : a.date > b.date ? -1 : b.id - a.id));
 
-    const details = db.prepare(`
+    const details = stmt(db, `
       SELECT e.id, p.slug, p.name AS city, p.state_name AS state, e.date, e.subject
       FROM editions e JOIN places p ON p.geoid = e.place_geoid WHERE e.id = ?`);
-    const snippets = [0, 1].map((column) => db.prepare(
+    const snippets = [0, 1].map((column) => stmt(db,
       `SELECT snippet(edition_search, ${column}, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM edition_search WHERE edition_search MATCH ? AND rowid = ?`,
     ).pluck());
     const hits = window.slice(0, opts.limit).map((r) => {

@@ -113,6 +113,21 @@ describe("the site in a browser", () => {
     await page.close();
   });
 
+  it("offers the place finder on home, and its suggestion leads to the town's page", async () => {
+    const { page, errors } = await open("/");
+    const input = page.locator("[data-place-finder] input[role=combobox]");
+    await input.fill("Twin Fals");
+    const option = page.locator("[data-place-finder] [role=option]", { hasText: "Twin Falls" }).first();
+    await option.waitFor();
+    expect(await option.getAttribute("data-href")).toBe("/twin-falls-idaho");
+    await option.dispatchEvent("mousedown");
+    await page.waitForURL(`${server.url}/twin-falls-idaho`);
+    expect(await page.locator("h1").textContent()).toBe("Twin Falls Daily");
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("renders home, the directory with its map, a state page, the developer page and the 404 page accessibly", async () => {
     for (const p of ["/", "/cities", "/states/missouri", "/developers"]) {
       const { page, errors } = await open(p);

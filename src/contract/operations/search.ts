@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TERMS, MIN_PREFIX_LENGTH } from "../../core/search-query.ts";
+import { MAX_TERMS, MIN_PREFIX_LENGTH, RANK_WINDOW, SUBJECT_WEIGHT } from "../../core/search-query.ts";
 import { Slug } from "../common.ts";
 import { CACHE, type Operation } from "../operation.ts";
 import { SearchResponse } from "../search.ts";
@@ -23,7 +23,7 @@ export const searchOperations = {
     description: [
       "Searches the subject and text of every published edition, or of one city's with `slug`.",
       SEARCH_SYNTAX,
-      "Results are ranked by relevance (BM25; a match in the subject counts more than one in the text), newest first among equals. Queries that match a large part of the archive rank its newest matches (see `total` for how many there are in all). Each result has a `snippet`: the passage around the best match, HTML-escaped, with `<mark>` around the matched terms.",
+      `Results are ranked by relevance (BM25 term frequency with length normalisation; a match in the subject counts ${SUBJECT_WEIGHT} times one in the text), newest first among equals. When more than ${RANK_WINDOW} editions match, the ${RANK_WINDOW} newest of them are ranked, so a common word brings this season's editions rather than the archive's oldest; \`total\` still counts every match. Each result has a \`snippet\`: the passage around the best match, HTML-escaped, with \`<mark>\` around the matched terms and no other markup.`,
       "The index is updated in the same transaction that stores each morning's editions, so a search never sees half a morning.",
     ].join("\n\n"),
     query: z.object({
