@@ -5,6 +5,7 @@ export default defineConfig({
     root: new URL("..", import.meta.url).pathname,
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/helpers/global-setup.ts"],
+    reporters: ["default", "./test/helpers/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel, each with its own server, data directory and database.
