@@ -130,7 +130,8 @@ async function bench(n: number): Promise<void> {
     row("  editions/s", (MORNING / morning.seconds).toFixed(0));
     row("  files/s", (morning.pagesWritten / morning.seconds).toFixed(0));
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP) console.log(`  (kept ${dataDir})`);
+    else fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

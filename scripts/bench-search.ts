@@ -5,7 +5,8 @@
  * through insertEdition, which writes the search row in the same transaction), stores one more
  * morning of 1,000 editions (the incremental update), then starts the real server as a child process
  * and measures GET /api/search over HTTP (snippets and `total` included) for each kind of query, and
- * the server's memory. Options: `--queries N` per kind (default 300), `--keep` to keep the data dir.
+ * the server's memory. Options: `--queries N` per kind (default 300), `--keep` to keep the data dir,
+ * `--data DIR` to time the queries again on a kept one (`npm run bench:search -- 365000 --data DIR`).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -25,6 +26,7 @@ const option = (name: string, fallback: number) => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 const perKind = option("--queries", 300);
+const reuseDir = args.includes("--data") ? args[args.indexOf("--data") + 1] : undefined;
 const sizes = args.filter((a, i) => /^\d+$/.test(a) && args[i - 1] !== "--queries").map(Number);
 if (sizes.length === 0) sizes.push(10_000, 100_000, 365_000);
 
@@ -83,6 +85,14 @@ function cpuMsOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
 }
 
+function indexBytesOf(db: ReturnType<typeof openDatabase>): number {
+  try {
+    return Number(db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'edition_search%'").pluck().get());
+  } catch {
+    return 0; // dbstat not compiled in
+  }
+}
+
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
@@ -99,28 +109,28 @@ async function timeQuery(url: string, q: string, slug?: string): Promise<{ ms: n
   return { ms: elapsed, total: body.total ?? 0 };
 }
 
-async function benchSize(size: number): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `citydaily-bench-search-${size}-`));
+async function benchSize(size: number, reuse?: string): Promise<void> {
+  const dataDir = reuse ?? fs.mkdtempSync(path.join(os.tmpdir(), `citydaily-bench-search-${size}-`));
   console.log(`\n## ${size.toLocaleString("en-US")} editions (${dataDir})`);
   const db = openDatabase(databaseFile(dataDir));
   importPlaces(db, PLACES_CSV);
-  let lastReport = performance.now();
-  const seeded = seedArchive(db, size, END_DATE, (done) => {
-    if (performance.now() - lastReport > 15_000) { lastReport = performance.now(); console.log(`   seeded ${done.toLocaleString("en-US")}...`); }
-  });
   const cities = benchCities(db);
-  const morning = storeMorning(db, cities, END_DATE, editionWriter(size + 1));
-  db.pragma("wal_checkpoint(TRUNCATE)");
-  let indexBytes = 0;
-  try {
-    indexBytes = Number(db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'edition_search%'").pluck().get());
-  } catch { /* dbstat not compiled in */ }
+  if (reuse) {
+    console.log("reusing a seeded archive: no build figures");
+  } else {
+    let lastReport = performance.now();
+    const seeded = seedArchive(db, size, END_DATE, (done) => {
+      if (performance.now() - lastReport > 15_000) { lastReport = performance.now(); console.log(`   seeded ${done.toLocaleString("en-US")}...`); }
+    });
+    const morning = storeMorning(db, cities, END_DATE, editionWriter(size + 1));
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    const fileBytes = fs.statSync(databaseFile(dataDir)).size;
+    console.log(`build: ${seeded.editions.toLocaleString("en-US")} editions stored with their search rows in ${(seeded.ms / 1000).toFixed(1)} s`
+      + ` (${Math.round(seeded.editions / (seeded.ms / 1000))}/s); search index ${mb(indexBytesOf(db))}, database ${mb(fileBytes)}`);
+    console.log(`morning: 1,000 more editions with their search rows, one transaction: ${ms(morning)} ms`);
+  }
   const slugs = db.prepare(`SELECT slug FROM places WHERE geoid IN (${cities.map(() => "?").join(",")})`).pluck().all(...cities.map((c) => c.geoid)) as string[];
   db.close();
-  const fileBytes = fs.statSync(databaseFile(dataDir)).size;
-  console.log(`build: ${seeded.editions.toLocaleString("en-US")} editions stored with their search rows in ${(seeded.ms / 1000).toFixed(1)} s`
-    + ` (${Math.round(seeded.editions / (seeded.ms / 1000))}/s); search index ${mb(indexBytes)}, database ${mb(fileBytes)}`);
-  console.log(`morning: 1,000 more editions with their search rows, one transaction: ${ms(morning)} ms`);
 
   const server = await startServer(dataDir);
   try {
@@ -153,10 +163,10 @@ async function benchSize(size: number): Promise<void> {
     console.log(`\nserver memory: ${mb(idle.rss)} RSS after start, ${mb(mem.rss)} after the queries (peak ${mb(mem.peak)})`);
   } finally {
     server.stop();
-    if (!flag("--keep")) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!flag("--keep") && !reuse) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 console.log(`# citydaily search benchmark (${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "?"}, node ${process.version})`);
 console.log(`Latency is the full HTTP round trip of GET /api/search?limit=10 (ranking, snippets, total), one request at a time.`);
-for (const size of sizes) await benchSize(size);
+for (const size of sizes) await benchSize(size, reuseDir);

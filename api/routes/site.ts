@@ -131,7 +131,7 @@ export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext
   if (rel.endsWith(".md")) return markdown(event, body, rel);
   // Pages are negotiated on Accept, so a shared cache must key on it too.
   const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};
-  if (isPage && rel !== "404.html") extra.Link = `<${rel === "index.html" ? "/llms.txt" : "/" + rel.replace(/\.html$/, ".md")}>; rel="alternate"; type="${rel === "index.html" ? "text/plain" : "text/markdown"}"`;
+  if (isPage) extra.Link = `</${rel.replace(/\.html$/, ".md")}>; rel="alternate"; type="text/markdown"`;
   return cachedResponse(event, body, type, cacheControlOf(rel), extra);
 }
 

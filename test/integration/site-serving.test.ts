@@ -80,6 +80,9 @@ describe("serving the built site", () => {
       "/llms.txt": "text/plain; charset=utf-8",
       "/llms-full.txt": "text/plain; charset=utf-8",
       "/cities.md": "text/markdown; charset=utf-8",
+      "/place-index.json": "application/json; charset=utf-8",
+      "/place-finder.js": "text/javascript; charset=utf-8",
+      "/minisearch.js": "text/javascript; charset=utf-8",
     };
     for (const [p, type] of Object.entries(types)) {
       const r = await server.get(p);
