@@ -1,13 +1,7 @@
-/** One message ready to send; the mailer adds nothing but transport (and DKIM when configured). */
-export interface OutgoingMessage {
-  to: string;
-  from: string;
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-  messageId?: string;
-}
+import type { RenderedEmail } from "../../core/email-render.ts";
+
+/** One message ready to send (as rendered by core/email-render); the mailer adds nothing but transport (and DKIM when configured). */
+export type OutgoingMessage = RenderedEmail & { messageId?: string };
 
 /** SMTP when SMTP_URL is set, otherwise .eml files in an outbox folder under DATA_DIR. */
 export interface Mailer {
