@@ -142,10 +142,18 @@ function markdown(event: H3Event, body: string, rel: string): Response {
   });
 }
 
-/** Every GET/HEAD outside /api that no other route claims. Register after the other routes. */
+/** Every path outside /api that no other route claims: GET and HEAD read the site; it takes no writes. */
 export function siteRoutes(app: H3, ctx: AppContext): void {
   const dirs = siteDirs(ctx.config.dataDir);
-  const handler = (event: H3Event) => serveSite(event, dirs, ctx);
-  app.get("/", handler);
-  app.get("/**", handler);
+  const handler = (event: H3Event) => {
+    const method = event.req.method;
+    if (method === "GET" || method === "HEAD") return serveSite(event, dirs, ctx);
+    const headers = { Allow: "GET, HEAD, OPTIONS", "Cache-Control": "no-store" };
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers });
+    return new Response(`${method} is not allowed here: the site is read-only (GET, HEAD).\n`, {
+      status: 405, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" },
+    });
+  };
+  app.all("/", handler);
+  app.all("/**", handler);
 }

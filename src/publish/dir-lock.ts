@@ -15,7 +15,7 @@ function alive(pid: number): boolean {
  * Runs `fn` while holding a lock shared by every process on this machine: `mkdir` is atomic, and a
  * lock left by a process that died is taken over. Waits (polling) while another process holds it.
  */
-export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 15 * 60_000): Promise<T> {
+export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 60 * 60_000): Promise<T> {
   fs.mkdirSync(path.dirname(lockDir), { recursive: true });
   const owner = path.join(lockDir, "pid");
   const deadline = Date.now() + timeoutMs;

@@ -2,7 +2,7 @@ import path from "node:path";
 import { parentPort, workerData, Worker } from "node:worker_threads";
 import { createSiteData } from "../services/site-pages.ts";
 import { openDatabase } from "../store/db.ts";
-import { editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
 import { writeAtomic, writeGenerationFile } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";
 
@@ -41,9 +41,8 @@ export async function runRenderJob(job: RenderJob): Promise<number> {
       written++;
     };
     if (job.editions === "all") {
-      const after = db.prepare(`SELECT e.id, p.slug, e.date, e.place_geoid, p.state_name FROM editions e JOIN places p ON p.geoid = e.place_geoid WHERE e.id > ? ORDER BY e.id LIMIT ${BATCH}`);
       for (let last = 0; ;) {
-        const batch = after.all(last) as EditionKey[];
+        const batch = editionKeysAfter(db, last, BATCH);
         if (batch.length === 0) break;
         for (const k of batch) await renderEdition(k);
         last = batch.at(-1)!.id;
@@ -66,9 +65,10 @@ export async function runRenderJob(job: RenderJob): Promise<number> {
 /** Runs the job in a worker thread; resolves with the number of pages written. */
 export function renderInWorker(job: RenderJob): Promise<number> {
   return new Promise((resolve, reject) => {
-    // Rendering allocates fast but keeps little (about 20 MB live): a modest old generation makes V8
-    // collect sooner instead of growing the heap, which keeps the publisher's peak memory down.
-    const worker = new Worker(new URL(import.meta.url), { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 192 } });
+    // Rendering allocates fast but keeps little (about 20 MB live): a small young generation and a
+    // modest old one make V8 collect sooner instead of growing the heap (measured: same speed, about
+    // 200 MB less peak memory for a morning).
+    const worker = new Worker(new URL(import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 192 } });
     let result: number | undefined;
     worker.once("message", (n: number) => (result = n));
     worker.once("error", reject);

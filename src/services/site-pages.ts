@@ -3,7 +3,7 @@ import { slugify } from "../core/slug.ts";
 import type { DailyForecast, WeatherSnapshot } from "../integrations/weather/types.ts";
 import type { PlaceRow } from "../store/places.ts";
 import {
-  archiveIndex, citiesWithEditions, latestSiteEdition, placeBySlug, placeGrid, placeTotals, previousEditionDate, siteEdition,
+  archiveIndex, citiesWithEditions, editionCountOf, latestSiteEdition, placeBySlug, placeGrid, placeTotals, previousEditionDate, siteEdition,
   type CityWithEditions, type SiteEditionRow, type StateTotals,
 } from "../store/site-pages.ts";
 import type { DB } from "../store/db.ts";
@@ -35,9 +35,12 @@ export interface PlaceInfo { slug: string; name: string; state: string; stateSlu
 export interface CensusRow { label: string; value: string | null }
 export interface ComparisonMetric { label: string; unit: string; city: number; state: number; nation: number; format: "int" | "usd" | "dec1" }
 export interface EditionBody { date: string; subject: string; html: string; publishedAt: string; today: WeatherSnapshot["today"] | null; forecast: DailyForecast[] }
-export interface CityView { place: PlaceInfo; latest: EditionBody | undefined; archive: Array<{ date: string; subject: string }>; census: CensusRow[]; censusYear: string | null; comparison: ComparisonMetric[] }
+export interface CityView { place: PlaceInfo; latest: EditionBody | undefined; archive: Array<{ date: string; subject: string }>; archiveTotal: number; census: CensusRow[]; censusYear: string | null; comparison: ComparisonMetric[] }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: { date: string; subject: string } | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
+
+/** A city page lists its newest year of editions; each edition page links to the one before it. */
+export const CITY_ARCHIVE_ITEMS = 366;
 
 function placeInfo(p: PlaceRow): PlaceInfo {
   return {
@@ -166,7 +169,8 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       return {
         place: placeInfo(place),
         latest: latest && editionBody(latest),
-        archive: archiveIndex(db, place.geoid),
+        archive: archiveIndex(db, place.geoid, CITY_ARCHIVE_ITEMS),
+        archiveTotal: latest ? editionCountOf(db, place.geoid) : 0,
         census: censusRows(place),
         censusYear: place.acs_detail_year ?? place.acs_year,
         comparison: comparison(place, totalsOf(place.state_name), totalsOf("United States")),

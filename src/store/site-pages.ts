@@ -71,22 +71,22 @@ export function editionKeysByIds(db: DB, ids: readonly number[]): EditionKey[] {
   return db.prepare(`${KEY_SELECT} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`).all(JSON.stringify(ids)) as EditionKey[];
 }
 
-/** Every edition key, in id order, streamed (the full rebuild). */
-export function iterateEditionKeys(db: DB): IterableIterator<EditionKey> {
-  return db.prepare(`${KEY_SELECT} ORDER BY e.id`).iterate() as IterableIterator<EditionKey>;
-}
-
 export function placeBySlug(db: DB, slug: string): PlaceRow | undefined {
   return stmt(db, "SELECT * FROM places WHERE slug = ?").get(slug) as PlaceRow | undefined;
 }
 
-/** The archive index of a city, newest first. */
-export function archiveIndex(db: DB, geoid: string): Array<{ date: string; subject: string }> {
-  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? ORDER BY date DESC").all(geoid) as Array<{ date: string; subject: string }>;
+/** The newest `limit` entries of a city's archive (read from the covering index of migration 005). */
+export function archiveIndex(db: DB, geoid: string, limit: number): Array<{ date: string; subject: string }> {
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(geoid, limit) as Array<{ date: string; subject: string }>;
 }
 
-export function editionCount(db: DB): number {
-  return db.prepare("SELECT COUNT(*) FROM editions").pluck().get() as number;
+export function editionCountOf(db: DB, geoid: string): number {
+  return stmt(db, "SELECT COUNT(*) FROM editions WHERE place_geoid = ?").pluck().get(geoid) as number;
+}
+
+/** The next `limit` edition keys after `afterId`, in id order: the full rebuild reads the archive in pages. */
+export function editionKeysAfter(db: DB, afterId: number, limit: number): EditionKey[] {
+  return stmt(db, `${KEY_SELECT} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as EditionKey[];
 }
 
 export function siteEdition(db: DB, geoid: string, date: string): SiteEditionRow | undefined {

@@ -146,6 +146,15 @@ describe("serving the built site", () => {
     expect((await server.get("/twin-falls-idaho", { headers: { "If-None-Match": r.headers.get("etag")! } })).status).toBe(304);
   });
 
+  it("answers writes to site paths with 405 and the methods it allows", async () => {
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const r = await server.get("/cities", { method });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    }
+    expect((await server.get("/", { method: "OPTIONS" })).status).toBe(204);
+  });
+
   it("leaves the API and its problem+json answers alone", async () => {
     const cities = await server.get("/api/cities");
     expect(cities.headers.get("content-type")).toMatch(/^application\/json/);
