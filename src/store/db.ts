@@ -39,3 +39,15 @@ export function migrate(db: DB): void {
     }).immediate();
   }
 }
+
+type Statement = Database.Statement<unknown[]>;
+const statementCache = new WeakMap<DB, Map<string, Statement>>();
+
+/** A statement prepared once per connection, for queries run thousands of times (sender, publisher). */
+export function cachedStatement(db: DB, sql: string): Statement {
+  let cache = statementCache.get(db);
+  if (!cache) statementCache.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}

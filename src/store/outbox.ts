@@ -1,16 +1,7 @@
-import type Database from "better-sqlite3";
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 
-// The sender runs these statements once per message: prepare each once per connection.
-type Statement = Database.Statement<unknown[]>;
-const statements = new WeakMap<DB, Map<string, Statement>>();
-function stmt(db: DB, sql: string): Statement {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
-  let s = cache.get(sql);
-  if (!s) cache.set(sql, (s = db.prepare(sql)));
-  return s;
-}
+// Statements are prepared once per connection: the sender and the publisher run them thousands of times.
+const stmt = cachedStatement;
 
 export type OutboxKind = "welcome" | "digest";
 

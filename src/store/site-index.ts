@@ -1,5 +1,4 @@
-import type { Statement } from "better-sqlite3";
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 import type { PlaceRow } from "./places.ts";
 
 // Queries behind the text outputs (markdown twins, feeds, sitemaps, llms files). Each one is keyed
@@ -30,15 +29,8 @@ export interface PublishedCity extends PlaceRow {
   latest_published_at: string;
 }
 
-// Prepared once per connection: a morning calls these once per city.
-const statements = new WeakMap<DB, Map<string, Statement>>();
-function stmt(db: DB, sql: string): Statement {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
-  let s = cache.get(sql);
-  if (!s) cache.set(sql, (s = db.prepare(sql)));
-  return s;
-}
+// Statements are prepared once per connection: the sender and the publisher run them thousands of times.
+const stmt = cachedStatement;
 
 const ITEM = "e.id, e.date, e.subject, e.published_at, p.slug, p.name, p.state_name";
 const BODY = `${ITEM}, e.markdown, e.html`;
