@@ -106,7 +106,7 @@ function temperature(n: number): string {
 function weatherSection(w: WeatherSnapshot | null): string[] {
   const out = ["## Weather", ""];
   if (!w) {
-    out.push("The forecast was not available this morning. Check back on the web edition later today.", "");
+    out.push("The forecast was not available this morning, when this edition went out.", "");
     return out;
   }
   const t = w.today;
