@@ -34,6 +34,9 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   const status = (error as { status?: number }).status;
   if (status === 400) return problemResponse(ctx.config.baseUrl, "validation_error", "The request URL is malformed.", { instance, issues: [{ path: "url", message: "malformed percent-encoding" }] });
   if (status === 413) return problemResponse(ctx.config.baseUrl, "payload_too_large", "The request body is too large.", { instance });
+  // h3's own routing answers (a path or method no route takes) are client errors, not server faults.
+  if (status === 404) return problemResponse(ctx.config.baseUrl, isApi(instance) ? "endpoint_not_found" : "not_found", `Nothing at ${instance}.`, { instance });
+  if (status === 405) return problemResponse(ctx.config.baseUrl, "method_not_allowed", `${event.req.method} is not allowed on ${instance}.`, { instance });
   ctx.log.error({ err: error, requestId: event.context.requestId, path: instance }, "unhandled error");
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
 }
