@@ -1,5 +1,4 @@
-import type Database from "better-sqlite3";
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 import type { PlaceRow } from "./places.ts";
 
 // Queries behind the HTML site. Every one is keyed so that its cost follows what is rendered
@@ -51,17 +50,8 @@ export interface StateTotals {
   work_from_home_percent: number | null;
 }
 
-type Statement = Database.Statement;
-
-/** Statements prepared once per connection: a full rebuild runs these hundreds of thousands of times. */
-const cache = new WeakMap<DB, Map<string, Statement>>();
-function stmt(db: DB, sql: string): Statement {
-  let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) m.set(sql, (s = db.prepare(sql)));
-  return s;
-}
+// Statements are prepared once per connection: a full rebuild runs these hundreds of thousands of times.
+const stmt = cachedStatement;
 
 const KEY_SELECT = `SELECT e.id, p.slug, e.date, e.place_geoid, p.state_name FROM editions e JOIN places p ON p.geoid = e.place_geoid`;
 
