@@ -1,7 +1,6 @@
 import { RANK_WINDOW, SUBJECT_WEIGHT, type ParsedSearch } from "../core/search-query.ts";
 import { indexableText, plainTextOf } from "../core/search-text.ts";
-import type Database from "better-sqlite3";
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 
 /**
  * Archive search over the FTS5 table `edition_search` (migration 002).
@@ -29,15 +28,8 @@ const SNIPPET_TOKENS = 32;
 const K1 = 1.2;
 const B = 0.75;
 
-/** Prepared statements, per connection: preparing costs about as much as a short query. */
-const statements = new WeakMap<DB, Map<string, Database.Statement>>();
-function stmt(db: DB, sql: string): Database.Statement {
-  let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map()));
-  let s = byDb.get(sql);
-  if (!s) byDb.set(sql, (s = db.prepare(sql)));
-  return s;
-}
+// Prepared once per connection: preparing costs about as much as a short query.
+const stmt = cachedStatement;
 
 /** Writes an edition's search row; called by insertEdition inside its transaction. */
 export function indexEdition(db: DB, e: { id: number; placeGeoid: string; subject: string; markdown: string }): void {

@@ -2,11 +2,12 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlaceIndex } from "../../src/services/place-index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { freshDataDir } from "../helpers/server.ts";
+import { launchChromium } from "../helpers/browser.ts";
 
 // The place finder in a real browser (Debian chromium): a tiny page served from 127.0.0.1 with the
 // component's markup, src/site/place-finder.js, minisearch's ES build and the real index of every
@@ -55,10 +56,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

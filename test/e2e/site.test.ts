@@ -1,10 +1,11 @@
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite } from "../../src/services/publish.ts";
 import { geoidOf } from "../helpers/seed.ts";
 import { insertEdition } from "../../src/store/editions.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { launchChromium } from "../helpers/browser.ts";
 
 // The built pages in a real browser (Debian chromium): they render, the subscribe form works,
 // nothing logs an error, and axe-core finds no serious or critical accessibility violation.
@@ -33,10 +34,7 @@ beforeAll(async () => {
   seedEdition("boise-idaho", "2026-11-21", "Boise: clearing and cold");
   seedEdition("st-louis-missouri", "2026-11-21", "St. Louis: windy and mild");
   await buildSite(server.ctx);
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
