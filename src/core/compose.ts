@@ -106,7 +106,7 @@ function temperature(n: number): string {
 function weatherSection(w: WeatherSnapshot | null): string[] {
   const out = ["## Weather", ""];
   if (!w) {
-    out.push("The forecast was not available this morning, when this edition went out.", "");
+    out.push("The forecast was not available this morning.", "");
     return out;
   }
   const t = w.today;
