@@ -1,15 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { processAlive } from "../process-alive.ts";
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Runs `fn` while holding a lock shared by every process on this machine: `mkdir` is atomic, and a
@@ -32,7 +25,7 @@ export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, time
       } catch {
         // The holder has made the directory but not written its pid yet.
       }
-      if (Number.isInteger(pid) && pid > 0 && !alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
         fs.rmSync(lockDir, { recursive: true, force: true });
         continue;
       }

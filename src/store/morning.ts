@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { DB } from "./db.ts";
 import type { PlaceRow } from "./places.ts";
+import { processAlive } from "../process-alive.ts";
 
 /** Places with at least one active subscriber: the cities the morning pipeline writes for. */
 export function subscribedPlaces(db: DB): PlaceRow[] {
@@ -74,14 +75,6 @@ function readLease(db: DB): Lease | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Takes the morning lease unless a live run holds it. A lease is free when it has expired or when its
