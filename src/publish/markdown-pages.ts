@@ -3,6 +3,7 @@ import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
 import type { EditionBodyItem, EditionItem, PublishedCity } from "../store/site-index.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
+import { censusFigures } from "../core/census-figures.ts";
 
 // Pure renderers of the markdown twins: data in, markdown out. `base` is the public origin
 // (config.baseUrl); every link is absolute so a twin read on its own still leads somewhere.
@@ -29,38 +30,11 @@ export function editionMarkdown(base: string, e: EditionBodyItem): string {
   ].join("\n");
 }
 
-/** One census figure formatted from a number (no data text), or null when it has not been imported (never estimated). */
-interface CensusLine { label: string; value: string | null }
-
-const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
-const dec1 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-
-export function censusLines(p: PublishedCity): CensusLine[] {
-  const f = (v: number | null, fmt: (x: number) => string) => (v === null || v === undefined || !Number.isFinite(v) ? null : fmt(v));
-  const pct = (v: number) => `${dec1.format(v)}%`;
-  return [
-    { label: "Population", value: f(p.population, formatInt) },
-    { label: "Housing units", value: f(p.housing_units, formatInt) },
-    { label: "Land area", value: f(p.land_area_sq_mi, (v) => `${dec1.format(v)} sq mi`) },
-    { label: "Median household income", value: f(p.median_income, usd.format) },
-    { label: "Median home value", value: f(p.median_home_value, usd.format) },
-    { label: "Median gross rent", value: f(p.median_rent, (v) => `${usd.format(v)} a month`) },
-    { label: "Owner-occupied homes", value: f(p.owner_occupied, formatInt) },
-    { label: "Renter-occupied homes", value: f(p.renter_occupied, formatInt) },
-    { label: "Bachelor's degree or higher (age 25+)", value: f(p.college_degree_percent, pct) },
-    { label: "Mean travel time to work", value: f(p.avg_commute_minutes, (v) => `${dec1.format(v)} minutes`) },
-    { label: "Work from home", value: f(p.work_from_home_percent, pct) },
-    { label: "Walk, bike or take transit to work", value: f(p.walk_bike_transit_percent, pct) },
-    { label: "Median age", value: f(p.median_age, (v) => `${dec1.format(v)} years`) },
-    { label: "Aged 65 and over", value: f(p.over65_percent, pct) },
-    { label: "Vacant housing units", value: f(p.vacancy_rate, pct) },
-  ];
-}
 
 export const NOT_AVAILABLE = "not available yet";
 
 function censusSection(p: PublishedCity): string[] {
-  const lines = censusLines(p);
+  const lines = censusFigures(p);
   const missing = lines.filter((l) => l.value === null).length;
   const vintage = p.acs_detail_year ?? p.acs_year;
   const source = vintage && /^\d{4}$/.test(vintage)

@@ -7,6 +7,7 @@ import {
   type CityWithEditions, type SiteEditionRow, type StateTotals,
 } from "../store/site-pages.ts";
 import type { DB } from "../store/db.ts";
+import { censusFigures, type CensusFigure } from "../core/census-figures.ts";
 
 /**
  * The data behind every HTML page. The publisher hands one `SiteData` to the Astro renderer as
@@ -32,10 +33,9 @@ export interface HomeView { featured: CityLink[]; cityCount: number; stateCount:
 export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }> }
 export interface StateView { name: string; slug: string; cities: CityLink[]; population: number }
 export interface PlaceInfo { slug: string; name: string; state: string; stateSlug: string; county: string | null; placeType: string; timezone: string; population: number | null; latitude: number; longitude: number }
-export interface CensusRow { label: string; value: string | null }
 export interface ComparisonMetric { label: string; unit: string; city: number; state: number; nation: number; format: "int" | "usd" | "dec1" }
 export interface EditionBody { date: string; subject: string; html: string; publishedAt: string; today: WeatherSnapshot["today"] | null; forecast: DailyForecast[] }
-export interface CityView { place: PlaceInfo; latest: EditionBody | undefined; archive: Array<{ date: string; subject: string }>; archiveTotal: number; census: CensusRow[]; censusYear: string | null; comparison: ComparisonMetric[] }
+export interface CityView { place: PlaceInfo; latest: EditionBody | undefined; archive: Array<{ date: string; subject: string }>; archiveTotal: number; census: CensusFigure[]; censusYear: string | null; comparison: ComparisonMetric[] }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: { date: string; subject: string } | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
 
@@ -71,33 +71,6 @@ function editionBody(e: SiteEditionRow): EditionBody {
   return { date: e.date, subject: e.subject, html, publishedAt: e.published_at, ...weatherOf(e.weather_json) };
 }
 
-const int = new Intl.NumberFormat("en-US");
-const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
-const dec1 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-
-/** The census table: every figure, saying plainly which ones are not available yet. */
-function censusRows(p: PlaceRow): CensusRow[] {
-  const n = (v: number | null, f: (x: number) => string) => (v === null || v === undefined ? null : f(v));
-  const pct = (v: number) => `${dec1.format(v)}%`;
-  return [
-    { label: "Population", value: n(p.population, int.format) },
-    { label: "Housing units", value: n(p.housing_units, int.format) },
-    { label: "Land area", value: n(p.land_area_sq_mi, (v) => `${dec1.format(v)} sq mi`) },
-    { label: "People per square mile", value: p.population !== null && p.land_area_sq_mi ? int.format(Math.round(p.population / p.land_area_sq_mi)) : null },
-    { label: "Median household income", value: n(p.median_income, usd.format) },
-    { label: "Median home value", value: n(p.median_home_value, usd.format) },
-    { label: "Median gross rent", value: n(p.median_rent, (v) => `${usd.format(v)}/month`) },
-    { label: "Owner-occupied homes", value: n(p.owner_occupied, int.format) },
-    { label: "Renter-occupied homes", value: n(p.renter_occupied, int.format) },
-    { label: "Bachelor's degree or higher (25+)", value: n(p.college_degree_percent, pct) },
-    { label: "Mean commute", value: n(p.avg_commute_minutes, (v) => `${dec1.format(v)} min`) },
-    { label: "Work from home", value: n(p.work_from_home_percent, pct) },
-    { label: "Walk, bike or transit to work", value: n(p.walk_bike_transit_percent, pct) },
-    { label: "Median age", value: n(p.median_age, (v) => `${dec1.format(v)} years`) },
-    { label: "Aged 65 and over", value: n(p.over65_percent, pct) },
-    { label: "Vacant homes", value: n(p.vacancy_rate, pct) },
-  ];
-}
 
 /** City against its state and the nation, for the figures all three have. */
 function comparison(p: PlaceRow, state: StateTotals | undefined, nation: StateTotals | undefined): ComparisonMetric[] {
@@ -171,7 +144,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
         latest: latest && editionBody(latest),
         archive: archiveIndex(db, place.geoid, CITY_ARCHIVE_ITEMS),
         archiveTotal: latest ? editionCountOf(db, place.geoid) : 0,
-        census: censusRows(place),
+        census: censusFigures(place),
         censusYear: place.acs_detail_year ?? place.acs_year,
         comparison: comparison(place, totalsOf(place.state_name), totalsOf("United States")),
       };
