@@ -1,7 +1,6 @@
 import type { H3 } from "h3";
 import { subscribeOperations } from "../../src/contract/operations/subscribe.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { kickMailSender } from "../../src/services/mail-sender.ts";
 import { subscribe } from "../../src/services/subscribe.ts";
 import type { OperationRouter } from "../operation-route.ts";
 import { enforceSubscribeLimit } from "../rate-limit.ts";
@@ -14,9 +13,5 @@ export function subscribeRoutes(router: OperationRouter, app: H3, ctx: AppContex
     method: "POST",
     match: (event) => SUBSCRIBE_PATHS.has(event.url.pathname),
   });
-  router.add(subscribeOperations.subscribe, ({ body }) => {
-    const result = subscribe(ctx, body);
-    kickMailSender(ctx); // the welcome email goes out now rather than at the next tick
-    return result;
-  });
+  router.add(subscribeOperations.subscribe, ({ body }) => subscribe(ctx, body));
 }
