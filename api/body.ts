@@ -2,8 +2,8 @@ import type { H3Event } from "h3";
 import { AppError } from "../src/core/errors.ts";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 
-/** Reads a JSON body, counting bytes as they arrive so an oversized body is refused without buffering it. */
-export async function readJsonBody(event: H3Event, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+/** Reads a body as text, counting bytes as they arrive so an oversized body is refused without buffering it. */
+export async function readBodyText(event: H3Event, limit = BODY_LIMIT_BYTES): Promise<string> {
   const tooLarge = () => new AppError("payload_too_large", `The request body exceeds the limit of ${limit} bytes (${limit / 1024} KiB).`);
   const declared = Number(event.req.headers.get("content-length") ?? NaN);
   if (declared > limit) throw tooLarge();
@@ -16,7 +16,12 @@ export async function readJsonBody(event: H3Event, limit = BODY_LIMIT_BYTES): Pr
       chunks.push(chunk);
     }
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads a JSON body within the limit: `payload_too_large` past it, `invalid_json` when empty or malformed. */
+export async function readJsonBody(event: H3Event, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  const text = await readBodyText(event, limit);
   if (text.trim() === "") throw new AppError("invalid_json", "The request body is empty; send a JSON object.");
   try {
     return JSON.parse(text);

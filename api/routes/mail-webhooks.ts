@@ -1,31 +1,11 @@
 import crypto from "node:crypto";
 import type { H3, H3Event } from "h3";
-import { z } from "zod";
+import { MailWebhookBody } from "../../src/contract/mail-webhooks.ts";
 import { AppError, toFieldIssues } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { handleMailNotification } from "../../src/services/suppressions.ts";
-import { unsubscribeByToken } from "../../src/services/unsubscribe.ts";
+import { handleMailEvents } from "../../src/services/suppressions.ts";
 import { readJsonBody } from "../body.ts";
 import { jsonWrite } from "../respond.ts";
-
-const Notification = z.object({
-  type: z.enum(["bounce", "complaint"]),
-  email: z.email(),
-  permanent: z.boolean().optional(),
-  detail: z.string().max(1000).optional(),
-});
-/**
- * A mail to the List-Unsubscribe mailto address, as an inbound-mail service reports it: its subject
- * (`unsubscribe {token}`) or the token itself.
- */
-const MailtoUnsubscribe = z.object({
-  type: z.literal("unsubscribe"),
-  token: z.string().max(200).optional(),
-  subject: z.string().max(1000).optional(),
-}).refine((u) => u.token !== undefined || u.subject !== undefined, "needs token or subject");
-const Event = z.union([Notification, MailtoUnsubscribe]);
-/** One event, or `{ events: [...] }` with up to 1000 of them. */
-const Body = z.union([Event, z.object({ events: z.array(Event).min(1).max(1000) })]);
 
 /** `Authorization: Bearer ADMIN_TOKEN`; missing: 401, wrong: 403, none configured: 503. */
 export function requireAdmin(ctx: AppContext, event: H3Event): void {
@@ -46,19 +26,12 @@ export function requireAdmin(ctx: AppContext, event: H3Event): void {
 export function mailWebhookRoutes(app: H3, ctx: AppContext): void {
   app.post("/webhooks/mail", async (event) => {
     requireAdmin(ctx, event);
-    const parsed = Body.safeParse(await readJsonBody(event));
+    const parsed = MailWebhookBody.safeParse(await readJsonBody(event));
     if (!parsed.success) {
       const issues = toFieldIssues(parsed.error.issues);
       throw new AppError("validation_error", "Expected {type: bounce|complaint, email, permanent?, detail?}, {type: unsubscribe, token|subject} or {events: [...]}.", { issues });
     }
     const events = "events" in parsed.data ? parsed.data.events : [parsed.data];
-    let suppressed = 0, unsubscribed = 0;
-    for (const n of events) {
-      if (n.type === "unsubscribe") {
-        const token = n.token ?? /unsubscribe\s+(\S+)/i.exec(n.subject ?? "")?.[1] ?? "";
-        if (unsubscribeByToken(ctx, token, "city", "mailto")) unsubscribed++;
-      } else if (handleMailNotification(ctx, n).suppressed) suppressed++;
-    }
-    return jsonWrite({ processed: events.length, suppressed, unsubscribed });
+    return jsonWrite(handleMailEvents(ctx, events));
   });
 }

@@ -3,6 +3,7 @@ import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
 import type { SubscriptionRow } from "../../src/store/subscribers.ts";
+import { readBodyText } from "../body.ts";
 
 /**
  * Unsubscribing, outside the public API (links in emails):
@@ -45,10 +46,9 @@ ${body}
 const invalid = () =>
   html(404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
 
+/** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
 async function formBody(event: H3Event): Promise<URLSearchParams> {
-  if (Number(event.req.headers.get("content-length") ?? 0) > 16 * 1024) return new URLSearchParams();
-  const text = await event.req.text();
-  return new URLSearchParams(text.length > 16 * 1024 ? "" : text);
+  return new URLSearchParams(await readBodyText(event).catch(() => ""));
 }
 
 const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;

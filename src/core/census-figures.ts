@@ -1,4 +1,4 @@
-/** The census columns a place row carries (a subset of `PlaceRow`). */
+/** The census columns of a `places` row (`PlaceRow` extends this). */
 export interface CensusColumns {
   population: number | null;
   housing_units: number | null;

@@ -1,13 +1,8 @@
 import { recordMailEvent, suppressAddress, type SuppressionReason } from "../store/subscribers.ts";
+import type { MailEvent, MailNotification } from "../contract/mail-webhooks.ts";
 import type { AppContext } from "./context.ts";
+import { unsubscribeByToken } from "./unsubscribe.ts";
 
-export interface MailNotification {
-  type: "bounce" | "complaint";
-  email: string;
-  /** Bounces only: a hard (permanent) bounce suppresses; a soft one is only recorded. Default true. */
-  permanent?: boolean;
-  detail?: string;
-}
 
 /** Puts an address on the suppression list; its history is kept. Returns false if it already was. */
 export function suppress(ctx: AppContext, email: string, reason: SuppressionReason, source: string, detail: string | null = null): boolean {
@@ -25,4 +20,16 @@ export function handleMailNotification(ctx: AppContext, n: MailNotification): { 
   }
   suppress(ctx, email, n.type === "complaint" ? "complained" : "bounced", "webhook", n.detail ?? null);
   return { suppressed: true };
+}
+
+/** The provider's notifications in order: suppressions, soft bounces and mailto unsubscribes. */
+export function handleMailEvents(ctx: AppContext, events: MailEvent[]): { processed: number; suppressed: number; unsubscribed: number } {
+  let suppressed = 0, unsubscribed = 0;
+  for (const n of events) {
+    if (n.type === "unsubscribe") {
+      const token = n.token ?? /unsubscribe\s+(\S+)/i.exec(n.subject ?? "")?.[1] ?? "";
+      if (unsubscribeByToken(ctx, token, "city", "mailto")) unsubscribed++;
+    } else if (handleMailNotification(ctx, n).suppressed) suppressed++;
+  }
+  return { processed: events.length, suppressed, unsubscribed };
 }

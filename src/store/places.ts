@@ -1,6 +1,8 @@
+import type { CensusColumns } from "../core/census-figures.ts";
 import type { DB } from "./db.ts";
 
-export interface PlaceRow {
+/** A row of `places`: identity and location, plus the census columns (`CensusColumns`). */
+export interface PlaceRow extends CensusColumns {
   geoid: string;
   slug: string;
   name: string;
@@ -12,23 +14,8 @@ export interface PlaceRow {
   latitude: number;
   longitude: number;
   timezone: string;
-  population: number | null;
-  housing_units: number | null;
   acs_year: string | null;
-  median_income: number | null;
-  median_home_value: number | null;
-  median_rent: number | null;
-  owner_occupied: number | null;
-  renter_occupied: number | null;
-  college_degree_percent: number | null;
-  avg_commute_minutes: number | null;
-  work_from_home_percent: number | null;
-  walk_bike_transit_percent: number | null;
-  median_age: number | null;
-  over65_percent: number | null;
-  vacancy_rate: number | null;
   acs_detail_year: string | null;
-  land_area_sq_mi: number | null;
 }
 
 export function findPlaceBySlug(db: DB, slug: string): PlaceRow | undefined {
