@@ -38,6 +38,8 @@ export class SmtpSink {
   refuseAll: { code: number; message: string } | undefined;
   /** Per-address RCPT replies, e.g. 550 for an address that does not exist. */
   refuseRecipient = new Map<string, { code: number; message: string }>();
+  /** Called with each message's raw text the moment its data ends, before the server answers. */
+  onArrival: ((raw: string) => void) | undefined;
   readonly #parse: boolean;
   readonly #starttls: boolean;
   #server: SMTPServer | undefined;
@@ -77,9 +79,10 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", () => {
+          const raw = Buffer.concat(chunks).toString("utf8");
+          this.onArrival?.(raw);
           const finish = async () => {
             if (this.#closed.has(session)) return cb(new Error("client went away"));
-            const raw = Buffer.concat(chunks).toString("utf8");
             const to = session.envelope.rcptTo.map((r) => r.address);
             const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
             if (this.#parse) {

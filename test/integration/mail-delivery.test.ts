@@ -204,12 +204,21 @@ describe("exactly once, even when a sender is killed mid-batch and two senders r
     const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => p.once("exit", (code) => resolve(code)));
     const a = sender();
     const b = sender();
-    await slow.waitForCount(4);
-    // Half-way through the sink's 150 ms answer to the next message: A dies with a batch in flight.
-    // (Killing it in the microseconds between the server's 250 and its own commit would re-send that
-    // one message, with the same Message-ID: the one window no SMTP client can close.)
-    await new Promise((r) => setTimeout(r, 75));
-    a.kill("SIGKILL");
+    // A dies with one of its own messages in flight: the sink has the data and is still taking its
+    // 150 ms to answer. (Killing it in the microseconds between the server's 250 and its own commit
+    // would re-send that one message, with the same Message-ID: the one window no SMTP client can close.)
+    const aKilled = new Promise<void>((resolve) => {
+      slow.onArrival = (raw) => {
+        const row = Number(/^Message-ID: <digest-(\d+)@/im.exec(raw)?.[1]);
+        const owner = db().prepare("SELECT lease_owner FROM outbox WHERE id = ?").pluck().get(row) as string | null;
+        if (slow.count >= 2 && owner?.includes(`:${a.pid}:`)) {
+          slow.onArrival = undefined;
+          a.kill("SIGKILL");
+          resolve();
+        }
+      };
+    });
+    await aKilled;
     expect(await exited(a)).toBe(null);
     const restarted = sender();
     expect(await Promise.all([exited(b), exited(restarted)])).toEqual([0, 0]);
