@@ -10,6 +10,7 @@ import { databaseFile, openDatabase } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places-import.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
+import { refreshSearchSets } from "../src/services/search.ts";
 import { createApp } from "./app.ts";
 
 export interface RunningServer {
@@ -42,6 +43,9 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
+  // An archive stored before the search's kept sets existed (or by another process) catches up.
+  const stopSearchSets = new AbortController();
+  const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
   // The morning pipeline every 15 minutes; `npm start` (this file as entry) also runs it right away.
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
@@ -51,6 +55,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     ctx,
     close: async () => {
       await morning?.stop();
+      stopSearchSets.abort();
+      await searchSets;
       await mailSender?.stop();
       await ctx.mailer.close();
       await new Promise<void>((resolve) => {

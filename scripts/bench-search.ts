@@ -16,6 +16,7 @@ import readline from "node:readline";
 import { PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places-import.ts";
+import { refreshSearchBits } from "../src/store/search-bits.ts";
 import { benchCities, seedArchive, storeMorning } from "./bench/seed-archive.ts";
 import { editionWriter, rng, vocabulary } from "./bench/synthetic-editions.ts";
 
@@ -115,19 +116,25 @@ async function benchSize(size: number, reuse?: string): Promise<void> {
   const db = openDatabase(databaseFile(dataDir));
   importPlaces(db, PLACES_CSV);
   const cities = benchCities(db);
+  const setsBytes = () => Number(db.prepare("SELECT coalesce(sum(length(bits)), 0) FROM search_bits").pluck().get());
   if (reuse) {
     console.log("reusing a seeded archive: no build figures");
+    const sets = refreshSearchBits(db);
+    if (sets.editions > 0) console.log(`search sets brought up to date: ${sets.editions.toLocaleString("en-US")} editions in ${(sets.ms / 1000).toFixed(1)} s`);
   } else {
     let lastReport = performance.now();
     const seeded = seedArchive(db, size, END_DATE, (done) => {
       if (performance.now() - lastReport > 15_000) { lastReport = performance.now(); console.log(`   seeded ${done.toLocaleString("en-US")}...`); }
     });
+    const sets = refreshSearchBits(db);
     const morning = storeMorning(db, cities, END_DATE, editionWriter(size + 1));
+    const morningSets = refreshSearchBits(db);
     db.pragma("wal_checkpoint(TRUNCATE)");
     const fileBytes = fs.statSync(databaseFile(dataDir)).size;
     console.log(`build: ${seeded.editions.toLocaleString("en-US")} editions stored with their search rows in ${(seeded.ms / 1000).toFixed(1)} s`
       + ` (${Math.round(seeded.editions / (seeded.ms / 1000))}/s); search index ${mb(indexBytesOf(db))}, database ${mb(fileBytes)}`);
-    console.log(`morning: 1,000 more editions with their search rows, one transaction: ${ms(morning)} ms`);
+    console.log(`search sets: ${sets.keys.toLocaleString("en-US")} frequent terms, ${mb(setsBytes())}, built in ${(sets.ms / 1000).toFixed(1)} s`);
+    console.log(`morning: 1,000 more editions with their search rows, one transaction: ${ms(morning)} ms; then the search sets: ${ms(morningSets.ms)} ms (${morningSets.keysAdded} new terms)`);
   }
   const slugs = db.prepare(`SELECT slug FROM places WHERE geoid IN (${cities.map(() => "?").join(",")})`).pluck().all(...cities.map((c) => c.geoid)) as string[];
   db.close();

@@ -15,6 +15,7 @@ import { censusOf } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
 import { publishEditions } from "./publish.ts";
+import { refreshSearchSets } from "./search.ts";
 
 export interface MorningSummary {
   /** The instant the run treated as "now" (ISO). */
@@ -205,6 +206,8 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
       }
     });
+    // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
+    if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
     Object.assign(summary, await publishPending(ctx, now.toISOString()));
   } finally {

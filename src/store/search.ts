@@ -1,23 +1,20 @@
-import { RANK_WINDOW, SUBJECT_WEIGHT, type ParsedSearch } from "../core/search-query.ts";
+import { countIds, highestIds } from "../core/bitset.ts";
+import { rankCandidates } from "../core/search-rank.ts";
+import { RANK_WINDOW, type ParsedSearch, type SearchTerm } from "../core/search-query.ts";
 import { indexableText, plainTextOf } from "../core/search-text.ts";
 import { cachedStatement, type DB } from "./db.ts";
+import { matchingSet } from "./search-bits.ts";
 
 /**
  * Archive search over the FTS5 table `edition_search` (migration 002).
  *
  * Why not `ORDER BY bm25()` and `count(*)`: both cost time in proportion to the number of editions a
  * term appears in (bm25 re-counts every phrase over the whole index for its IDF), which for common
- * words and prefixes is the whole archive: 25-100 ms per query at 365,000 editions. Instead:
- * - candidates are the newest RANK_WINDOW matches, which FTS5 finds by walking its posting lists
- *   from the newest rowid and stopping early (well under a millisecond);
- * - they are ranked by BM25 term frequency and length normalisation computed from `highlight()`
- *   (matches in the subject weigh 3x), newest first among equals. When a query matches fewer than
- *   RANK_WINDOW editions this ranks all of them; otherwise the newest RANK_WINDOW;
- * - `total` is exact: free when the window is not full; for one plain word, the FTS5 vocabulary's
- *   document count; otherwise counted once, remembered, and then extended only over editions added
- *   since (rowids only grow; a delete or edit bumps `search_generation` and forgets), so repeating a
- *   query costs what changed since;
- * - snippets are made only for the returned page.
+ * words and prefixes is the whole archive: 25-150 ms per query at 365,000 editions. Instead:
+ * - the set of matching editions is built from the kept sets of frequent terms (src/store/search-bits.ts)
+ *   and FTS5 for rare ones, so `total` is exact and costs a few bitmap operations;
+ * - the newest RANK_WINDOW of them are ranked (src/core/search-rank.ts) from their text;
+ * - snippets are made by FTS5 only for the returned page.
  */
 
 /** The token that tags a city's rows in the `place` column. */
@@ -25,8 +22,6 @@ export const placeToken = (geoid: string) => `p${geoid.replace(/[^0-9A-Za-z]/g, 
 
 export { RANK_WINDOW };
 const SNIPPET_TOKENS = 32;
-const K1 = 1.2;
-const B = 0.75;
 
 // Prepared once per connection: preparing costs about as much as a short query.
 const stmt = cachedStatement;
@@ -48,60 +43,19 @@ export interface SearchHit {
   snippet: string;
 }
 
-interface Candidate { id: number; date: string; tf0: number; len0: number; tf1: number; len1: number; score: number }
+const fts5Term = (t: SearchTerm) => `"${t.words.join(" ")}"${t.prefix ? "*" : ""}`;
 
-type Remembered = { generation: string; upto: number; count: number };
-const TOTALS_KEPT = 5000;
-const totalsByDb = new WeakMap<DB, Map<string, Remembered>>();
+// The column filter costs a position check per match; it is only needed when a typed word could be
+// a place token (`p` and digits) of the `place` column.
+const couldHitPlace = (t: SearchTerm) => t.words.some((w) => /^p\d/i.test(w));
 
 function matchExpression(parsed: ParsedSearch, placeGeoid?: string): string {
-  // The column filter costs a position check per match (about 1.5x on common words); it is only
-  // needed when a typed word could be a place token (`p` and digits) of the `place` column.
-  const couldHitPlace = [...parsed.groups.flat(), ...parsed.excluded].some((t) => t.words.some((w) => /^p\d/i.test(w)));
-  const text = couldHitPlace ? `{subject body} : (${parsed.expression})` : `(${parsed.expression})`;
+  const filter = [...parsed.groups.flat(), ...parsed.excluded].some(couldHitPlace);
+  const text = filter ? `{subject body} : (${parsed.expression})` : `(${parsed.expression})`;
   return placeGeoid === undefined ? text : `place : "${placeToken(placeGeoid)}" AND ${text}`;
 }
 
-function bm25Tf(tf: number, len: number, avg: number): number {
-  return tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / (avg || 1)));
-}
-
-/**
- * A one-word search without a city: its document count from the FTS5 vocabulary, several times
- * cheaper than counting matches. Only for plain ASCII words, whose token is simply the lowercase
- * word, and never for a word shaped like a place token (those are counted in the `place` column).
- */
-function singleWordCount(db: DB, parsed: ParsedSearch, placeGeoid?: string): number | undefined {
-  if (placeGeoid !== undefined || parsed.excluded.length > 0 || parsed.groups.length !== 1 || parsed.groups[0].length !== 1) return undefined;
-  const [term] = parsed.groups[0];
-  if (term.prefix || term.words.length !== 1 || !/^[A-Za-z0-9]+$/.test(term.words[0]) || /^p\d+$/i.test(term.words[0])) return undefined;
-  const docs = stmt(db, "SELECT doc FROM edition_search_terms WHERE term = ?").pluck().get(term.words[0].toLowerCase());
-  return docs === undefined ? undefined : Number(docs);
-}
-
-/**
- * Exact number of matching editions, remembered per expression and extended by newer rowids.
- * Called inside the search's read transaction, so max(rowid) and the counts share one snapshot.
- */
-function countMatches(db: DB, match: string, coldCount: () => number): number {
-  const generation = String(stmt(db, "SELECT value FROM meta WHERE key = 'search_generation'").pluck().get() ?? "0");
-  const upto = Number(stmt(db, "SELECT max(rowid) FROM edition_search").pluck().get() ?? 0);
-  let memo = totalsByDb.get(db);
-  if (!memo) totalsByDb.set(db, (memo = new Map()));
-  const known = memo.get(match);
-  let count: number;
-  if (known && known.generation === generation && known.upto <= upto) {
-    count = known.count + (known.upto === upto ? 0 : Number(stmt(db,
-      "SELECT count(*) FROM edition_search WHERE edition_search MATCH ? AND rowid > ? AND rowid <= ?",
-    ).pluck().get(match, known.upto, upto)));
-  } else {
-    count = coldCount();
-  }
-  memo.delete(match); // re-inserted last: the Map's order is least recently used first
-  memo.set(match, { generation, upto, count });
-  if (memo.size > TOTALS_KEPT) memo.delete(memo.keys().next().value!);
-  return count;
-}
+const termMatch = (t: SearchTerm) => (couldHitPlace(t) ? `{subject body} : ${fts5Term(t)}` : fts5Term(t));
 
 /**
  * The best `limit` matching editions, and how many match in all. Runs in one read transaction,
@@ -111,24 +65,12 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
   const match = matchExpression(parsed, opts.placeGeoid);
   const rankWindow = Math.max(opts.rankWindow ?? RANK_WINDOW, opts.limit);
   return db.transaction(() => {
-    // Term frequencies come from counting highlight marks in SQL, so no text crosses into JS.
-    const rows = stmt(db, `
-      SELECT m.id, e.date,
-             length(m.h0) - length(replace(m.h0, char(2), '')) AS tf0, length(m.h0) AS len0,
-             length(m.h1) - length(replace(m.h1, char(2), '')) AS tf1, length(m.h1) AS len1
-      FROM (SELECT rowid AS id,
-                   highlight(edition_search, 0, char(2), char(3)) AS h0,
-                   highlight(edition_search, 1, char(2), char(3)) AS h1
-            FROM edition_search WHERE edition_search MATCH ? ORDER BY rowid DESC LIMIT ?) AS m
-      JOIN editions e ON e.id = m.id`).all(match, rankWindow + 1) as Candidate[];
-    const total = rows.length <= rankWindow ? rows.length : countMatches(db, match, () =>
-      singleWordCount(db, parsed, opts.placeGeoid)
-      ?? Number(stmt(db, "SELECT count(*) FROM edition_search WHERE edition_search MATCH ?").pluck().get(match)));
-    const window = rows.slice(0, rankWindow);
-    const avg0 = window.reduce((s, r) => s + r.len0, 0) / (window.length || 1);
-    const avg1 = window.reduce((s, r) => s + r.len1, 0) / (window.length || 1);
-    for (const r of window) r.score = SUBJECT_WEIGHT * bm25Tf(r.tf0, r.len0, avg0) + bm25Tf(r.tf1, r.len1, avg1);
-    window.sort((a, b) => b.score - a.score || (a.date < b.date ? 1 : a.date > b.date ? -1 : b.id - a.id));
+    const matching = matchingSet(db, parsed, termMatch, opts.placeGeoid === undefined ? undefined : `place : "${placeToken(opts.placeGeoid)}"`);
+    const total = countIds(matching);
+    const ids = highestIds(matching, rankWindow);
+    const rows = stmt(db, `SELECT s.rowid, e.date, s.subject, s.body FROM edition_search s JOIN editions e ON e.id = s.rowid
+      WHERE s.rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(ids)) as Array<[number, string, string, string]>;
+    const ranked = rankCandidates(rows.map(([id, date, subject, body]) => ({ id, date, columns: [subject, body] })), parsed.groups.flat());
 
     const details = stmt(db, `
       SELECT e.id, p.slug, p.name AS city, p.state_name AS state, e.date, e.subject
@@ -136,10 +78,10 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
     const snippets = [0, 1].map((column) => stmt(db,
       `SELECT snippet(edition_search, ${column}, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM edition_search WHERE edition_search MATCH ? AND rowid = ?`,
     ).pluck());
-    const hits = window.slice(0, opts.limit).map((r) => {
+    const hits = ranked.slice(0, opts.limit).map((r) => {
       const hit = details.get(r.id) as Omit<SearchHit, "snippet">;
       // The passage from the text when the text matches, else from the subject.
-      const snippet = String(snippets[r.tf1 > 0 || r.tf0 === 0 ? 1 : 0].get(match, r.id) ?? "");
+      const snippet = String(snippets[r.tf[1] > 0 || r.tf[0] === 0 ? 1 : 0].get(match, r.id) ?? "");
       return { ...hit, snippet };
     });
     return { total, hits };
