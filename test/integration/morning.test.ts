@@ -4,6 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { pino } from "pino";
+import { newestIndexedId, searchBitsUpto } from "../../src/store/search-bits.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/config.ts";
 import { composeCity, runMorning } from "../../src/services/morning.ts";
@@ -58,6 +59,9 @@ describe("the morning pipeline across timezones (frozen clock)", () => {
   it("publishes New York at 07:00 local while Honolulu, at 02:00, stays edition_not_found", async () => {
     const s = await runMorning(server.ctx);
     expect(s).toMatchObject({ cities: 2, due: 1, composed: 1, skipped: 1, failed: 0, withoutWeather: 0, published: 1, publishFailed: 0, digestsQueued: 2 });
+    // The search's kept sets took the new edition in.
+    expect(searchBitsUpto(server.ctx.db)).toBe(newestIndexedId(server.ctx.db));
+    expect(newestIndexedId(server.ctx.db)).toBeGreaterThan(0);
 
     const ny = await archive(NEW_YORK, "2026-11-22");
     expect(ny.status).toBe(200);
