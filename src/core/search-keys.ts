@@ -43,3 +43,41 @@ export function keysOfTokens(tokens: string[], into: Set<string> = new Set()): S
   }
   return into;
 }
+
+/**
+ * Finds which of a fixed set of keys a column's tokens belong to, without building every candidate
+ * key: a token's word and prefix keys are looked up once per distinct token, and phrases only from
+ * tokens that start a kept one. (keysOfTokens builds about ten strings per token; the refresh reads
+ * every new edition, so this is most of its time.)
+ */
+export class KeyMatcher {
+  readonly #ids: Map<string, number>;
+  readonly #single = new Map<string, number[]>();
+  readonly #phraseStarts = new Set<string>();
+
+  constructor(ids: Map<string, number>) {
+    this.#ids = ids;
+    for (const key of ids.keys()) if (!key.endsWith("*") && key.includes(" ")) this.#phraseStarts.add(key.slice(1, key.indexOf(" ")));
+  }
+
+  idsOf(tokens: string[], into: Set<number>): Set<number> {
+    for (let i = 0; i < tokens.length; i++) {
+      const w = tokens[i];
+      let single = this.#single.get(w);
+      if (!single) {
+        single = [`"${w}"`, ...Array.from({ length: Math.max(0, Math.min(w.length, MAX_KEY_PREFIX) - MIN_KEY_PREFIX + 1) }, (_, n) => `"${w.slice(0, MIN_KEY_PREFIX + n)}"*`)]
+          .map((k) => this.#ids.get(k)).filter((id): id is number => id !== undefined);
+        this.#single.set(w, single);
+      }
+      for (const id of single) into.add(id);
+      if (!this.#phraseStarts.has(w)) continue;
+      let run = w;
+      for (let n = 1; n < MAX_PHRASE_WORDS && i + n < tokens.length; n++) {
+        run += ` ${tokens[i + n]}`;
+        const id = this.#ids.get(`"${run}"`);
+        if (id !== undefined) into.add(id);
+      }
+    }
+    return into;
+  }
+}

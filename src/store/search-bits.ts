@@ -1,5 +1,5 @@
 import { addIds, andInto, andNotInto, clearRange, emptyBitset, orInto, type Bitset } from "../core/bitset.ts";
-import { keysOfTokens, termKey } from "../core/search-keys.ts";
+import { KeyMatcher, keysOfTokens, termKey } from "../core/search-keys.ts";
 import type { ParsedSearch, SearchTerm } from "../core/search-query.ts";
 import { cachedStatement, type DB } from "./db.ts";
 import { tokensOf } from "./search-tokens.ts";
@@ -26,9 +26,9 @@ export interface RefreshOptions {
   step?: number;
   /** Share of the sampled editions a term must appear in to get a kept set (default 0.03). */
   minShare?: number;
-  /** Editions a step must sample before it judges which terms are frequent (default 500). */
+  /** Editions a step must sample before it judges which terms are frequent (default 200). */
   minSample?: number;
-  /** Editions sampled per step to find frequent terms (default 2,000). */
+  /** The newest editions of each step in which frequent terms are counted (default 500). */
   sampleSize?: number;
   /** At most this many kept sets (default 6,000). */
   maxKeys?: number;
@@ -131,22 +131,24 @@ function refreshRange(db: DB, from: number, to: number, o: Required<RefreshOptio
   const counts = new Map<string, number>();
   const sampleFrom = to - o.sampleSize;
   let sampled = 0;
+  const matcher = new KeyMatcher(keyIds);
   const keys = new Set<string>();
+  const ids = new Set<number>();
   const rows = stmt(db, "SELECT rowid, subject, body FROM edition_search WHERE rowid > ? AND rowid <= ? ORDER BY rowid").raw().all(from, to) as Array<[number, string, string]>;
   for (const [rowid, subject, body] of rows) {
-    keys.clear();
-    for (const tokens of tokensOf(db, subject, body)) keysOfTokens(tokens, keys);
-    const sample = rowid > sampleFrom;
-    if (sample) sampled++;
-    for (const k of keys) {
-      const id = keyIds.get(k);
-      if (id !== undefined) {
-        const list = members.get(id);
-        if (list) list.push(rowid); else members.set(id, [rowid]);
-      } else if (sample) {
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-      }
+    ids.clear();
+    const columns = tokensOf(db, subject, body);
+    for (const tokens of columns) matcher.idsOf(tokens, ids);
+    for (const id of ids) {
+      const list = members.get(id);
+      if (list) list.push(rowid); else members.set(id, [rowid]);
     }
+    // The newest editions of the step are the sample in which new frequent terms are counted.
+    if (rowid <= sampleFrom) continue;
+    sampled++;
+    keys.clear();
+    for (const tokens of columns) keysOfTokens(tokens, keys);
+    for (const k of keys) if (!keyIds.has(k)) counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   for (const id of keyIds.values()) updateRange(db, id, from, to, members.get(id) ?? []);
 
@@ -166,7 +168,7 @@ function refreshRange(db: DB, from: number, to: number, o: Required<RefreshOptio
  * run at any time and from several processes: each step re-reads the watermark under the write lock.
  */
 export function refreshSearchBits(db: DB, opts: RefreshOptions = {}): RefreshResult {
-  const o: Required<RefreshOptions> = { step: 20_000, minShare: 0.03, minSample: 500, sampleSize: 2_000, maxKeys: 6_000, maxSteps: Infinity, ...opts };
+  const o: Required<RefreshOptions> = { step: 20_000, minShare: 0.03, minSample: 200, sampleSize: 500, maxKeys: 6_000, maxSteps: Infinity, ...opts };
   const started = performance.now();
   const result: RefreshResult = { editions: 0, keysAdded: 0, keys: 0, ms: 0 };
   const step = db.transaction(() => {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { addIds, andInto, andNotInto, clearRange, countIds, emptyBitset, hasId, highestIds, orInto } from "../../src/core/bitset.ts";
-import { keysOfTokens, termKey } from "../../src/core/search-keys.ts";
+import { KeyMatcher, keysOfTokens, termKey } from "../../src/core/search-keys.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { textTokens } from "../../src/store/search-tokens.ts";
 
@@ -63,6 +63,20 @@ describe("search keys", () => {
     expect(termKey({ words: ["a", "b"], prefix: true })).toBeUndefined();
     expect(termKey({ words: ["P0644000"], prefix: false })).toBeUndefined();
     expect(termKey({ words: ["abcdefghi"], prefix: true })).toBeUndefined();
+  });
+
+  it("finds exactly the kept keys a column's tokens belong to, as building every key would", () => {
+    const vocab = ["rain", "rainy", "partly", "cloudy", "the", "park", "p0644000", "at", "a", "market", "farmers"];
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const columns = Array.from({ length: 60 }, () => Array.from({ length: 30 }, () => vocab[Math.floor(next() * vocab.length)]));
+    const all = [...new Set(columns.flatMap((c) => [...keysOfTokens(c)]))];
+    const kept = new Map(all.filter(() => next() < 0.4).map((k, i) => [k, i] as [string, number]));
+    const matcher = new KeyMatcher(kept);
+    for (const c of columns) {
+      const expected = [...keysOfTokens(c)].filter((k) => kept.has(k)).map((k) => kept.get(k)!).sort((a, b) => a - b);
+      expect([...matcher.idsOf(c, new Set())].sort((a, b) => a - b)).toEqual(expected);
+    }
   });
 });
 
