@@ -90,10 +90,11 @@ export function keptSet(db: DB, key: string, upto: number, maxId: number): Bitse
   const set = emptyBitset(maxId);
   const base = id * KEY_STRIDE;
   const rows = stmt(db, "SELECT id, bits FROM search_bits WHERE id BETWEEN ? AND ?").raw().all(base, base + (upto >>> CHUNK_BITS)) as Array<[number, Buffer]>;
+  const bytes = new Uint8Array(set.buffer);
   for (const [rowid, bits] of rows) {
-    const words = new Uint32Array(bits.buffer, bits.byteOffset, bits.byteLength >>> 2);
-    const at = (rowid - base) * WORDS_PER_CHUNK;
-    set.set(at + words.length <= set.length ? words : words.subarray(0, set.length - at), at);
+    // Byte copies: a Buffer from SQLite need not be 4-byte aligned for a Uint32Array view.
+    const at = (rowid - base) * WORDS_PER_CHUNK * 4;
+    bytes.set(at + bits.length <= bytes.length ? bits : bits.subarray(0, bytes.length - at), at);
   }
   clearRange(set, upto + 1, (set.length << 5) - 1);
   return set;
@@ -112,7 +113,7 @@ function updateRange(db: DB, keyRowid: number, from: number, to: number, ids: nu
   for (let chunk = (from + 1) >>> CHUNK_BITS; chunk <= to >>> CHUNK_BITS; chunk++) {
     const old = read.get(base + chunk) as Buffer | undefined;
     const words = new Uint32Array(WORDS_PER_CHUNK);
-    if (old) words.set(new Uint32Array(old.buffer.slice(old.byteOffset, old.byteOffset + old.byteLength)));
+    if (old) new Uint8Array(words.buffer).set(old);
     const lo = chunk * CHUNK_IDS;
     clearRange(words, Math.max(from + 1, lo) - lo, Math.min(to, lo + CHUNK_IDS - 1) - lo);
     for (; i < ids.length && ids[i] < lo + CHUNK_IDS; i++) words[(ids[i] - lo) >>> 5] |= 1 << ((ids[i] - lo) & 31);
