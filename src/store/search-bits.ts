@@ -52,13 +52,19 @@ export function newestIndexedId(db: DB): number {
   return Number(stmt(db, "SELECT max(rowid) FROM edition_search").pluck().get() ?? 0);
 }
 
+/** Every id matching an FTS5 term expression, ascending. */
+export function matchingIds(db: DB, match: string): number[] {
+  return stmt(db, "SELECT rowid FROM edition_search WHERE edition_search MATCH ? ORDER BY rowid").pluck().all(match) as number[];
+}
+
 /**
- * Ids matching an FTS5 term expression: up to `to` (ascending), or above `from` (newest first).
+ * Ids matching an FTS5 term expression up to `to` (ascending), or above `from` (newest first).
  * FTS5 walks a posting list in rowid order and stops where we stop reading, whereas a rowid range
  * in the WHERE clause still reads the whole list (19 ms for a word in all 366,000 editions,
- * against 0.4 ms for its newest 1,000).
+ * against 0.4 ms for its newest 1,000). Reading row by row costs about 0.5 µs a row more than
+ * `all()`, so this is for stopping early only.
  */
-export function matchingIds(db: DB, match: string, to: number): number[] {
+export function matchingIdsUpTo(db: DB, match: string, to: number): number[] {
   const out: number[] = [];
   for (const id of stmt(db, "SELECT rowid FROM edition_search WHERE edition_search MATCH ? ORDER BY rowid").pluck().iterate(match) as Iterable<number>) {
     if (id > to) break;
@@ -158,7 +164,7 @@ function refreshRange(db: DB, from: number, to: number, o: Required<RefreshOptio
   const fresh = [...counts].filter(([, n]) => n >= min).sort((a, b) => b[1] - a[1]).slice(0, Math.max(0, o.maxKeys - keyIds.size));
   for (const [key] of fresh) {
     const id = Number(stmt(db, "INSERT INTO search_keys (key) VALUES (?)").run(key).lastInsertRowid);
-    updateRange(db, id, 0, to, matchingIds(db, key, to));
+    updateRange(db, id, 0, to, matchingIdsUpTo(db, key, to));
   }
   return fresh.length;
 }
@@ -200,11 +206,11 @@ export function matchingSet(db: DB, parsed: ParsedSearch, termMatch: (t: SearchT
     const key = termKey(t);
     const kept = key === undefined ? undefined : keptSet(db, key, upto, maxId);
     if (kept) return upto >= maxId ? kept : addIds(kept, matchingIdsAbove(db, key!, upto));
-    return addIds(emptyBitset(maxId), matchingIds(db, termMatch(t), maxId));
+    return addIds(emptyBitset(maxId), matchingIds(db, termMatch(t)));
   };
   const groupSet = (group: SearchTerm[]) => group.map(setOf).reduce((a, b) => orInto(a, b));
   const result = parsed.groups.map(groupSet).reduce((a, b) => andInto(a, b));
   for (const t of parsed.excluded) andNotInto(result, setOf(t));
-  if (placeMatch !== undefined) andInto(result, addIds(emptyBitset(maxId), matchingIds(db, placeMatch, maxId)));
+  if (placeMatch !== undefined) andInto(result, addIds(emptyBitset(maxId), matchingIds(db, placeMatch)));
   return result;
 }
