@@ -14,7 +14,7 @@
 export const MAX_TERMS = 32;
 export const MIN_PREFIX_LENGTH = 2;
 /** Ranking policy (applied in src/store/search.ts): how many of the newest matches are ranked ... */
-export const RANK_WINDOW = 100;
+export const RANK_WINDOW = 50;
 /** ... and how much more a match in the subject counts than one in the text. */
 export const SUBJECT_WEIGHT = 3;
 
