@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { H3Event } from "h3";
 
 /** A strong validator over the exact bytes sent. */
-function etagOf(body: string): string {
+export function etagOf(body: string): string {
   return `"${crypto.createHash("sha1").update(body).digest("base64url")}"`;
 }
 
@@ -15,9 +15,11 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
   });
 }
 
-/** A cacheable read: body with `Cache-Control` and a strong `ETag`, or 304 when the client has it. */
-export function cachedResponse(event: H3Event, body: string, contentType: string, cacheControl: string, extra: Record<string, string> = {}): Response {
-  const etag = etagOf(body);
+/**
+ * A cacheable read: body with `Cache-Control` and a strong `ETag`, or 304 when the client has it.
+ * `etag` may come precomputed (from etagOf) by a caller that can remember it, e.g. per file.
+ */
+export function cachedResponse(event: H3Event, body: string, contentType: string, cacheControl: string, extra: Record<string, string> = {}, etag = etagOf(body)): Response {
   const headers = { "Cache-Control": cacheControl, ETag: etag, ...extra };
   if (matches(event.req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
   return new Response(event.req.method === "HEAD" ? null : body, { status: 200, headers: { "Content-Type": contentType, ...headers } });

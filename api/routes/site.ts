@@ -1,13 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
+import { LRUCache } from "lru-cache";
 import { isWellFormedSlug } from "../../src/core/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
 import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/services/site-pages.ts";
 import { placeBySlug } from "../../src/store/site-pages.ts";
-import { cachedResponse, markdownTokens } from "../respond.ts";
+import { cachedResponse, etagOf, markdownTokens } from "../respond.ts";
 
 /**
  * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated
@@ -60,17 +61,36 @@ function relativeFile(pathname: string): string | undefined {
   return path.extname(rel) ? rel : `${rel}.html`;
 }
 
+interface SiteFile {
+  body: string;
+  etag: string;
+}
+
+// ETags per file version (device, inode, size, mtime): a published file is only ever replaced by
+// renaming a new one over it, so hashing once per version is enough (a 4.6 MB file took ~10 ms).
+const etags = new LRUCache<string, string>({ max: 20_000 });
+
 /** Reads `rel` from the live generation, then the archive. */
-async function readSiteFile(dirs: SiteDirs, rel: string): Promise<string | undefined> {
+async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | undefined> {
   const live = currentGeneration(dirs);
   for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
     const file = path.join(dir, rel);
     if (!file.startsWith(dir + path.sep)) return undefined;
+    let handle;
     try {
-      return await fs.readFile(file, "utf8");
+      handle = await fs.open(file, "r");
+      const st = await handle.stat();
+      if (!st.isFile()) continue;
+      const body = await handle.readFile("utf8");
+      const version = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+      let etag = etags.get(version);
+      if (etag === undefined) etags.set(version, (etag = etagOf(body)));
+      return { body, etag };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw e;
+    } finally {
+      await handle?.close();
     }
   }
   return undefined;
@@ -90,7 +110,7 @@ export function prefersMarkdown(accept: string | null): boolean {
 }
 
 async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {
-  const page = (await readSiteFile(dirs, "404.html")) ??
+  const page = (await readSiteFile(dirs, "404.html"))?.body ??
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
   return new Response(event.req.method === "HEAD" ? null : page, {
     status: 404,
@@ -126,20 +146,20 @@ export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext
     if (twin !== undefined) return markdown(event, twin, twinRel);
   }
   const type = contentTypeOf(rel);
-  const body = type && (await readSiteFile(dirs, rel));
-  if (!type || body === undefined) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, dirs);
-  if (rel.endsWith(".md")) return markdown(event, body, rel);
+  const file = type && (await readSiteFile(dirs, rel));
+  if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, dirs);
+  if (rel.endsWith(".md")) return markdown(event, file, rel);
   // Pages are negotiated on Accept, so a shared cache must key on it too.
   const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};
   if (isPage) extra.Link = `</${rel.replace(/\.html$/, ".md")}>; rel="alternate"; type="text/markdown"`;
-  return cachedResponse(event, body, type, cacheControlOf(rel), extra);
+  return cachedResponse(event, file.body, type, cacheControlOf(rel), extra, file.etag);
 }
 
-function markdown(event: H3Event, body: string, rel: string): Response {
-  return cachedResponse(event, body, "text/markdown; charset=utf-8", cacheControlOf(rel), {
+function markdown(event: H3Event, file: SiteFile, rel: string): Response {
+  return cachedResponse(event, file.body, "text/markdown; charset=utf-8", cacheControlOf(rel), {
     Vary: "Accept",
-    "X-Markdown-Tokens": String(markdownTokens(body)),
-  });
+    "X-Markdown-Tokens": String(markdownTokens(file.body)),
+  }, file.etag);
 }
 
 /** Every path outside /api that no other route claims: GET and HEAD read the site; it takes no writes. */
