@@ -3,27 +3,17 @@ import { H3, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
-import { OperationRouter, preflight } from "./operation-route.ts";
+import { jsonRead } from "./caching.ts";
+import { apiHeaders, isApi, preflight } from "./cors.ts";
+import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
-import { jsonRead } from "./respond.ts";
-import { cityRoutes, SLUGLESS_PATHS } from "./routes/cities.ts";
-import { searchRoutes } from "./routes/search.ts";
 import { siteRoutes } from "./routes/site.ts";
-import { mailWebhookRoutes } from "./routes/mail-webhooks.ts";
-import { subscribeRoutes } from "./routes/subscribe.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
-import { weatherRoutes } from "./routes/weather.ts";
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
-/** Headers every /api response carries, errors included (spec sections 4 and 9). */
-function apiHeaders(headers: Headers): void {
-  headers.set("API-Version", "v1");
-  headers.set("Access-Control-Allow-Origin", "*");
-  headers.set("Access-Control-Expose-Headers", "API-Version, ETag, Retry-After, X-Request-Id, X-Markdown-Tokens, Allow");
-}
-
-const isApi = (path: string) => path === "/api" || path.startsWith("/api/");
+/** Paths that name a city-keyed resource without the slug. */
+const SLUGLESS_PATHS = ["/api/city", "/api/facts", "/api/weather", "/api/archive"];
 
 /** Turns anything thrown while handling a request into its problem+json response. */
 export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response {
@@ -41,7 +31,12 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
 }
 
-export function createApp(ctx: AppContext, extend?: (router: OperationRouter, app: H3) => void): H3 {
+/**
+ * The HTTP app: every operation of the contract (api/operation-router.ts), the pages outside the API
+ * (unsubscribe, the built site), and problem+json for everything that fails. `extend` lets a caller
+ * (a test) add routes before the catch-alls.
+ */
+export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   const app = new H3({
     silent: true,
     onRequest(event) {
@@ -60,15 +55,9 @@ export function createApp(ctx: AppContext, extend?: (router: OperationRouter, ap
     },
   });
 
-  const router = new OperationRouter();
-  cityRoutes(router, ctx);
-  searchRoutes(router, ctx);
-  subscribeRoutes(router, app, ctx);
+  mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
-  mailWebhookRoutes(app, ctx);
-  weatherRoutes(router, ctx);
-  extend?.(router, app);
-  router.mount(app);
+  extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {
     const missing = (event: H3Event) => {

@@ -1,13 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3";
-import { loadConfig, PLACES_CSV, type Config } from "../src/config.ts";
-import { createLogger, type Logger } from "../src/log.ts";
-import { createMailer } from "../src/integrations/mail/index.ts";
+import { createContext } from "../src/app.ts";
+import { loadConfig, type Config } from "../src/config.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
-import { createOpenMeteoProvider } from "../src/integrations/weather/open-meteo.ts";
-import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places-import.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
@@ -17,17 +13,6 @@ export interface RunningServer {
   url: string;
   ctx: AppContext;
   close: () => Promise<void>;
-}
-
-/** Opens the database (migrating and importing places on first start) and builds the context. */
-export function createContext(config: Config, log: Logger = createLogger(config.logLevel)): AppContext {
-  const db = openDatabase(databaseFile(config.dataDir));
-  const started = performance.now();
-  const result = importPlaces(db, PLACES_CSV);
-  if (result.imported) log.info({ rows: result.rows, ms: Math.round(performance.now() - started) }, "imported places dataset");
-  const weather = createOpenMeteoProvider({ baseUrl: config.openMeteoUrl, timeoutMs: config.weatherTimeoutMs, now: () => config.now() });
-  const mailer = createMailer(config);
-  return { db, config, log, weather, mailer };
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import { z } from "zod";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";

@@ -7,7 +7,7 @@ import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
 import { queueEditionDigests } from "../src/services/digests.ts";
 import { sendPendingMail } from "../src/services/mail-sender.ts";

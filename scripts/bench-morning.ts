@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { marked } from "marked";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig, PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
 import { databaseFile, openDatabase, type DB } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places-import.ts";

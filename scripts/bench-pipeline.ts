@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { formatSummary, runMorning } from "../src/services/morning.ts";

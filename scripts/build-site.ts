@@ -1,6 +1,6 @@
 // `npm run build`: rebuilds the Astro renderer bundle and the whole site from the database.
 // `--if-missing` (the `prestart` hook) builds only when DATA_DIR has no site yet, so starts stay fast.
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { siteDirs, siteExists } from "../src/publish/site-dir.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";

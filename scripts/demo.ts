@@ -3,7 +3,7 @@
 // (publication hour 0, so every city publishes whatever its local time), writes the emails to the
 // outbox folder and prints what to open next. Safe to run again: nothing is duplicated.
 import path from "node:path";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { localDate } from "../src/core/time.ts";
 import { outboxDir } from "../src/integrations/mail/index.ts";

@@ -1,7 +1,7 @@
 // `npm run morning`: one run of the morning pipeline (compose, store, publish due editions), then a summary line.
 // NOW pins the clock, PUBLISH_HOUR sets the local publication hour, DATA_DIR picks the database.
 import { SingleBar, Presets } from "cli-progress";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { formatSummary, runMorning } from "../src/services/morning.ts";

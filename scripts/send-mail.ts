@@ -5,7 +5,7 @@
  * Safe to run several at once, and next to the server: rows are claimed under a lease.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { createContext } from "../api/server.ts";
+import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { sendPendingMail, type SendResult } from "../src/services/mail-sender.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/outbox.ts";

@@ -8,7 +8,8 @@ import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/services/site-pages.ts";
 import { placeBySlug } from "../../src/store/site-pages.ts";
-import { cachedResponse, etagOf, markdownTokens } from "../respond.ts";
+import { cachedResponse, etagOf } from "../caching.ts";
+import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
 
 /**
  * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated
@@ -94,19 +95,6 @@ async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | und
     }
   }
   return undefined;
-}
-
-/** Whether the client prefers markdown: `text/markdown` listed with a q at least that of `text/html`. */
-export function prefersMarkdown(accept: string | null): boolean {
-  if (!accept) return false;
-  let md = -1, html = -1;
-  for (const part of accept.split(",")) {
-    const [type, ...params] = part.trim().toLowerCase().split(";");
-    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith("q="))?.slice(2) ?? 1);
-    if (type === "text/markdown") md = Math.max(md, q);
-    if (type === "text/html") html = Math.max(html, q);
-  }
-  return md > 0 && md >= html;
 }
 
 async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {

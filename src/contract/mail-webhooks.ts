@@ -28,3 +28,4 @@ export const MailWebhookBody = z.union([MailEvent, z.object({ events: z.array(Ma
 
 export type MailNotification = z.infer<typeof MailNotification>;
 export type MailEvent = z.infer<typeof MailEvent>;
+export type MailWebhookBody = z.infer<typeof MailWebhookBody>;

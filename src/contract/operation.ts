@@ -1,10 +1,27 @@
 import type { z } from "zod";
 import type { ProblemCode } from "./problems.ts";
 
+/** Write limiters kept on the context (`ctx.limits`); each operation names the one it takes from. */
+export type LimiterName = "subscribe" | "checkout";
+
+/** How an operation appears as an MCP tool (the MCP server iterates the operations that have one). */
+export interface McpProjection {
+  /** Tool name, snake_case. */
+  tool: string;
+  title: string;
+  /** What the model is told; defaults to the operation's summary and description. */
+  description?: string;
+  /** Hints that tell the truth about the tool's effects (MCP `ToolAnnotations`). */
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** `json` (default): `structuredContent` plus the JSON as text; `markdown`: the markdown form as text. */
+  output?: "json" | "markdown";
+}
+
 /**
- * One API endpoint: the single description from which the h3 routes validate input, the OpenAPI
- * document is generated, and MCP tools take their input schemas. Paths are written OpenAPI-style;
- * each also answers under /api/v1.
+ * One operation: the single description from which HTTP validates input and applies auth, rate
+ * limits and caching, the OpenAPI document is generated, and MCP tools take their schemas. Paths are
+ * written OpenAPI-style; those under /api also answer under /api/v1. Its service is bound once, in
+ * src/services/operations.ts.
  */
 export interface Operation {
   operationId: string;
@@ -18,12 +35,20 @@ export interface Operation {
   body?: z.ZodType;
   /** The 200 response body. */
   response: z.ZodType;
-  /** The path's last parameter may end in `.md` for a `text/markdown` twin of the response. */
+  /** The path's last parameter may end in `.md` (or the request may accept `text/markdown`) for a markdown twin. */
   markdownVariant?: boolean;
   /** Problem codes this endpoint can answer with, besides the general ones. */
   errors: ProblemCode[];
-  /** `Cache-Control` of a successful response. */
+  /** `Cache-Control` of a successful response (a service may choose another per answer). */
   cache: string;
+  /** `admin` needs `Authorization: Bearer ADMIN_TOKEN` over HTTP and is never an MCP tool. Default `public`. */
+  auth?: "public" | "admin";
+  /** The limiter a call takes one token from before its input is read (HTTP and MCP alike). */
+  rateLimit?: LimiterName;
+  /** `internal` operations stay out of OpenAPI, the developer docs and MCP. Default `public`. */
+  visibility?: "public" | "internal";
+  /** The operation as an MCP tool; without it, MCP does not offer the operation. */
+  mcp?: McpProjection;
 }
 
 /** Shared cache policies: reads are public so a CDN can hold them. */
@@ -36,3 +61,13 @@ export const CACHE = {
 
 /** Largest accepted request body, in bytes (413 `payload_too_large` beyond it). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** The operation's whole input as one object (path, query and body fields), as MCP tools take it. */
+export type OperationInput<Op extends Operation> =
+  (Op["params"] extends z.ZodObject ? z.output<Op["params"]> : unknown)
+  & (Op["query"] extends z.ZodObject ? z.output<Op["query"]> : unknown)
+  & (Op["body"] extends z.ZodType ? z.output<Op["body"]> : unknown);
+
+export type OperationOutput<Op extends Operation> = z.output<Op["response"]>;
+
+export const isPublic = (op: Operation) => (op.visibility ?? "public") === "public";

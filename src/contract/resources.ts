@@ -102,6 +102,7 @@ export type CensusCitiesResponse = z.infer<typeof CensusCitiesResponse>;
 export type Census = z.infer<typeof Census>;
 export type CityResponse = z.infer<typeof CityResponse>;
 export type ArchiveResponse = z.infer<typeof ArchiveResponse>;
+export type FactsDataset = z.infer<typeof FactsDataset>;
 export type CalendarEvent = z.infer<typeof CalendarEvent>;
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
 

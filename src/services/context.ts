@@ -3,14 +3,34 @@ import type { Mailer } from "../integrations/mail/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
 import type { DB } from "../store/db.ts";
+import type { Limits } from "./limits.ts";
+import type { Secrets } from "./secrets.ts";
+import type { WeatherCache } from "./weather-cache.ts";
 
-/** What every use case gets: the database, the configuration and a logger (plus the integrations it needs). */
+/** Wakes this process's background mail sender, if it runs one (the server does; most scripts do not). */
+export interface MailSignal {
+  /** Look for due mail now instead of at the next tick (e.g. right after a subscribe). */
+  kick(): void;
+  /** Installs the sender's wake-up; returns a function that removes it. */
+  onKick(listener: () => void): () => void;
+}
+
+/**
+ * Everything a use case gets: built once by `createContext` (src/app.ts) and shared by the HTTP
+ * server, MCP and every script. Per-app state (caches, limiters, secrets) lives here, not in modules.
+ */
 export interface AppContext {
   db: DB;
   config: Config;
   log: Logger;
   /** Forecasts (Open-Meteo); the morning pipeline stores them with editions, /api/weather serves them. */
   weather: WeatherProvider;
+  /** Live forecasts per city for 15 minutes, so a burst of readers makes one upstream call. */
+  weatherCache: WeatherCache;
   /** Email transport (SMTP or .eml outbox folder); only the outbox sender (services/mail-sender.ts) calls it. */
   mailer: Mailer;
+  mail: MailSignal;
+  /** Write limiters (per client address), taken by operations that declare `rateLimit`. */
+  limits: Limits;
+  secrets: Secrets;
 }

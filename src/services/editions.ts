@@ -1,8 +1,10 @@
+import { IsoDate } from "../contract/common.ts";
 import type { ArchiveResponse } from "../contract/resources.ts";
 import { AppError } from "../core/errors.ts";
 import { findEdition } from "../store/editions.ts";
 import { requireCity } from "./cities.ts";
 import type { AppContext } from "./context.ts";
+import { reply, type Reply } from "./reply.ts";
 
 export interface Edition extends ArchiveResponse {
   markdown: string;
@@ -14,4 +16,19 @@ export function getEdition(ctx: AppContext, slug: string | undefined, date: stri
   const row = findEdition(ctx.db, place.geoid, date);
   if (!row) throw new AppError("edition_not_found", `${place.name}, ${place.state_name} has no edition for ${date}.`);
   return { html: row.html, subject: row.subject, date: row.date, markdown: row.markdown };
+}
+
+/**
+ * One edition as the archive serves it (JSON, with its markdown twin). Errors come in the order a
+ * reader fixes them: the city first, then the date's form, then whether that day was published.
+ */
+export function readEdition(ctx: AppContext, slug: string, date: string): Reply<ArchiveResponse> {
+  requireCity(ctx, slug);
+  if (!IsoDate.safeParse(date).success) {
+    throw new AppError("validation_error", `"${date.slice(0, 40)}" is not a calendar date in YYYY-MM-DD form.`, {
+      issues: [{ path: "date", message: "must be a real calendar date YYYY-MM-DD, optionally followed by .md" }],
+    });
+  }
+  const { markdown, ...edition } = getEdition(ctx, slug, date);
+  return reply(edition, { markdown });
 }

@@ -1,3 +1,4 @@
+import type { FactsDataset } from "../contract/resources.ts";
 import { latestEditionDate } from "../store/editions.ts";
 import { activeSubscriberCount } from "../store/cities.ts";
 import type { PlaceRow } from "../store/places.ts";
@@ -28,12 +29,12 @@ function vintageRange(year: string | null): string | undefined {
   return year && /^\d{4}$/.test(year) ? `${Number(year) - 4}/${year}` : undefined;
 }
 
-export function getFacts(ctx: AppContext, slug: string | undefined): Record<string, unknown> & { variableMeasured: unknown[] } {
+export function getFacts(ctx: AppContext, slug: string | undefined): FactsDataset {
   const place = requireCity(ctx, slug);
   return factsDataset(ctx, place);
 }
 
-export function factsDataset(ctx: AppContext, place: PlaceRow) {
+export function factsDataset(ctx: AppContext, place: PlaceRow): FactsDataset {
   const base = ctx.config.baseUrl;
   const census = censusOf(place);
   const vintageOf = (key: string) => (key === "population" || key === "housingUnits" ? place.acs_year : key === "landAreaSqMi" ? "2025" : place.acs_detail_year);

@@ -141,13 +141,6 @@ export interface MailSenderLoop {
   stop(): Promise<void>;
 }
 
-const loops = new WeakMap<AppContext, MailSenderLoop>();
-
-/** Nudges the running background sender, if this process has one (the server does; scripts may not). */
-export function kickMailSender(ctx: AppContext): void {
-  loops.get(ctx)?.kick();
-}
-
 /** The server's background sender: drains the outbox every `MAIL_SEND_INTERVAL_MS`. */
 export function startMailSender(ctx: AppContext): MailSenderLoop {
   if (ctx.config.smtpUrl) {
@@ -170,15 +163,15 @@ export function startMailSender(ctx: AppContext): MailSenderLoop {
       });
   };
   timer = setTimeout(tick, 0);
-  const loop: MailSenderLoop = {
-    kick: () => setImmediate(tick),
+  const kick = () => setImmediate(tick);
+  const unlisten = ctx.mail.onKick(kick);
+  return {
+    kick,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      loops.delete(ctx);
+      unlisten();
       await running;
     },
   };
-  loops.set(ctx, loop);
-  return loop;
 }

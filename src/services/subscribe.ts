@@ -9,7 +9,6 @@ import { enqueueMail } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
 import { findSuppression, insertSubscriber, recordMailEvent } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
-import { kickMailSender } from "./mail-sender.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
 const ACCEPTED: SubscribeResponse = { success: true, message: "Thanks! Check your inbox for a welcome email." };
@@ -73,6 +72,6 @@ export function subscribe(ctx: AppContext, req: SubscribeRequest): SubscribeResp
     return true;
   }).immediate();
   ctx.log.info({ place: place.slug, created }, created ? "subscribed" : "subscribe repeated");
-  if (created) kickMailSender(ctx); // the welcome email goes out now rather than at the sender's next tick
+  if (created) ctx.mail.kick(); // the welcome email goes out now rather than at the sender's next tick
   return ACCEPTED;
 }

@@ -1,5 +1,5 @@
 import { recordMailEvent, suppressAddress, type SuppressionReason } from "../store/subscribers.ts";
-import type { MailEvent, MailNotification } from "../contract/mail-webhooks.ts";
+import type { MailEvent, MailNotification, MailWebhookBody } from "../contract/mail-webhooks.ts";
 import type { AppContext } from "./context.ts";
 import { unsubscribeByToken } from "./unsubscribe.ts";
 
@@ -32,4 +32,9 @@ export function handleMailEvents(ctx: AppContext, events: MailEvent[]): { proces
     } else if (handleMailNotification(ctx, n).suppressed) suppressed++;
   }
   return { processed: events.length, suppressed, unsubscribed };
+}
+
+/** POST /webhooks/mail: one event or `{events: [...]}`. */
+export function handleMailWebhook(ctx: AppContext, body: MailWebhookBody) {
+  return handleMailEvents(ctx, "events" in body ? body.events : [body]);
 }

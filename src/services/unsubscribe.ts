@@ -1,29 +1,9 @@
-import crypto from "node:crypto";
 import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../core/tokens.ts";
-import type { DB } from "../store/db.ts";
 import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, unsubscribeOne, type SubscriptionRow } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
-const secrets = new WeakMap<DB, string>();
-
-/**
- * The key that signs unsubscribe links: `UNSUBSCRIBE_SECRET`, or a random one generated on first
- * use and kept in the database, so links stay valid across restarts and across processes.
- */
-export function unsubscribeSecret(ctx: AppContext): string {
-  if (ctx.config.mail.unsubscribeSecret) return ctx.config.mail.unsubscribeSecret;
-  let secret = secrets.get(ctx.db);
-  if (!secret) {
-    ctx.db.prepare("INSERT INTO meta (key, value) VALUES ('unsubscribe_secret', ?) ON CONFLICT (key) DO NOTHING")
-      .run(crypto.randomBytes(32).toString("base64url"));
-    secret = ctx.db.prepare("SELECT value FROM meta WHERE key = 'unsubscribe_secret'").pluck().get() as string;
-    secrets.set(ctx.db, secret);
-  }
-  return secret;
-}
-
 export function subscriberToken(ctx: AppContext, subscriberId: number, email: string): string {
-  return signSubscriberToken(unsubscribeSecret(ctx), subscriberId, email);
+  return signSubscriberToken(ctx.secrets.unsubscribe(), subscriberId, email);
 }
 
 /** The subscription a token was signed for, or undefined for a forged, edited or unknown token. */
@@ -31,7 +11,7 @@ export function resolveToken(ctx: AppContext, token: string): SubscriptionRow | 
   const id = tokenSubscriberId(token);
   if (id === undefined) return undefined;
   const sub = findSubscription(ctx.db, id);
-  if (!sub || !verifySubscriberToken(unsubscribeSecret(ctx), token, sub.id, sub.email)) return undefined;
+  if (!sub || !verifySubscriberToken(ctx.secrets.unsubscribe(), token, sub.id, sub.email)) return undefined;
   return sub;
 }
 

@@ -1,12 +1,13 @@
+import { WEATHER_CACHE } from "../contract/operations/weather.ts";
 import { WeatherResponse } from "../contract/resources.ts";
 import { AppError } from "../core/errors.ts";
 import { localDate } from "../core/time.ts";
-import type { WeatherProvider, WeatherSnapshot } from "../integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../integrations/weather/types.ts";
 import { findEdition } from "../store/editions.ts";
 import type { PlaceRow } from "../store/places.ts";
 import { requireCity } from "./cities.ts";
 import type { AppContext } from "./context.ts";
-import { createWeatherCache, type WeatherCache } from "./weather-cache.ts";
+import { reply, type Reply } from "./reply.ts";
 
 /** A live forecast is reused this long, so a burst of readers makes one upstream call. */
 export const LIVE_WEATHER_TTL_MS = 15 * 60 * 1000;
@@ -15,15 +16,6 @@ export interface CityWeather {
   weather: WeatherResponse;
   /** `snapshot`: stored with today's edition; `live`: fetched from the provider (possibly cached). */
   source: "snapshot" | "live";
-}
-
-// One cache per provider, i.e. per running app (tests start several in one process); keyed by the
-// provider rather than the context so a context copied with a child logger still shares it.
-const caches = new WeakMap<WeatherProvider, WeatherCache>();
-function cacheOf(ctx: AppContext): WeatherCache {
-  let cache = caches.get(ctx.weather);
-  if (!cache) caches.set(ctx.weather, (cache = createWeatherCache({ ttlMs: LIVE_WEATHER_TTL_MS, now: () => ctx.config.now() })));
-  return cache;
 }
 
 /** Today's stored snapshot, if today's edition has a readable one. */
@@ -45,16 +37,22 @@ function todaysSnapshot(ctx: AppContext, place: PlaceRow): WeatherResponse | und
  * Today's weather for a city: the snapshot stored with today's edition (so the API agrees with the
  * newsletter), otherwise a live forecast, cached per city for 15 minutes.
  */
-export async function getWeather(ctx: AppContext, slug: string | undefined): Promise<CityWeather> {
+export async function getCityWeather(ctx: AppContext, slug: string | undefined): Promise<CityWeather> {
   const place = requireCity(ctx, slug);
   const snapshot = todaysSnapshot(ctx, place);
   if (snapshot) return { weather: snapshot, source: "snapshot" };
   try {
-    const live = await cacheOf(ctx).get(place.geoid, () =>
+    const live = await ctx.weatherCache.get(place.geoid, () =>
       ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone }));
     return { weather: live.today, source: "live" };
   } catch (err) {
     ctx.log.warn({ err, geoid: place.geoid, slug: place.slug }, "live weather unavailable");
     throw new AppError("weather_unavailable", `No weather for ${place.name}, ${place.state_name} right now: today's edition has no forecast yet and the live forecast could not be fetched.`);
   }
+}
+
+/** GET /api/weather: the weather, held by caches as long as its source stays right. */
+export async function getWeather(ctx: AppContext, slug: string): Promise<Reply<WeatherResponse>> {
+  const { weather, source } = await getCityWeather(ctx, slug);
+  return reply(weather, { cacheControl: WEATHER_CACHE[source] });
 }

@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { DB } from "./db.ts";
+import { deleteMeta, getMeta, setMeta } from "./meta.ts";
 import type { PlaceRow } from "./places.ts";
 import { processAlive } from "../process-alive.ts";
 
@@ -66,7 +67,7 @@ export interface Lease {
 }
 
 function readLease(db: DB): Lease | undefined {
-  const raw = db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(LEASE_KEY) as string | undefined;
+  const raw = getMeta(db, LEASE_KEY);
   if (!raw) return undefined;
   try {
     return JSON.parse(raw) as Lease;
@@ -88,7 +89,7 @@ export function acquireLease(db: DB, owner: string, ttlMs: number, nowMs = Date.
       return { acquired: false as const, holder: held };
     }
     const lease: Lease = { owner, pid: process.pid, host: os.hostname(), until: nowMs + ttlMs };
-    db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(LEASE_KEY, JSON.stringify(lease));
+    setMeta(db, LEASE_KEY, JSON.stringify(lease));
     return { acquired: true as const };
   }).immediate();
 }
@@ -98,14 +99,13 @@ export function renewLease(db: DB, owner: string, ttlMs: number, nowMs = Date.no
   return db.transaction(() => {
     const held = readLease(db);
     if (held && held.owner !== owner) return false;
-    db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-      .run(LEASE_KEY, JSON.stringify({ owner, pid: process.pid, host: os.hostname(), until: nowMs + ttlMs } satisfies Lease));
+    setMeta(db, LEASE_KEY, JSON.stringify({ owner, pid: process.pid, host: os.hostname(), until: nowMs + ttlMs } satisfies Lease));
     return true;
   }).immediate();
 }
 
 export function releaseLease(db: DB, owner: string): void {
   db.transaction(() => {
-    if (readLease(db)?.owner === owner) db.prepare("DELETE FROM meta WHERE key = ?").run(LEASE_KEY);
+    if (readLease(db)?.owner === owner) deleteMeta(db, LEASE_KEY);
   }).immediate();
 }

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { parse } from "csv-parse/sync";
 import { assignSlugs, slugify } from "../core/slug.ts";
 import type { DB } from "./db.ts";
+import { getMeta, setMeta } from "./meta.ts";
 
 /** CSV column -> places column, for the ACS detail fields (empty in the shipped file until `census:import`). */
 export const ACS_DETAIL_COLUMNS = {
@@ -37,7 +38,7 @@ export interface ImportResult {
 export function importPlaces(db: DB, csvFile: string): ImportResult {
   const buf = fs.readFileSync(csvFile);
   const sha = crypto.createHash("sha256").update(buf).digest("hex");
-  const done = db.prepare("SELECT value FROM meta WHERE key = 'places_sha256'").pluck().get();
+  const done = getMeta(db, "places_sha256");
   if (done === sha) return { imported: false, rows: 0 };
 
   const rows: Row[] = parse(buf, { columns: true, skip_empty_lines: true });
@@ -84,8 +85,8 @@ export function importPlaces(db: DB, csvFile: string): ImportResult {
         geographyStatus: str(r.geographyStatus), dataNote: str(r.dataNote),
       });
     }
-    db.prepare("INSERT INTO meta (key, value) VALUES ('places_sha256', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(sha);
-    db.prepare("INSERT INTO meta (key, value) VALUES ('places_imported_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(new Date().toISOString());
+    setMeta(db, "places_sha256", sha);
+    setMeta(db, "places_imported_at", new Date().toISOString());
   }).immediate();
   return { imported: true, rows: rows.length };
 }

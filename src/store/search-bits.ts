@@ -3,6 +3,7 @@ import { KeyMatcher, keysOfTokens, termKey } from "../core/search-keys.ts";
 import type { ParsedSearch, SearchTerm } from "../core/search-query.ts";
 import { cachedStatement, type DB } from "./db.ts";
 import { tokensOf } from "./search-tokens.ts";
+import { getMeta } from "./meta.ts";
 
 /**
  * Kept sets of matching editions for frequent search terms (migration 006): counting a query's
@@ -45,7 +46,7 @@ export interface RefreshResult {
 }
 
 export function searchBitsUpto(db: DB): number {
-  return Number(stmt(db, "SELECT value FROM meta WHERE key = 'search_bits_upto'").pluck().get() ?? 0);
+  return Number(getMeta(db, "search_bits_upto") ?? 0);
 }
 
 export function newestIndexedId(db: DB): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../api/rate-limit.ts";
+import { RateLimiter } from "../../src/core/rate-limiter.ts";
 import { isDisposableEmail } from "../../src/core/disposable-email.ts";
 import { renderDigest, senderDomain } from "../../src/core/email-render.ts";
 import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../src/core/tokens.ts";

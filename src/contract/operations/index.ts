@@ -1,13 +1,23 @@
-import type { Operation } from "../operation.ts";
+import { isPublic, type Operation } from "../operation.ts";
 import { cityOperations } from "./cities.ts";
+import { mailOperations } from "./mail.ts";
 import { searchOperations } from "./search.ts";
 import { subscribeOperations } from "./subscribe.ts";
 import { weatherOperations } from "./weather.ts";
 
-/** Every operation of the public API, in the order the OpenAPI document lists them. */
-export const operations: Operation[] = [
-  ...Object.values(cityOperations),
-  ...Object.values(searchOperations),
-  ...Object.values(subscribeOperations),
-  ...Object.values(weatherOperations),
-];
+/** Every operation by id: the keys of the binding table (src/services/operations.ts). */
+export const operationsById = {
+  ...cityOperations,
+  ...searchOperations,
+  ...subscribeOperations,
+  ...weatherOperations,
+  ...mailOperations,
+} satisfies Record<string, Operation>;
+
+export type OperationId = keyof typeof operationsById;
+
+/** Every operation, in the order the OpenAPI document lists them. */
+export const allOperations: Operation[] = Object.values(operationsById);
+
+/** The public API: what OpenAPI, the developer docs and MCP describe. */
+export const operations: Operation[] = allOperations.filter(isPublic);

@@ -18,5 +18,6 @@ export const subscribeOperations = {
     response: SubscribeResponse,
     errors: ["validation_error", "invalid_json", "payload_too_large", "rate_limited"],
     cache: CACHE.none,
+    rateLimit: "subscribe",
   },
 } satisfies Record<string, Operation>;

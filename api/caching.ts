@@ -29,18 +29,6 @@ export function jsonRead(event: H3Event, data: unknown, cacheControl: string): R
   return cachedResponse(event, JSON.stringify(data), "application/json; charset=utf-8", cacheControl);
 }
 
-/** Rough token estimate for `X-Markdown-Tokens`: about four characters a token. */
-export function markdownTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-export function markdownRead(event: H3Event, markdown: string, cacheControl: string): Response {
-  return cachedResponse(event, markdown, "text/markdown; charset=utf-8", cacheControl, {
-    "X-Markdown-Tokens": String(markdownTokens(markdown)),
-    Vary: "Accept",
-  });
-}
-
 export function jsonWrite(data: unknown, status = 200): Response {
   return new Response(JSON.stringify(data), {
     status,

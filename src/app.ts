@@ -1,0 +1,44 @@
+import { PLACES_CSV, type Config } from "./config.ts";
+import { createMailer } from "./integrations/mail/index.ts";
+import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
+import { createLogger, type Logger } from "./log.ts";
+import type { AppContext, MailSignal } from "./services/context.ts";
+import { createLimits } from "./services/limits.ts";
+import { createSecrets } from "./services/secrets.ts";
+import { createWeatherCache } from "./services/weather-cache.ts";
+import { LIVE_WEATHER_TTL_MS } from "./services/weather.ts";
+import { databaseFile, openDatabase } from "./store/db.ts";
+import { importPlaces } from "./store/places-import.ts";
+
+/**
+ * The composition root: opens the database (migrating and importing places on first start) and
+ * wires the integrations. The HTTP server (api/), MCP and every script start from here.
+ */
+export function createContext(config: Config, log: Logger = createLogger(config.logLevel)): AppContext {
+  const db = openDatabase(databaseFile(config.dataDir));
+  const started = performance.now();
+  const result = importPlaces(db, PLACES_CSV);
+  if (result.imported) log.info({ rows: result.rows, ms: Math.round(performance.now() - started) }, "imported places dataset");
+  return {
+    db,
+    config,
+    log,
+    weather: createOpenMeteoProvider({ baseUrl: config.openMeteoUrl, timeoutMs: config.weatherTimeoutMs, now: () => config.now() }),
+    weatherCache: createWeatherCache({ ttlMs: LIVE_WEATHER_TTL_MS, now: () => config.now() }),
+    mailer: createMailer(config),
+    mail: createMailSignal(),
+    limits: createLimits(config),
+    secrets: createSecrets(db, config),
+  };
+}
+
+function createMailSignal(): MailSignal {
+  const listeners = new Set<() => void>();
+  return {
+    kick: () => { for (const l of listeners) l(); },
+    onKick(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { operationsById, type OperationId } from "../contract/operations/index.ts";
+import type { Operation, OperationInput, OperationOutput } from "../contract/operation.ts";
+import { AppError } from "../core/errors.ts";
+import { getCity, listCensusCities, listCities } from "./cities.ts";
+import type { AppContext } from "./context.ts";
+import { readEdition } from "./editions.ts";
+import { getFacts } from "./facts.ts";
+import { takeToken } from "./limits.ts";
+import { unwrap, type Reply } from "./reply.ts";
+import { searchArchive } from "./search.ts";
+import { subscribe } from "./subscribe.ts";
+import { handleMailWebhook } from "./suppressions.ts";
+import { getWeather } from "./weather.ts";
+
+/** Who is calling, as the transport established it. */
+export interface Caller {
+  transport: "http" | "mcp" | "cli";
+  /** The client address rate limits are counted by (the CLI uses "local"). */
+  address: string;
+  /** Whether the caller proved it is staff (HTTP: the ADMIN_TOKEN bearer; the CLI always is; MCP never). */
+  admin: boolean;
+}
+
+type Result<Op extends Operation> = OperationOutput<Op> | Reply<OperationOutput<Op>>;
+export type Binding<Op extends Operation> = (ctx: AppContext, input: OperationInput<Op>, caller: Caller) => Result<Op> | Promise<Result<Op>>;
+
+/**
+ * The one binding of each operation to its use case. HTTP routes (api/operation-router.ts), MCP
+ * tools and the admin CLI all call through this table; none of them knows which service does the work.
+ */
+export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id]> } = {
+  listCities: (ctx) => listCities(ctx),
+  listCensusCities: (ctx, input) => listCensusCities(ctx, input),
+  getCity: (ctx, { slug }) => getCity(ctx, slug),
+  getFacts: (ctx, { slug }) => getFacts(ctx, slug),
+  getArchive: (ctx, { slug, date }) => readEdition(ctx, slug, date),
+  searchArchive: (ctx, input) => searchArchive(ctx, input),
+  subscribe: (ctx, input) => subscribe(ctx, input),
+  getWeather: (ctx, { slug }) => getWeather(ctx, slug),
+  handleMailEvents: (ctx, input) => handleMailWebhook(ctx, input),
+};
+
+/**
+ * What every transport applies before reading an operation's input: staff-only operations need an
+ * admin caller, and rate-limited ones take a token (before the body is read, so malformed and bot
+ * requests use up the allowance too).
+ */
+export function admit(ctx: AppContext, op: Operation, caller: Caller): void {
+  if (op.auth === "admin" && !caller.admin) throw new AppError("forbidden", `${op.operationId} is for staff only.`);
+  if (op.rateLimit) takeToken(ctx.limits, op.rateLimit, caller.address);
+}
+
+/** Runs a validated input through the operation's service; the answer is always a `Reply`. */
+export async function runOperation(ctx: AppContext, op: Operation, input: object, caller: Caller): Promise<Reply<unknown>> {
+  const binding = bindings[op.operationId as OperationId] as Binding<Operation> | undefined;
+  if (!binding) throw new Error(`operation ${op.operationId} has no binding`);
+  return unwrap(await binding(ctx, input as never, caller));
+}
