@@ -12,7 +12,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
-import { findSuppression, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
+import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
 
 const REASONS = ["bounced", "complained", "unsubscribed", "manual"] as const;
 const [command, arg, ...rest] = process.argv.slice(2);
@@ -51,8 +51,7 @@ if (command === "suppress") {
   const s = findSuppression(ctx.db, email);
   console.log(s ? `suppressed: ${s.reason} (${s.source}, ${s.created_at})` : "not suppressed");
   for (const sub of subscriptionsOf(ctx.db, email)) console.log(`  ${sub.slug}: ${sub.status}`);
-  const events = ctx.db.prepare("SELECT created_at, kind, source, detail FROM mail_events WHERE email = ? ORDER BY id").all(email) as Array<Record<string, string | null>>;
-  for (const e of events) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
+  for (const e of mailEventsOf(ctx.db, email)) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }

@@ -63,6 +63,13 @@ export function recordMailEvent(db: DB, e: { email: string; subscriberId?: numbe
     VALUES (@email, @subscriberId, @kind, @source, @detail, @now)`).run({ subscriberId: null, detail: null, ...e });
 }
 
+export interface MailEventRow { created_at: string; kind: string; source: string; detail: string | null }
+
+/** An address's history (subscribed, unsubscribed, bounces, complaints), oldest first. */
+export function mailEventsOf(db: DB, email: string): MailEventRow[] {
+  return db.prepare("SELECT created_at, kind, source, detail FROM mail_events WHERE email = ? ORDER BY id").all(email) as MailEventRow[];
+}
+
 /**
  * Mail not yet sent to these subscriptions is dropped (kept as `cancelled`, not deleted). Rows a
  * sender holds right now are left to it: it re-checks the subscription before sending.

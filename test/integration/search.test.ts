@@ -176,3 +176,45 @@ describe("GET /api/search", () => {
     for (const form of ["\"partly cloudy\"", "OR", "-rain", "sun*"]) expect(description).toContain(form);
   });
 });
+
+describe("snippets come from their own edition", () => {
+  // Each city's edition names the city next to every searched term, so a snippet taken from
+  // another edition names the wrong city.
+  const towns = [
+    ["denver-colorado", "Denver"], ["anchorage-alaska", "Anchorage"], ["honolulu-hawaii", "Honolulu"], ["phoenix-arizona", "Phoenix"],
+  ] as const;
+  const text = (town: string) =>
+    `${filler(2)} In ${town} the daybreak glow comes early and ${town} residents watch the lanterns over ${town} harbor. ${filler(2)}`;
+  const textOf = new Map<string, string>();
+
+  beforeAll(() => {
+    towns.forEach(([slug, town], i) => {
+      const markdown = text(town);
+      store(slug, `2026-10-0${i + 1}`, `${town} morning`, markdown);
+      textOf.set(slug, markdown);
+    });
+  });
+
+  const plain = (snippet: string) => snippet.replace(/<\/?mark>/g, "").replace(/…/g, "").replace(/&amp;/g, "&").trim();
+
+  for (const q of ["daybreak", "\"daybreak glow\"", "lanter*", "lanterns OR zeppelinfest", "residents -parade"]) {
+    it(`q=${q}: every result's snippet is a passage of that result's edition`, async () => {
+      const body = await search({ q, limit: "10" });
+      const ours = body.results.filter((r) => textOf.has(r.slug));
+      expect(ours).toHaveLength(towns.length);
+      for (const r of ours) {
+        const town = towns.find(([slug]) => slug === r.slug)![1];
+        expect(r.snippet, `${r.slug}: ${r.snippet}`).toContain(town);
+        for (const other of towns.filter(([, t]) => t !== town)) expect(r.snippet).not.toContain(other[1]);
+        expect(textOf.get(r.slug)).toContain(plain(r.snippet).split(/\s+/).slice(0, 4).join(" "));
+      }
+    });
+  }
+
+  it("with a city filter, the snippet is that city's", async () => {
+    const body = await search({ q: "harbor", slug: "honolulu-hawaii" });
+    expect(body.results).toHaveLength(1);
+    expect(body.results[0].snippet).toContain("Honolulu");
+    expect(body.results[0].snippet).toContain("<mark>harbor</mark>");
+  });
+});
