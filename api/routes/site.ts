@@ -56,7 +56,8 @@ function relativeFile(pathname: string): string | undefined {
   }
   if (decoded === "/") return "index.html";
   const segments = decoded.slice(1).split("/");
-  if (segments.some((s) => s === "" || s.startsWith(".") || /[\\\0]/.test(s))) return undefined;
+  // No file name is longer than NAME_MAX (255 bytes), so a longer segment is not found rather than an ENAMETOOLONG.
+  if (segments.some((s) => s === "" || s.startsWith(".") || /[\\\0]/.test(s) || Buffer.byteLength(s) > 255)) return undefined;
   const rel = segments.join("/");
   if (path.extname(rel) === ".html") return undefined; // pages answer at their clean path only
   return path.extname(rel) ? rel : `${rel}.html`;
@@ -89,7 +90,7 @@ async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | und
       return { body, etag };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw e;
+      if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR" && code !== "ENAMETOOLONG") throw e;
     } finally {
       await handle?.close();
     }

@@ -123,7 +123,9 @@ describe("serving the built site", () => {
 
   it("answers unknown pages with the friendly 404 page, and never leaves the site directory", async () => {
     for (const p of ["/no-such-town-ohio", "/boise-idaho/2031-01-01", "/states/atlantis", "/boise-idaho.html", "/404",
-      "/..%2f..%2fcitydaily.db", "/%2e%2e/citydaily.db", "/.%2e/.%2e/etc/passwd", "/generations", "/archive/boise-idaho/2026-11-20", "/%00"]) {
+      "/..%2f..%2fcitydaily.db", "/%2e%2e/citydaily.db", "/.%2e/.%2e/etc/passwd", "/generations", "/archive/boise-idaho/2026-11-20", "/%00",
+      // Longer than any file name (255 bytes): not found, never a 500 from the file system.
+      `/${"a".repeat(300)}`, `/${"😀".repeat(100)}`, `/${encodeURIComponent("é".repeat(200))}.md`, `/boise-idaho/${"9".repeat(400)}`]) {
       const r = await server.get(p);
       expect(r.status, p).toBe(404);
       expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
