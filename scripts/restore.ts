@@ -1,0 +1,33 @@
+/**
+ * `npm run restore -- FILE`: puts a backup back as DATA_DIR's database. Stop the server (and any
+ * morning run or sender) first. The backup is checked with `PRAGMA integrity_check` before anything
+ * is touched; the database it replaces is kept beside it as `citydaily.db.before-restore-<stamp>`.
+ */
+import fs from "node:fs";
+import { loadConfig } from "../src/config.ts";
+import { integrityCheck, tableCounts } from "../src/store/backup.ts";
+import { databaseFile } from "../src/store/db.ts";
+
+const source = process.argv[2];
+if (!source) {
+  console.error("usage: npm run restore -- FILE   (stop the server first)");
+  process.exit(2);
+}
+const check = integrityCheck(source);
+if (check.length !== 1 || check[0] !== "ok") {
+  console.error(`not restored: ${source} fails integrity_check: ${check.slice(0, 5).join("; ")}`);
+  process.exit(1);
+}
+const config = loadConfig();
+const target = databaseFile(config.dataDir);
+fs.mkdirSync(config.dataDir, { recursive: true });
+const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+// The replaced database moves aside with its WAL (which must not be replayed into the restored one).
+for (const suffix of ["", "-wal", "-shm"]) {
+  if (fs.existsSync(target + suffix)) fs.renameSync(target + suffix, `${target}.before-restore-${stamp}${suffix}`);
+}
+const tmp = `${target}.restoring`;
+fs.copyFileSync(source, tmp);
+fs.renameSync(tmp, target);
+const counts = tableCounts(target, ["places", "subscribers", "editions", "outbox"]);
+console.log(`restored ${source} -> ${target}: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(", ")}`);
