@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3";
 import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
-import { startMailSender } from "../src/services/mail-sender.ts";
 import type { AppContext } from "../src/services/context.ts";
+import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
 import { createApp } from "./app.ts";
@@ -12,13 +12,37 @@ import { createApp } from "./app.ts";
 export interface RunningServer {
   url: string;
   ctx: AppContext;
+  /**
+   * Stops gracefully: no new connections, in-flight requests finish (cut after `SHUTDOWN_TIMEOUT_MS`),
+   * then the morning run and the mail sender finish their current step, and the database closes.
+   */
   close: () => Promise<void>;
+}
+
+/** Stops accepting, lets in-flight requests finish within `graceMs`, then cuts what is left. */
+function drain(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    // Keep-alive connections that finish their request go idle: close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 25);
+    server.close(() => {
+      clearTimeout(deadline);
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
   const app = createApp(ctx);
-  const server = http.createServer(toNodeHandler(app));
+  const server = http.createServer({
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    // Node checks the two timeouts above on this period; keep it finer than the shorter one.
+    connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
+  }, toNodeHandler(app));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -35,32 +59,30 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
+  let closing: Promise<void> | undefined;
   return {
     url,
     ctx,
-    close: async () => {
+    close: () => (closing ??= (async () => {
+      await drain(server, config.http.shutdownTimeoutMs);
       await morning?.stop();
       stopSearchSets.abort();
       await searchSets;
       await mailSender?.stop();
       await ctx.mailer.close();
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          ctx.db.close();
-          resolve();
-        });
-      });
-    },
+      ctx.db.close();
+    })()),
   };
 }
 
 if (import.meta.main) {
   const running = await startServer();
-  const stop = async () => {
+  const stop = async (signal: string) => {
+    running.ctx.log.info({ signal }, "shutting down");
     await running.close();
+    running.ctx.log.info("stopped");
     process.exit(0);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }

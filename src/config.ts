@@ -21,6 +21,8 @@ export interface Config {
   morningSchedule: boolean;
   /** Bearer token of the endpoints outside the public API (`ADMIN_TOKEN`); unset: they answer 503. */
   adminToken?: string;
+  /** Time limits of the HTTP server (see `httpConfig`). */
+  http: HttpConfig;
   /** Email delivery and subscription settings (see `mailConfig`). */
   mail: MailConfig;
   /** The clock: `NOW` pins it (tests, demos), otherwise real time. */
@@ -37,6 +39,18 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+/** The public origin: an absolute http(s) URL (every link, problem type and email is built on it). */
+function baseUrlOf(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^https?:$/.test(url.protocol)) throw new Error(`BASE_URL must be an absolute http(s) URL such as https://citydaily.example, got "${value}"`);
+  return value.replace(/\/+$/, "");
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 4321, "PORT");
   const host = env.HOST || "127.0.0.1";
@@ -50,7 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, "var")),
-    baseUrl: (env.BASE_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, ""),
+    baseUrl: baseUrlOf(env.BASE_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     logLevel: env.LOG_LEVEL || "info",
     smtpUrl: env.SMTP_URL || undefined,
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
@@ -62,8 +76,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publishHour,
     morningSchedule: env.MORNING_SCHEDULE !== "off",
     adminToken: env.ADMIN_TOKEN || undefined,
+    http: httpConfig(env),
     mail: mailConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
+  };
+}
+
+/** Time limits that keep slow or stalled clients from holding the server. */
+export interface HttpConfig {
+  /** `HEADERS_TIMEOUT_MS`: a client has this long to send the request line and headers (then 408). */
+  headersTimeoutMs: number;
+  /** `REQUEST_TIMEOUT_MS`: ... and this long for the whole request, body included (then 408). */
+  requestTimeoutMs: number;
+  /** `SHUTDOWN_TIMEOUT_MS`: on SIGTERM, in-flight requests get this long to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
+}
+
+export function httpConfig(env: NodeJS.ProcessEnv): HttpConfig {
+  const positive = (name: string, fallback: number) => {
+    const n = int(env[name], fallback, name);
+    if (n <= 0) throw new Error(`${name} must be a positive number of milliseconds`);
+    return n;
+  };
+  return {
+    headersTimeoutMs: positive("HEADERS_TIMEOUT_MS", 10_000),
+    requestTimeoutMs: positive("REQUEST_TIMEOUT_MS", 30_000),
+    shutdownTimeoutMs: positive("SHUTDOWN_TIMEOUT_MS", 10_000),
   };
 }
 

@@ -6,6 +6,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/helpers/global-setup.ts"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
+    // Vite puts its own BASE_URL ("/") into process.env; the scripts tests spawn read ours.
+    env: { BASE_URL: "" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel, each with its own server, data directory and database.

@@ -123,7 +123,9 @@ async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<
 export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext): Promise<Response> {
   const { pathname, search } = event.url;
   if (pathname.length > 1 && pathname.endsWith("/")) {
-    return new Response(null, { status: 301, headers: { Location: pathname.replace(/\/+$/, "") + search, "Cache-Control": SHORT } });
+    // One leading slash: `//evil.example/` must not become a protocol-relative redirect off the site.
+    const location = `/${pathname.replace(/^\/+|\/+$/g, "")}`;
+    return new Response(null, { status: 301, headers: { Location: location + search, "Cache-Control": SHORT } });
   }
   const rel = relativeFile(pathname);
   if (!rel || rel === "404.html") return notFound(event, dirs);

@@ -22,7 +22,7 @@ export async function backupDatabase(db: DB, destination: string): Promise<{ tot
 export function integrityCheck(file: string): string[] {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db.pragma("integrity_check", { simple: false }).map((r) => String((r as { integrity_check: string }).integrity_check));
+    return (db.pragma("integrity_check") as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
   } finally {
     db.close();
   }

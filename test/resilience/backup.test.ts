@@ -9,7 +9,7 @@ import { freshDataDir, startTestServer, type TestServer } from "../helpers/serve
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const script = (name: string, env: Record<string, string>, ...args: string[]) =>
-  run(process.execPath, [path.join(ROOT, "scripts", name), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "silent", ...env } });
+  run(process.execPath, [path.join(ROOT, "scripts", name), ...args], { cwd: ROOT, env: { ...process.env, BASE_URL: "http://127.0.0.1", LOG_LEVEL: "silent", ...env } });
 
 let server: TestServer;
 const subscribe = (i: number) =>
