@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     root: new URL("..", import.meta.url).pathname,
     include: ["test/**/*.test.ts"],
+    // The soak runs for minutes: `npm run test:soak` (test/vitest.soak.config.ts).
+    exclude: ["test/soak/**", "**/node_modules/**"],
     globalSetup: ["test/helpers/global-setup.ts"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     // Vite puts its own BASE_URL ("/") into process.env; the scripts tests spawn read ours.
