@@ -4,6 +4,7 @@ import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { jsonRead } from "./caching.ts";
+import { compression } from "./compression.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
@@ -55,6 +56,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
     },
   });
 
+  app.use(compression());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
   extend?.(app);

@@ -6,11 +6,14 @@ export function etagOf(body: string): string {
   return `"${crypto.createHash("sha1").update(body).digest("base64url")}"`;
 }
 
-/** RFC 9110 If-None-Match uses the weak comparison: `W/` prefixes are ignored, `*` matches anything. */
+/**
+ * RFC 9110 If-None-Match uses the weak comparison: `W/` prefixes are ignored, `*` matches anything.
+ * The validators of compressed copies (`"abc-br"`, api/compression.ts) match their content's.
+ */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.split(",").some((t) => {
-    const tag = t.trim().replace(/^W\//, "");
+    const tag = t.trim().replace(/^W\//, "").replace(/-(br|gz)"$/, '"');
     return tag === "*" || tag === etag;
   });
 }
