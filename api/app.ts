@@ -5,6 +5,7 @@ import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { jsonRead } from "./caching.ts";
 import { compression } from "./compression.ts";
+import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
@@ -48,6 +49,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
     onError: (error, event) => errorResponse(ctx, event, error.cause ?? error),
     onResponse(response, event) {
       response.headers.set("X-Request-Id", String(event.context.requestId));
+      baseSecurityHeaders(response.headers);
       if (isApi(event.url.pathname)) apiHeaders(response.headers);
       ctx.log.info({
         requestId: event.context.requestId, method: event.req.method, path: event.url.pathname, status: response.status,
@@ -56,7 +58,9 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
     },
   });
 
+  // Outermost first: compression sees the final page, security headers the uncompressed one.
   app.use(compression());
+  app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
   extend?.(app);
