@@ -7,6 +7,8 @@ import { jsonRead } from "./caching.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
+import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
+import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 
@@ -57,6 +59,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
 
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
+  paymentWebhookRoutes(app, ctx);
+  checkoutPageRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {
