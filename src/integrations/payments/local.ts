@@ -70,7 +70,7 @@ export function createLocalProvider(opts: LocalOptions): PaymentProvider {
       return { url: `${opts.baseUrl()}/checkout/${s.id}`, sessionId: s.id, expiresAt: new Date(s.expiresAt) };
     },
     async verifyCallback(rawBody, headers) {
-      const event = verifyStripeSignature(signer, rawBody, headers, opts.secret(), Math.floor(opts.now().getTime() / 1000));
+      const event = verifyStripeSignature(signer, rawBody, headers, opts.secret(), opts.now().getTime());
       const translated = translateStripeEvent(event);
       if (translated.type === "checkout.completed" && translated.mode === "payment") translated.feeCents = standardCardFeeCents(translated.amountCents);
       return translated;

@@ -10,17 +10,21 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /**
  * Verifies with the stripe library's own `webhooks.constructEvent` (HMAC-SHA256 over
- * `timestamp.body`, timestamp within the tolerance of `nowSeconds`).
+ * `timestamp.body`, timestamp within the tolerance of `nowMs`, our clock).
  */
-export function verifyStripeSignature(webhooks: Stripe["webhooks"], rawBody: string, headers: Headers, secret: string, nowSeconds: number): Stripe.Event {
+export function verifyStripeSignature(webhooks: Stripe["webhooks"], rawBody: string, headers: Headers, secret: string, nowMs: number): Stripe.Event {
   const signature = headers.get(SIGNATURE_HEADER);
   if (!signature) throw new AppError("unauthorized", `The callback has no ${SIGNATURE_HEADER} header.`);
   try {
-    return webhooks.constructEvent(rawBody, signature, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowSeconds);
+    return webhooks.constructEvent(rawBody, signature, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
   } catch (err) {
-    const message = (err as Error).message ?? String(err);
+    // The signature is checked before the body is parsed: only a correctly signed body can fail as JSON.
+    if ((err as { type?: string }).type !== "StripeSignatureVerificationError") {
+      throw new AppError("validation_error", "The callback body is not a JSON event.", { issues: [{ path: "body", message: "not JSON" }] });
+    }
+    const message = (err as Error).message ?? "";
     if (/timestamp outside the tolerance/i.test(message)) throw new AppError("forbidden", "The callback's signature is stale (older than 5 minutes).");
-    if (/JSON/i.test(message)) throw new AppError("validation_error", "The callback body is not a JSON event.", { issues: [{ path: "body", message: "not JSON" }] });
+    if (/Unable to extract timestamp and signatures/i.test(message)) throw new AppError("unauthorized", `The callback's ${SIGNATURE_HEADER} header is not a signature.`);
     throw new AppError("forbidden", "The callback's signature does not match its body.");
   }
 }

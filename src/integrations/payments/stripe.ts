@@ -68,7 +68,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     },
     async verifyCallback(rawBody, headers) {
       if (!opts.webhookSecret) throw new AppError("service_misconfigured", "STRIPE_WEBHOOK_SECRET is not configured on this server.");
-      const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, Math.floor(opts.now().getTime() / 1000));
+      const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
       const translated = translateStripeEvent(event);
       if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
         translated.feeCents = await reportedFee(stripe, translated.paymentId) ?? standardCardFeeCents(translated.amountCents);
