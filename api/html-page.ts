@@ -7,7 +7,7 @@ import { escapeHtml as e } from "../src/core/email-render.ts";
 export function htmlPage(status: number, title: string, body: string, extraHeaders: Record<string, string> = {}): Response {
   return new Response(`<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><link rel="icon" href="data:,">
 <title>${e(title)} · citydaily</title>
 <style>
 body{font:17px/1.55 system-ui,sans-serif;color:#1b1b1b;background:#f6f6f4;margin:0}
