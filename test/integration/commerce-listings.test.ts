@@ -237,3 +237,32 @@ describe("business listings", () => {
     }
   });
 });
+
+describe("the daily email", () => {
+  it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
+    const { composeCity } = await import("../../src/services/morning.ts");
+    const { findPlaceBySlug } = await import("../../src/store/places.ts");
+    const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example.com/", buyerEmail: "books@example.com" })).json();
+    await payOnHostedPage(biz.checkoutUrl, "$25.00");
+    // (The events published above ended when the clock jumped a month; these are new.)
+    const featured = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured", title: "Lantern walk <i>by the river</i>", url: "https://lanterns.example.org/" })).json();
+    await payOnHostedPage(featured.checkoutUrl, "$25.00");
+    const standard = await (await server.post("/api/listing-checkout", { ...EVENT, title: "Choir practice", url: "https://choir.example.org/" })).json();
+    await payOnHostedPage(standard.checkoutUrl, "$10.00");
+    const place = findPlaceBySlug(server.ctx.db, "boise-idaho")!;
+    const markdown: string[] = [];
+    for (let d = 23; d <= 29; d++) {
+      const date = `2026-11-${d}`;
+      const { id } = await composeCity(server.ctx, place, date, new Date(`${date}T13:00:00Z`));
+      markdown.push(server.ctx.db.prepare("SELECT markdown FROM editions WHERE id = ?").pluck().get(id) as string);
+    }
+    // The featured fair (Nov 28) is in the calendar of the week before it; the standard one is not.
+    expect(markdown[0]).toMatch(/Sat, Nov 28: \*\*Lantern walk .*by the river.*\*\* \(featured\)/);
+    expect(markdown[0]).not.toContain("Choir practice");
+    expect(markdown[0]).not.toContain("<i>");
+    // The day after the event it is gone.
+    expect(markdown[6]).not.toContain("Lantern walk");
+    expect(markdown.filter((m) => m.includes("**Corner Books** (featured)"))).toHaveLength(1);
+    for (const m of markdown) expect(m).toMatch(/business(es)? (is|are) listed in the \[town directory\]/);
+  });
+});
