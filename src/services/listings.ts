@@ -6,7 +6,8 @@ import { shareEntry } from "../core/revenue-share.ts";
 import { localDate } from "../core/time.ts";
 import { currentGeneration, siteDirs } from "../publish/site-dir.ts";
 import type { DB } from "../store/db.ts";
-import { activeLeaseOf, expireStaleReservations } from "../store/leases.ts";
+import { latestEditionId } from "../store/editions.ts";
+import { activeLeaseOf, expireStaleReservations, hasStaleReservations } from "../store/leases.ts";
 import { insertLedgerEntry } from "../store/ledger.ts";
 import { ordersDueToEnd, ordersDueToExpire, publishedOrdersOf, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
 import { enqueueTransactional } from "../store/outbox.ts";
@@ -115,6 +116,10 @@ export function sweepCommerce(ctx: AppContext): Set<string> {
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const changed = new Set<string>();
+  // Reads first: most calls find nothing due and never take the write lock.
+  const anyDue = ordersDueToExpire(ctx.db, nowIso).length > 0 || ordersDueToEnd(ctx.db, nowIso).length > 0
+    || hasStaleReservations(ctx.db, nowIso);
+  if (!anyDue) return changed;
   ctx.db.transaction(() => {
     expireStaleReservations(ctx.db, nowIso);
     for (const o of ordersDueToExpire(ctx.db, nowIso)) {
@@ -147,7 +152,7 @@ export function afterListingsChanged(ctx: AppContext, geoids: Iterable<string>):
   if (!currentGeneration(siteDirs(ctx.config.dataDir))) return;
   const ids: number[] = [];
   for (const g of geoids) {
-    const id = ctx.db.prepare("SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(g) as number | undefined;
+    const id = latestEditionId(ctx.db, g);
     if (id !== undefined) ids.push(id);
   }
   if (ids.length === 0) return;

@@ -97,3 +97,7 @@ export function claimedTowns(db: DB): Array<{ slug: string; city: string; state:
 export function leasesOfOperator(db: DB, email: string): LeaseView[] {
   return stmt(db, `${VIEW} WHERE l.operator_email = ? ORDER BY l.activated_at, l.id`).all(email) as LeaseView[];
 }
+
+export function hasStaleReservations(db: DB, nowIso: string): boolean {
+  return stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE status = 'reserved' AND reserved_until <= ?)").pluck().get(nowIso) === 1;
+}
