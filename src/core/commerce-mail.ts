@@ -6,7 +6,7 @@
 import { escapeHtml as e, page, type RenderedEmail, type Sender } from "./email-render.ts";
 import { formatCents } from "./pricing.ts";
 
-export type TransactionalTemplate = "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated";
+export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated";
 
 export interface ListingMailData {
   orderId: string;
@@ -20,6 +20,9 @@ export interface ListingMailData {
   /** Businesses: the last day shown. */
   endsOn?: string;
   townUrl?: string;
+  /** Released after a hold: the payment link and when it closes. */
+  checkoutUrl?: string;
+  checkoutExpiresAt?: string;
 }
 
 export interface OperatorMailData {
@@ -28,7 +31,7 @@ export interface OperatorMailData {
   operatorUrl: string;
 }
 
-function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string }>): RenderedEmail {
+function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined }>): RenderedEmail {
   const footerText = ["--", `citydaily sent this email about your purchase to ${to}.`, sender.postalAddress];
   const text = [...paragraphs.map((p) => (p.link ? `${p.text} ${p.link}` : p.text)), "", ...footerText].join("\n\n");
   const html = page(subject, `<h1 style="font-size:24px;margin:0 0 16px">${e(subject)}</h1>
@@ -49,6 +52,15 @@ export function renderTransactional(sender: Sender, to: string, template: string
         { text: `"${d.title}" is now published on the ${d.town} ${d.product === "event" ? "calendar" : "directory"}.` },
         ...(d.endsOn ? [{ text: `It runs until ${d.endsOn}.` }] : []),
         ...(d.townUrl ? [{ text: "See it on the town's page:", link: d.townUrl }] : []),
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "listing_released": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your ${what(d)} "${d.title}" is approved: complete the payment`, [
+        { text: `A person reviewed "${d.title}" for ${d.town} and approved it. It is published as soon as it is paid.` },
+        { text: "Pay here:", link: d.checkoutUrl },
+        ...(d.checkoutExpiresAt ? [{ text: `The link is open until ${d.checkoutExpiresAt.replace("T", " ").slice(0, 16)} UTC.` }] : []),
         { text: `Order ${d.orderId}:`, link: d.statusUrl },
       ]);
     }

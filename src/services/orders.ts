@@ -86,7 +86,10 @@ export async function adminReleaseOrder(ctx: AppContext, id: string): Promise<Ad
     afterListingsChanged(ctx, [o.place_geoid]);
   } else {
     if (!transitionOrder(ctx.db, o.id, ["held"], "pending_payment", {}, ctx.config.now().toISOString())) notNow(findOrder(ctx.db, id)!, "held");
-    await issuePaymentLink(ctx, findOrder(ctx.db, id)!);
+    const link = await issuePaymentLink(ctx, findOrder(ctx.db, id)!);
+    // The buyer was told a person would look: the link goes to them, not only to whoever polls the order.
+    queueOrderMail(ctx, o, "listing_released", { checkoutUrl: link.url, checkoutExpiresAt: link.expiresAt });
+    ctx.mail.kick();
   }
   return toAdminOrder(ctx, findOrder(ctx.db, id)!);
 }

@@ -180,6 +180,9 @@ describe("the compliance screen", () => {
     expect(released.status).toBe("pending_payment");
     const o = await order(held.orderId);
     expect(o.checkoutUrl).toMatch(/\/checkout\/cs_local_/);
+    const released_mail = await mailTo("yoga@example.com");
+    expect(released_mail.map((m) => m.parsed.subject)).toEqual(['Your event "Detox yoga retreat" is approved: complete the payment']);
+    expect(released_mail[0].parsed.text).toContain(o.checkoutUrl);
     await payOnHostedPage(o.checkoutUrl, "$10.00");
     expect(await order(held.orderId)).toMatchObject({ status: "published", published: true });
   });
