@@ -130,6 +130,10 @@ describe("revenue share and refunds", () => {
     expect(ledger()).toEqual([{ kind: "share", gross_cents: 2500, fee_cents: 103, amount_cents: 1198 }]);
 
     const paymentId = server.ctx.db.prepare("SELECT provider_payment_id FROM listing_orders WHERE id = ?").pluck().get(body.orderId) as string;
+    const partial = stripeEvent("charge.refunded", { id: "ch_local_1", object: "charge", payment_intent: paymentId, amount_refunded: 500, refunded: false });
+    expect(await (await postCallback(server, partial)).json()).toMatchObject({ type: "ignored" });
+    expect((await (await server.get(`/api/listing-order?id=${body.orderId}`)).json()).status).toBe("published");
+    expect(ledger()).toHaveLength(1);
     const refund = stripeEvent("charge.refunded", { id: "ch_local_1", object: "charge", payment_intent: paymentId, amount_refunded: 2500, refunded: true });
     expect((await postCallback(server, refund)).status).toBe(200);
     expect((await (await server.get(`/api/listing-order?id=${body.orderId}`)).json())).toMatchObject({ status: "refunded", published: false });

@@ -60,6 +60,8 @@ export function translateStripeEvent(event: Stripe.Event): PaymentEvent {
     case "charge.refunded": {
       const paymentId = str(o.payment_intent);
       if (!paymentId) return { type: "ignored", eventId: event.id, providerType: `${event.type} (no payment intent)` };
+      // A partial refund leaves the listing paid and published; staff decide what else it means.
+      if (o.refunded === false) return { type: "ignored", eventId: event.id, providerType: `${event.type} (partial)` };
       return { type: "refunded", eventId: event.id, paymentId, amountRefundedCents: Number(o.amount_refunded ?? 0) };
     }
     default:
