@@ -9,6 +9,8 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
+import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
+import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 
@@ -63,6 +65,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
+  paymentWebhookRoutes(app, ctx);
+  checkoutPageRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {

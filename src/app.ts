@@ -1,5 +1,6 @@
 import { PLACES_CSV, type Config } from "./config.ts";
 import { createMailer } from "./integrations/mail/index.ts";
+import { createPaymentProvider } from "./integrations/payments/index.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { AppContext, MailSignal } from "./services/context.ts";
@@ -19,6 +20,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
   const started = performance.now();
   const result = importPlaces(db, PLACES_CSV);
   if (result.imported) log.info({ rows: result.rows, ms: Math.round(performance.now() - started) }, "imported places dataset");
+  const secrets = createSecrets(db, config);
   return {
     db,
     config,
@@ -28,7 +30,8 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     mailer: createMailer(config),
     mail: createMailSignal(),
     limits: createLimits(config),
-    secrets: createSecrets(db, config),
+    secrets,
+    payments: createPaymentProvider(config, db, secrets.stored),
   };
 }
 

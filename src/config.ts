@@ -11,6 +11,12 @@ export interface Config {
   smtpUrl?: string;
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
+  /** `STRIPE_API_URL`: where the stripe SDK sends requests (default Stripe's API; tests point it at a local stand-in). */
+  stripeApiUrl?: string;
+  /** `RESERVATION_MINUTES`: how long a town lease checkout holds the town (default 30). */
+  reservationMinutes: number;
+  /** `LISTING_CHECKOUT_HOURS`: how long a listing's payment link stays open (default 23; Stripe allows at most 24). */
+  listingCheckoutHours: number;
   openMeteoUrl: string;
   /** Budget for one Open-Meteo request, in milliseconds (`WEATHER_TIMEOUT_MS`). */
   weatherTimeoutMs: number;
@@ -60,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publishHour < 0 || publishHour > 23) throw new Error("PUBLISH_HOUR must be 0-23");
   const weatherTimeoutMs = int(env.WEATHER_TIMEOUT_MS, 5000, "WEATHER_TIMEOUT_MS");
   if (weatherTimeoutMs <= 0) throw new Error("WEATHER_TIMEOUT_MS must be a positive number of milliseconds");
+  const reservationMinutes = int(env.RESERVATION_MINUTES, 30, "RESERVATION_MINUTES");
+  if (reservationMinutes < 1 || reservationMinutes > 1440) throw new Error("RESERVATION_MINUTES must be 1-1440");
+  const listingCheckoutHours = int(env.LISTING_CHECKOUT_HOURS, 23, "LISTING_CHECKOUT_HOURS");
+  if (listingCheckoutHours < 1 || listingCheckoutHours > 24) throw new Error("LISTING_CHECKOUT_HOURS must be 1-24");
   return {
     port,
     host,
@@ -69,6 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    stripeApiUrl: env.STRIPE_API_URL || undefined,
+    reservationMinutes,
+    listingCheckoutHours,
     openMeteoUrl: (env.OPEN_METEO_URL || "https://api.open-meteo.com").replace(/\/+$/, ""),
     weatherTimeoutMs,
     censusApiUrl: (env.CENSUS_API_URL || "https://api.census.gov/data").replace(/\/+$/, ""),

@@ -53,6 +53,8 @@ export const CalendarEvent = z.object({
   description: z.string(),
   url: z.url().nullable(),
   startsAt: z.string().meta({ description: "Start date (YYYY-MM-DD) or date-time" }),
+  endsAt: z.string().optional().meta({ description: "End date or date-time, when given" }),
+  venue: z.string().optional(),
   featured: z.boolean(),
 }).meta({ id: "CalendarEvent", description: "An event on the town's public calendar" });
 
@@ -63,6 +65,8 @@ export const DirectoryListing = z.object({
   url: z.url().nullable(),
   featured: z.boolean(),
   endsOn: IsoDate.meta({ description: "Last day the listing is shown (30 days from payment)" }),
+  address: z.string().optional().meta({ description: "Street address or area of town" }),
+  category: z.string().optional(),
 }).meta({ id: "DirectoryListing", description: "A business in the town's directory" });
 
 export const ArchiveEntry = z.object({ date: IsoDate, subject: z.string() }).meta({ id: "ArchiveEntry" });

@@ -105,7 +105,7 @@ function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
 </footer>`;
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head>
 <body style="margin:0;padding:0;background:#f6f6f4">

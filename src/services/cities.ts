@@ -6,6 +6,7 @@ import { activeSubscriberCount, isTrackedCity, listTrackedCities } from "../stor
 import { listArchive } from "../store/editions.ts";
 import { findPlaceBySlug, placesByPopulation, type PlaceRow } from "../store/places.ts";
 import type { AppContext } from "./context.ts";
+import { cityListings, sweepCommerce, townToday } from "./listings.ts";
 
 /** The place for a well-formed slug, whether or not it has a newsletter yet. */
 export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRow {
@@ -93,6 +94,8 @@ export function censusOf(p: PlaceRow): NonNullable<Census> {
 
 export function getCity(ctx: AppContext, slug: string | undefined): CityResponse {
   const place = requireCity(ctx, slug);
+  sweepCommerce(ctx);
+  const { events, directory } = cityListings(ctx.db, place.geoid, townToday(ctx, place.timezone), ctx.config.now());
   return {
     slug: place.slug,
     city: place.name,
@@ -100,8 +103,7 @@ export function getCity(ctx: AppContext, slug: string | undefined): CityResponse
     subscriberCount: activeSubscriberCount(ctx.db, place.geoid),
     archives: listArchive(ctx.db, place.geoid),
     census: censusOf(place),
-    // Listings arrive with the commerce issue; until then the town's calendar and directory are empty.
-    events: [],
-    directory: [],
+    events,
+    directory,
   };
 }

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Mailer } from "../integrations/mail/types.ts";
+import type { PaymentProvider } from "../integrations/payments/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
 import type { DB } from "../store/db.ts";
@@ -33,4 +34,6 @@ export interface AppContext {
   /** Write limiters (per client address), taken by operations that declare `rateLimit`. */
   limits: Limits;
   secrets: Secrets;
+  /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
+  payments: PaymentProvider;
 }

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import { mailFrom } from "../config.ts";
+import { renderTransactional } from "../core/commerce-mail.ts";
 import { renderDigest, renderWelcome, senderDomain, type Sender } from "../core/email-render.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
@@ -62,6 +63,14 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   };
 
   const sendOne = async (row: ClaimedRow) => {
+    if (row.kind === "transactional") {
+      if (row.suppressed) {
+        markFinal(ctx.db, row.id, owner, "cancelled", "address suppressed (bounced or complained)");
+        result.cancelled++;
+        return;
+      }
+      return deliver(row, renderTransactional(sender, row.email, row.template, JSON.parse(row.payload)), undefined);
+    }
     if (row.subscriber_status !== "active" || row.suppressed) {
       markFinal(ctx.db, row.id, owner, "cancelled", `subscription ${row.subscriber_status}${row.suppressed ? ", address suppressed" : ""}`);
       result.cancelled++;
@@ -81,6 +90,10 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
       }
       message = renderDigest(sender, to, city, e);
     }
+    return deliver(row, message, row.subscriber_id);
+  };
+
+  const deliver = async (row: ClaimedRow, message: ReturnType<typeof renderWelcome>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
     if (!holdsLease(ctx.db, row.id, owner)) return;
     try {
@@ -98,7 +111,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
         ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "permanent delivery failure; address suppressed");
       } else if (row.attempts >= cfg.maxAttempts) {
         markFinal(ctx.db, row.id, owner, "failed", e.message);
-        recordMailEvent(ctx.db, { email: row.email, subscriberId: row.subscriber_id, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
+        recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
         result.failed++;
       } else {
         markRetry(ctx.db, row.id, owner, now() + backoffMs(cfg.retryBaseSeconds, row.attempts), e.message);

@@ -14,6 +14,7 @@ import type { PlaceRow } from "../store/places.ts";
 import { censusOf } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
+import { cityListings, sweepCommerce } from "./listings.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 
@@ -85,6 +86,7 @@ async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Pro
  */
 export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date): Promise<{ id?: number; weather: boolean }> {
   const weather = await fetchWeather(ctx, place, date);
+  const listings = cityListings(ctx.db, place.geoid, date, now);
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown } = composeEdition({
     place: { name: place.name, stateName: place.state_name, slug: place.slug },
@@ -94,9 +96,9 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     sun: sunTimes({ date, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone, forecast: today }),
     holidays: { today: holidaysOn(date, place.state_code), upcoming: upcomingHolidays(date, place.state_code) },
     censusFact: censusFactOfDay(place.name, place.geoid, censusOf(place), date),
-    // The town's calendar and directory arrive with the commerce issue; the composer already takes them.
-    events: [],
-    listings: [],
+    // The daily email carries the featured events; the directory section mentions featured businesses weekly.
+    events: listings.events.filter((e) => e.featured),
+    listings: listings.directory,
   });
   const html = renderEditionHtml(markdown);
   const id = ctx.db.transaction(() => {
@@ -177,6 +179,8 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     return summary;
   }
   try {
+    // Listings whose run is over leave the calendar and directory before today's editions are composed.
+    sweepCommerce(ctx);
     const places = subscribedPlaces(ctx.db);
     summary.cities = places.length;
     const due: Array<{ place: PlaceRow; date: string }> = [];

@@ -11,6 +11,10 @@ import { searchArchive } from "./search.ts";
 import { subscribe } from "./subscribe.ts";
 import { handleMailWebhook } from "./suppressions.ts";
 import { getWeather } from "./weather.ts";
+import { createBusinessCheckout, createListingCheckout } from "./checkout.ts";
+import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
+import { getListingQuote, getPricing } from "./pricing.ts";
+import { getTerritories, operatorAction } from "./territories.ts";
 
 /** Who is calling, as the transport established it. */
 export interface Caller {
@@ -38,6 +42,18 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   subscribe: (ctx, input) => subscribe(ctx, input),
   getWeather: (ctx, { slug }) => getWeather(ctx, slug),
   handleMailEvents: (ctx, input) => handleMailWebhook(ctx, input),
+  getPricing: (ctx) => getPricing(ctx),
+  getListingQuote: (ctx, { slug }) => getListingQuote(ctx, slug),
+  getTerritories: (ctx, input) => getTerritories(ctx, input),
+  createListingCheckout: (ctx, input) => createListingCheckout(ctx, input),
+  createBusinessCheckout: (ctx, input) => createBusinessCheckout(ctx, input),
+  operatorAction: (ctx, input) => operatorAction(ctx, input),
+  getListingOrder: (ctx, { id }) => getListingOrder(ctx, id),
+  adminListOrders: (ctx, input) => adminListOrders(ctx, input),
+  adminShowOrder: (ctx, { id }) => adminShowOrder(ctx, id),
+  adminApproveOrder: (ctx, { id }) => adminApproveOrder(ctx, id),
+  adminRejectOrder: (ctx, { id, reason }) => adminRejectOrder(ctx, id, reason),
+  adminReleaseOrder: (ctx, { id }) => adminReleaseOrder(ctx, id),
 };
 
 /**

@@ -56,3 +56,8 @@ export function listArchive(db: DB, placeGeoid: string): Array<{ date: string; s
 export function latestEditionDate(db: DB, placeGeoid: string): string | undefined {
   return db.prepare("SELECT MAX(date) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as string | undefined ?? undefined;
 }
+
+/** The id of a place's newest edition, if it has one. */
+export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
+  return db.prepare("SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
+}

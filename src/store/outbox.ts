@@ -5,6 +5,15 @@ const stmt = cachedStatement;
 
 export type OutboxKind = "welcome" | "digest";
 
+/**
+ * Queues one transactional message (order and lease mail) to an address that need not be a
+ * subscriber. `dedupeKey` is unique: the same order event queues one message however often it is applied.
+ */
+export function enqueueTransactional(db: DB, m: { to: string; template: string; payload: unknown; dedupeKey: string }, nowMs: number, nowIso: string): boolean {
+  return stmt(db, `INSERT INTO outbox (kind, to_email, template, payload, dedupe_key, next_attempt_at, created_at)
+    VALUES ('transactional', ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(m.to, m.template, JSON.stringify(m.payload), m.dedupeKey, nowMs, nowIso).changes === 1;
+}
+
 /** Queues one message; the unique (kind, subscriber, edition) key makes a second call a no-op. */
 export function enqueueMail(db: DB, kind: OutboxKind, subscriberId: number, editionId: number | null, nowMs: number, nowIso: string): boolean {
   return db.prepare(`INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
@@ -28,7 +37,7 @@ export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: num
   }).immediate();
 }
 
-export interface ClaimedRow {
+export interface ClaimedSubscriberRow {
   id: number;
   kind: OutboxKind;
   edition_id: number | null;
@@ -42,6 +51,18 @@ export interface ClaimedRow {
   state_name: string;
   has_digest: 0 | 1;
 }
+
+export interface ClaimedTransactionalRow {
+  id: number;
+  kind: "transactional";
+  attempts: number;
+  email: string;
+  template: string;
+  payload: string;
+  suppressed: 0 | 1;
+}
+
+export type ClaimedRow = ClaimedSubscriberRow | ClaimedTransactionalRow;
 
 /**
  * Claims up to `limit` due rows for `owner` in one UPDATE (SQLite runs it under its write lock, so
@@ -59,13 +80,21 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
       LIMIT @limit)
     RETURNING id`).pluck().all({ owner, until: nowMs + leaseMs, now: nowMs, limit }) as number[];
   if (ids.length === 0) return [];
-  return stmt(db, `
+  const json = JSON.stringify(ids);
+  const subscriberRows = stmt(db, `
     SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.status AS subscriber_status,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
            (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.subscriber_id = s.id)) AS has_digest
     FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id JOIN places p ON p.geoid = s.place_geoid
-    WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(JSON.stringify(ids)) as ClaimedRow[];
+    WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(json) as ClaimedSubscriberRow[];
+  // Transactional mail goes to buyers and operators; only a bounce or complaint stops it (an
+  // unsubscribe from the newsletters does not cancel a receipt).
+  const transactionalRows = stmt(db, `
+    SELECT o.id, o.kind, o.attempts, o.to_email AS email, o.template, o.payload,
+           EXISTS (SELECT 1 FROM suppressions x WHERE x.email = o.to_email AND x.reason IN ('bounced', 'complained')) AS suppressed
+    FROM outbox o WHERE o.kind = 'transactional' AND o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(json) as ClaimedTransactionalRow[];
+  return [...subscriberRows, ...transactionalRows].sort((a, b) => a.id - b.id);
 }
 
 /** Extends the lease on every row this sender still holds (one statement for the whole batch). */

@@ -43,3 +43,9 @@ export function placesByPopulation(db: DB, minPopulation: number, stateName?: st
     WHERE p.population >= @min AND (@state IS NULL OR p.state_name = @state)
     ORDER BY p.state_name, p.population DESC, p.name, p.slug`).all({ min: minPopulation, state: stateName ?? null }) as CensusPlaceRow[];
 }
+
+/** The place a name and full state name mean: the most populous of that name in the state (the one with the plain slug). */
+export function findPlaceByName(db: DB, name: string, stateName: string): PlaceRow | undefined {
+  return db.prepare(`SELECT * FROM places WHERE state_name = ? AND (name = ? COLLATE NOCASE OR census_name = ? COLLATE NOCASE)
+    ORDER BY name_ambiguous_in_state, population DESC LIMIT 1`).get(stateName, name.trim(), name.trim()) as PlaceRow | undefined;
+}

@@ -1,5 +1,7 @@
 import { isPublic, type Operation } from "../operation.ts";
+import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
+import { commerceOperations } from "./commerce.ts";
 import { mailOperations } from "./mail.ts";
 import { searchOperations } from "./search.ts";
 import { subscribeOperations } from "./subscribe.ts";
@@ -11,7 +13,9 @@ export const operationsById = {
   ...searchOperations,
   ...subscribeOperations,
   ...weatherOperations,
+  ...commerceOperations,
   ...mailOperations,
+  ...adminOperations,
 } satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof operationsById;

@@ -1,0 +1,101 @@
+/**
+ * Pure rendering of the transactional emails of the buying flow (to buyers and operators, who need
+ * not be subscribers): an HTML and a plain-text part each, no list headers (they are not list mail),
+ * the postal address in the footer. User text (titles, reasons) is escaped.
+ */
+import { escapeHtml as e, page, type RenderedEmail, type Sender } from "./email-render.ts";
+import { formatCents } from "./pricing.ts";
+
+export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated";
+
+export interface ListingMailData {
+  orderId: string;
+  product: "event" | "business";
+  title: string;
+  town: string;
+  statusUrl: string;
+  /** Rejected: the rule id and human reason. */
+  rule?: string;
+  reason?: string;
+  /** Businesses: the last day shown. */
+  endsOn?: string;
+  townUrl?: string;
+  /** Released after a hold: the payment link and when it closes. */
+  checkoutUrl?: string;
+  checkoutExpiresAt?: string;
+}
+
+export interface OperatorMailData {
+  town: string;
+  priceCents: number;
+  operatorUrl: string;
+}
+
+function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined }>): RenderedEmail {
+  const footerText = ["--", `citydaily sent this email about your purchase to ${to}.`, sender.postalAddress];
+  const text = [...paragraphs.map((p) => (p.link ? `${p.text} ${p.link}` : p.text)), "", ...footerText].join("\n\n");
+  const html = page(subject, `<h1 style="font-size:24px;margin:0 0 16px">${e(subject)}</h1>
+${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}" style="color:#1a55a3">${e(p.link)}</a>` : ""}</p>`).join("\n")}
+<hr style="border:none;border-top:1px solid #ddd;margin:32px 0 16px">
+<footer style="font-size:13px;line-height:1.5;color:#555"><p>citydaily sent this email about your purchase to ${e(to)}.</p>
+<address style="font-style:normal">${e(sender.postalAddress)}</address></footer>`);
+  return { to, from: sender.from, subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
+}
+
+const what = (d: ListingMailData) => (d.product === "event" ? "event" : "business listing");
+
+export function renderTransactional(sender: Sender, to: string, template: string, data: unknown): RenderedEmail {
+  switch (template as TransactionalTemplate) {
+    case "listing_published": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your ${what(d)} "${d.title}" is live in ${d.town}`, [
+        { text: `"${d.title}" is now published on the ${d.town} ${d.product === "event" ? "calendar" : "directory"}.` },
+        ...(d.endsOn ? [{ text: `It runs until ${d.endsOn}.` }] : []),
+        ...(d.townUrl ? [{ text: "See it on the town's page:", link: d.townUrl }] : []),
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "listing_released": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your ${what(d)} "${d.title}" is approved: complete the payment`, [
+        { text: `A person reviewed "${d.title}" for ${d.town} and approved it. It is published as soon as it is paid.` },
+        { text: "Pay here:", link: d.checkoutUrl },
+        ...(d.checkoutExpiresAt ? [{ text: `The link is open until ${d.checkoutExpiresAt.replace("T", " ").slice(0, 16)} UTC.` }] : []),
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "listing_rejected": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your ${what(d)} "${d.title}" was not accepted`, [
+        { text: `A person reviewed "${d.title}" for ${d.town} and did not publish it.` },
+        { text: `Reason: ${d.reason ?? "not given"}${d.rule ? ` (policy rule ${d.rule})` : ""}.` },
+        { text: "Nothing was charged. The listing policy:", link: `${sender.baseUrl}/listing-policy` },
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "listing_expired": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your checkout for "${d.title}" expired`, [
+        { text: `The payment link for "${d.title}" in ${d.town} expired before it was paid. Nothing was charged and nothing was published.` },
+        { text: "You can start a new order at any time." },
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "listing_ended": {
+      const d = data as ListingMailData;
+      return build(sender, to, `Your ${what(d)} "${d.title}" has ended`, [
+        { text: `"${d.title}" has finished its run in ${d.town} and is no longer shown.` },
+        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+      ]);
+    }
+    case "operator_activated": {
+      const d = data as OperatorMailData;
+      return build(sender, to, `You now operate the ${d.town} daily`, [
+        { text: `Your lease of ${d.town} is active (${formatCents(d.priceCents)} a month). You receive half the net of every listing sold in your town.` },
+        { text: "Your operator page (your towns, the listings sold, your statement) is here; keep this link private:", link: d.operatorUrl },
+      ]);
+    }
+    default:
+      throw new Error(`unknown transactional template ${template}`);
+  }
+}

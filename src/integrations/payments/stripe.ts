@@ -1,0 +1,92 @@
+import Stripe from "stripe";
+import { AppError } from "../../core/errors.ts";
+import { standardCardFeeCents } from "../../core/pricing.ts";
+import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./types.ts";
+import { translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
+
+export interface StripeOptions {
+  secretKey: string;
+  /** STRIPE_WEBHOOK_SECRET; without it callbacks answer 503 `service_misconfigured`. */
+  webhookSecret?: string;
+  /** STRIPE_API_URL, e.g. `http://127.0.0.1:12111` for a local stand-in; default Stripe's own API. */
+  apiUrl?: string;
+  now: () => Date;
+}
+
+/** The SDK client, pointed at `apiUrl` with the SDK's own `host`, `port` and `protocol` options. */
+export function stripeClient(secretKey: string, apiUrl?: string): Stripe {
+  const options: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 1, timeout: 20_000, appInfo: { name: "citydaily" } };
+  if (apiUrl) {
+    const u = new URL(apiUrl);
+    Object.assign(options, { host: u.hostname, port: u.port || (u.protocol === "https:" ? 443 : 80), protocol: u.protocol.replace(":", "") as "http" | "https" });
+  }
+  return new Stripe(secretKey, options);
+}
+
+// Stripe accepts a Checkout Session expiry between 30 minutes and 24 hours after creation.
+const MIN_EXPIRY_MS = 31 * 60_000;
+const MAX_EXPIRY_MS = 23.5 * 3600_000;
+
+/**
+ * Stripe Checkout: one session per order (mode `payment` for listings, `subscription` for leases),
+ * buyer email prefilled, our success and cancel pages, the order id in metadata (on the session, its
+ * payment intent or subscription too), an idempotency key per order so a retried request never makes
+ * a second session. Callbacks are verified with `stripe.webhooks.constructEvent`; the fee of a paid
+ * listing is the one Stripe reports on the charge's balance transaction.
+ */
+export function createStripeProvider(opts: StripeOptions): PaymentProvider {
+  const stripe = stripeClient(opts.secretKey, opts.apiUrl);
+  return {
+    name: "stripe",
+    async createCheckout(req: CheckoutRequest): Promise<CheckoutSession> {
+      const now = Date.now();
+      const expires = Math.min(Math.max(req.expiresAt.getTime(), now + MIN_EXPIRY_MS), now + MAX_EXPIRY_MS);
+      const metadata = { order_id: req.reference };
+      const priceData: Stripe.Checkout.SessionCreateParams.LineItem.PriceData = {
+        currency: req.currency,
+        unit_amount: req.amountCents,
+        product_data: { name: req.productName, description: req.description.slice(0, 500) },
+        ...(req.mode === "subscription" ? { recurring: { interval: "month" as const } } : {}),
+      };
+      try {
+        const session = await stripe.checkout.sessions.create({
+          mode: req.mode,
+          line_items: [{ price_data: priceData, quantity: 1 }],
+          customer_email: req.customerEmail,
+          client_reference_id: req.reference,
+          metadata,
+          success_url: req.successUrl,
+          cancel_url: req.cancelUrl,
+          expires_at: Math.floor(expires / 1000),
+          ...(req.mode === "payment" ? { payment_intent_data: { metadata } } : { subscription_data: { metadata } }),
+        }, { idempotencyKey: `checkout-${req.reference}` });
+        if (!session.url) throw new Error("Stripe returned a session without a url");
+        return { url: session.url, sessionId: session.id, expiresAt: new Date(session.expires_at * 1000) };
+      } catch (err) {
+        throw new AppError("upstream_error", `The payment provider did not create the checkout: ${(err as Error).message}`);
+      }
+    },
+    async verifyCallback(rawBody, headers) {
+      if (!opts.webhookSecret) throw new AppError("service_misconfigured", "STRIPE_WEBHOOK_SECRET is not configured on this server.");
+      const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
+      const translated = translateStripeEvent(event);
+      if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
+        translated.feeCents = await reportedFee(stripe, translated.paymentId) ?? standardCardFeeCents(translated.amountCents);
+      }
+      return translated;
+    },
+  };
+}
+
+/** The fee Stripe reports for a payment (its charge's balance transaction), if it is known yet. */
+async function reportedFee(stripe: Stripe, paymentIntentId: string): Promise<number | undefined> {
+  try {
+    const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["latest_charge.balance_transaction"] });
+    const charge = pi.latest_charge;
+    const bt = charge && typeof charge === "object" ? charge.balance_transaction : null;
+    return bt && typeof bt === "object" ? bt.fee : undefined;
+  } catch (err) {
+    // The payment is real even when the fee lookup fails: fall back to the standard fee rather than refuse the callback.
+    return undefined;
+  }
+}

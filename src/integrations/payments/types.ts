@@ -1,0 +1,75 @@
+/**
+ * The payment provider seam: Stripe when STRIPE_SECRET_KEY is set, otherwise the local provider (a
+ * hosted checkout page of ours). Each provider creates checkouts and verifies and translates its own
+ * callbacks into one domain `PaymentEvent`, as listmonk does for bounce providers.
+ */
+
+export interface CheckoutRequest {
+  /** `payment`: one-off (listings); `subscription`: monthly (town leases). */
+  mode: "payment" | "subscription";
+  /** Our order or lease id (`lo_...`, `tl_...`), carried in the provider's metadata. */
+  reference: string;
+  productName: string;
+  description: string;
+  amountCents: number;
+  currency: "usd";
+  /** Prefills the payment page. */
+  customerEmail?: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** The link stops working then (a lease's reservation; a listing's payment window). */
+  expiresAt: Date;
+}
+
+export interface CheckoutSession {
+  url: string;
+  sessionId: string;
+  expiresAt: Date;
+}
+
+export type PaymentEvent =
+  | {
+    type: "checkout.completed"; eventId: string; reference: string; sessionId: string; mode: "payment" | "subscription";
+    amountCents: number; feeCents: number | null; paymentId: string | null; subscriptionId: string | null; customerEmail: string | null;
+  }
+  | { type: "checkout.expired"; eventId: string; reference: string; sessionId: string }
+  | { type: "subscription.ended"; eventId: string; subscriptionId: string }
+  | { type: "refunded"; eventId: string; paymentId: string; amountRefundedCents: number }
+  /** A verified event we do not act on (recorded, answered 200). */
+  | { type: "ignored"; eventId: string; providerType: string };
+
+/** A hosted checkout page served by us (the local provider); Stripe hosts its own. */
+export interface HostedCheckout {
+  session(id: string): HostedSession | undefined;
+  /**
+   * The person pressed Pay: marks the session complete and returns the signed callback it emits (the
+   * same shape and signature scheme as Stripe's), for the callback endpoint's own verification.
+   */
+  pay(id: string, email: string): { rawBody: string; headers: Headers } | undefined;
+}
+
+export interface HostedSession {
+  id: string;
+  reference: string;
+  mode: "payment" | "subscription";
+  description: string;
+  amountCents: number;
+  currency: string;
+  email: string;
+  successUrl: string;
+  cancelUrl: string;
+  status: "open" | "complete" | "expired";
+  expiresAt: string;
+}
+
+export interface PaymentProvider {
+  readonly name: "stripe" | "local";
+  readonly hosted?: HostedCheckout;
+  createCheckout(req: CheckoutRequest): Promise<CheckoutSession>;
+  /**
+   * Verifies a callback's signature over its raw body and translates it. Throws AppError:
+   * `unauthorized` without a signature, `forbidden` for a wrong or stale one, `validation_error` for
+   * a body that is not an event.
+   */
+  verifyCallback(rawBody: string, headers: Headers): Promise<PaymentEvent>;
+}

@@ -1,0 +1,160 @@
+import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import type { ListingMailData, TransactionalTemplate } from "../core/commerce-mail.ts";
+import { addDays } from "../core/holidays.ts";
+import { BUSINESS_RUN_DAYS } from "../core/pricing.ts";
+import { shareEntry } from "../core/revenue-share.ts";
+import { localDate } from "../core/time.ts";
+import { currentGeneration, siteDirs } from "../publish/site-dir.ts";
+import type { DB } from "../store/db.ts";
+import { latestEditionId } from "../store/editions.ts";
+import { activeLeaseOf, expireStaleReservations, hasStaleReservations } from "../store/leases.ts";
+import { insertLedgerEntry } from "../store/ledger.ts";
+import { ordersDueToEnd, ordersDueToExpire, publishedOrdersOf, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
+import { enqueueTransactional } from "../store/outbox.ts";
+import type { AppContext } from "./context.ts";
+import { publishEditions } from "./publish.ts";
+
+/**
+ * Published listings: the read model readers see (the town's calendar and directory in
+ * /api/city/{slug}, the daily email) and the steps that put listings up and take them down.
+ */
+
+/** The moment an event leaves the calendar: 12:00 UTC the day after its last day (past midnight in every U.S. timezone). */
+export function eventRunEnd(startsAt: string, endsAt: string | null | undefined): string {
+  return `${addDays((endsAt ?? startsAt).slice(0, 10), 1)}T12:00:00.000Z`;
+}
+
+export function businessRunEnd(from: Date): string {
+  return new Date(from.getTime() + BUSINESS_RUN_DAYS * 86_400_000).toISOString();
+}
+
+function toEvent(o: OrderRow): CalendarEvent {
+  return {
+    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), startsAt: o.starts_at ?? "",
+    featured: o.tier === "featured", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
+  };
+}
+
+function toDirectory(o: OrderRow): DirectoryListing {
+  return {
+    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), featured: o.tier === "featured",
+    endsOn: (o.run_ends_at ?? "").slice(0, 10), ...(o.address ? { address: o.address } : {}), ...(o.category ? { category: o.category } : {}),
+  };
+}
+
+/** Only http(s) links reach readers (the screen already rejects others; this is the second lock). */
+function safeHttpUrl(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A town's published listings as readers see them on `localDate` (the town's own date): upcoming
+ * events soonest first (featured first within a day) and current businesses, featured first. Listings
+ * whose run is over are left out even before the sweep marks them ended. The lead connects this to
+ * the city page and its markdown twin.
+ */
+export function cityListings(db: DB, geoid: string, onDate: string, now: Date = new Date()): { events: CalendarEvent[]; directory: DirectoryListing[] } {
+  const nowIso = now.toISOString();
+  const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
+  const events = rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent)
+    .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
+  const directory = rows.filter((o) => o.product === "business").map(toDirectory)
+    .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+  return { events, directory };
+}
+
+export function statusUrl(ctx: AppContext, orderId: string): string {
+  return `${ctx.config.baseUrl}/api/listing-order?id=${orderId}`;
+}
+
+/** Queues a buyer email for an order event, exactly once per (order, event). Call inside the transition's transaction. */
+export function queueOrderMail(ctx: AppContext, o: OrderView, template: TransactionalTemplate, extra: Partial<ListingMailData> = {}): void {
+  const now = ctx.config.now();
+  const data: ListingMailData = {
+    orderId: o.id, product: o.product, title: o.title, town: `${o.town_name}, ${o.state_name}`, statusUrl: statusUrl(ctx, o.id),
+    townUrl: `${ctx.config.baseUrl}/${o.slug}`, ...extra,
+  };
+  enqueueTransactional(ctx.db, { to: o.buyer_email, template, payload: data, dedupeKey: `${o.id}:${template}` }, now.getTime(), now.toISOString());
+}
+
+/**
+ * Publishes an order (inside the caller's transaction): the run starts now (businesses: 30 days;
+ * events: until the day after they end) and the buyer is emailed once.
+ */
+export function publishOrder(ctx: AppContext, o: OrderView, from: OrderRow["status"][]): boolean {
+  const now = ctx.config.now();
+  const runEnds = o.product === "business" ? businessRunEnd(now) : eventRunEnd(o.starts_at ?? now.toISOString(), o.ends_at);
+  if (!transitionOrder(ctx.db, o.id, from, "published", { published_at: now.toISOString(), run_ends_at: runEnds }, now.toISOString())) return false;
+  queueOrderMail(ctx, o, "listing_published", o.product === "business" ? { endsOn: runEnds.slice(0, 10) } : {});
+  return true;
+}
+
+/**
+ * Records a listing's payment and publishes it, in one transaction with the callback's event id:
+ * pending_payment -> paid -> published, plus the operator's share when the town is leased.
+ */
+export function markPaidAndPublish(ctx: AppContext, o: OrderView, p: { feeCents: number; paymentId: string | null }): boolean {
+  const nowIso = ctx.config.now().toISOString();
+  if (!transitionOrder(ctx.db, o.id, ["pending_payment", "expired"], "paid", { paid_at: nowIso, fee_cents: p.feeCents, provider_payment_id: p.paymentId }, nowIso)) return false;
+  const lease = activeLeaseOf(ctx.db, o.place_geoid);
+  if (lease && o.price_cents > 0) insertLedgerEntry(ctx.db, { leaseId: lease.id, orderId: o.id, ...shareEntry(o.price_cents, p.feeCents) }, nowIso);
+  return publishOrder(ctx, o, ["paid"]);
+}
+
+/**
+ * Applies the clock: lapsed reservations free their towns, payment links past their time expire
+ * (buyer emailed), listings past their run end (buyer emailed). Cheap (indexed); run on reads of
+ * orders, cities and territories and by the morning pipeline, so a frozen or restarted clock is honoured.
+ * Returns the towns whose listings changed.
+ */
+export function sweepCommerce(ctx: AppContext): Set<string> {
+  const now = ctx.config.now();
+  const nowIso = now.toISOString();
+  const changed = new Set<string>();
+  // Reads first: most calls find nothing due and never take the write lock.
+  const anyDue = ordersDueToExpire(ctx.db, nowIso).length > 0 || ordersDueToEnd(ctx.db, nowIso).length > 0
+    || hasStaleReservations(ctx.db, nowIso);
+  if (!anyDue) return changed;
+  ctx.db.transaction(() => {
+    expireStaleReservations(ctx.db, nowIso);
+    for (const o of ordersDueToExpire(ctx.db, nowIso)) {
+      if (transitionOrder(ctx.db, o.id, ["pending_payment"], "expired", {}, nowIso)) queueOrderMail(ctx, o, "listing_expired");
+    }
+    for (const o of ordersDueToEnd(ctx.db, nowIso)) {
+      if (transitionOrder(ctx.db, o.id, ["published"], "ended", { ended_at: nowIso }, nowIso)) {
+        queueOrderMail(ctx, o, "listing_ended");
+        changed.add(o.place_geoid);
+      }
+    }
+  }).immediate();
+  if (changed.size) afterListingsChanged(ctx, changed);
+  return changed;
+}
+
+/** Today in the town's timezone. */
+export function townToday(ctx: AppContext, timezone: string): string {
+  return localDate(ctx.config.now(), timezone);
+}
+
+/**
+ * After listings of towns were published or ended: wake the mail sender and re-render those towns'
+ * static pages. src/services/publish.ts re-renders a city only through `publishEditions` (its
+ * latest edition's page, the city page, its state, home and /cities), so that is what is called, for
+ * towns with an edition and a built site; in the background, since a render takes seconds.
+ */
+export function afterListingsChanged(ctx: AppContext, geoids: Iterable<string>): void {
+  ctx.mail.kick();
+  if (!currentGeneration(siteDirs(ctx.config.dataDir))) return;
+  const ids: number[] = [];
+  for (const g of geoids) {
+    const id = latestEditionId(ctx.db, g);
+    if (id !== undefined) ids.push(id);
+  }
+  if (ids.length === 0) return;
+  publishEditions(ctx, ids).catch((err) => ctx.log.error({ err, editions: ids }, "re-rendering city pages after a listing change failed"));
+}

@@ -1,0 +1,52 @@
+import type { ListingTier, PricingResponse } from "../contract/commerce.ts";
+import { BUSINESS_RUN_DAYS, LEASE_BASE_CENTS, LEASE_STEP_CENTS, LEASE_STEP_SUBSCRIBERS, LISTING_TIERS, type ListingProduct } from "../core/pricing.ts";
+import { isTrackedCity } from "../store/cities.ts";
+import { requirePlace } from "./cities.ts";
+import type { AppContext } from "./context.ts";
+
+const INCLUDES: Record<ListingProduct, Record<string, string[]>> = {
+  event: {
+    free: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published after a person approves it"],
+    standard: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published within seconds of payment"],
+    featured: ["On the town's public calendar, marked featured and listed first on its day", "Appears in the town's daily email in the week before it", "Published within seconds of payment"],
+  },
+  business: {
+    free: [`In the town's directory for ${BUSINESS_RUN_DAYS} days from approval`, "Published after a person approves it"],
+    standard: [`In the town's directory for ${BUSINESS_RUN_DAYS} days from payment`],
+    featured: [`In the town's directory for ${BUSINESS_RUN_DAYS} days from payment, listed first`, "A mention in the town's daily email once a week"],
+  },
+};
+
+export function listingTiers(product: ListingProduct): ListingTier[] {
+  return LISTING_TIERS.map((t) => ({
+    id: t.id, name: t.name, priceCents: t.priceCents, currency: "usd" as const, payment: t.priceCents === 0 ? "none" as const : "one-off" as const,
+    reviewedByPerson: t.reviewed, includes: INCLUDES[product][t.id], ...(product === "business" ? { runDays: BUSINESS_RUN_DAYS } : {}),
+  }));
+}
+
+export function getPricing(ctx: AppContext): PricingResponse {
+  return {
+    currency: "usd",
+    event: listingTiers("event"),
+    business: listingTiers("business"),
+    lease: {
+      interval: "month", currency: "usd", baseCents: LEASE_BASE_CENTS, stepCents: LEASE_STEP_CENTS, stepSubscribers: LEASE_STEP_SUBSCRIBERS,
+      formula: "monthly price = 1000 + 500 x (tier - 1) cents, tier = max(1, ceil(subscribers / 1000)): 10 dollars for the first 1,000 subscribers plus 5 dollars for each further started 1,000",
+      boundaryRule: "tier n covers up to n x 1,000 subscribers inclusive: 1,000 subscribers is tier 1 (10 dollars), 1,001 is tier 2 (15 dollars)",
+      operatorShare: "The operator receives half the net of every listing sold in their town: (price - payment fee) / 2, rounded down to the cent; reversed if the listing is refunded. The fee is the one Stripe reports (standard U.S. card fee, 2.9% + 30 cents, in local mode).",
+      reservationMinutes: ctx.config.reservationMinutes,
+    },
+    policy: `${ctx.config.baseUrl}/listing-policy`,
+  };
+}
+
+export function getListingQuote(ctx: AppContext, slug: string) {
+  const place = requirePlace(ctx, slug);
+  const selling = isTrackedCity(ctx.db, place.geoid);
+  return {
+    slug: place.slug, city: place.name, state: place.state_name, selling,
+    ...(selling ? {} : { reason: `${place.name}, ${place.state_name} has no newsletter yet: listings are sold once it has a subscriber.` }),
+    event: listingTiers("event"),
+    business: listingTiers("business"),
+  };
+}
