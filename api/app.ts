@@ -4,6 +4,7 @@ import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { jsonRead } from "./caching.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
@@ -57,6 +58,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
 
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
+  mcpRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {
