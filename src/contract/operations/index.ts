@@ -1,7 +1,9 @@
 import { isPublic, type Operation } from "../operation.ts";
 import { cityOperations } from "./cities.ts";
 import { mailOperations } from "./mail.ts";
+import { oembedOperations } from "./oembed.ts";
 import { searchOperations } from "./search.ts";
+import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
 import { weatherOperations } from "./weather.ts";
 
@@ -11,6 +13,8 @@ export const operationsById = {
   ...searchOperations,
   ...subscribeOperations,
   ...weatherOperations,
+  ...oembedOperations,
+  ...statusOperations,
   ...mailOperations,
 } satisfies Record<string, Operation>;
 
