@@ -1,4 +1,4 @@
-import type { H3 } from "h3";
+import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../src/services/discovery.ts";
@@ -12,19 +12,23 @@ const OPEN = { "Access-Control-Allow-Origin": "*" };
 /** The well-known discovery documents and robots.txt (spec section 4, "Discovery and format endpoints"). */
 export function discoveryRoutes(app: H3, ctx: AppContext): void {
   const base = () => ctx.config.baseUrl;
+  // GET and HEAD alike (cachedResponse drops the body for HEAD).
+  const read = (path: string, handler: (event: H3Event) => Response) => {
+    app.get(path, handler);
+    app.head(path, handler);
+  };
 
-  // GET and HEAD (h3 answers HEAD with the GET handler; cachedResponse drops the body).
-  app.get("/.well-known/api-catalog", (event) =>
+  read("/.well-known/api-catalog", (event) =>
     cachedResponse(event, JSON.stringify(apiCatalog(base()), null, 2), LINKSET_TYPE, DISCOVERY_CACHE, { ...OPEN, Link: apiCatalogLink(base()) }));
 
-  app.get("/.well-known/agent-skills/index.json", (event) =>
+  read("/.well-known/agent-skills/index.json", (event) =>
     cachedResponse(event, JSON.stringify(agentSkillsIndex(ctx), null, 2), "application/json; charset=utf-8", DISCOVERY_CACHE, OPEN));
 
-  app.get("/.well-known/agent-skills/:name/SKILL.md", (event) => {
+  read("/.well-known/agent-skills/:name/SKILL.md", (event) => {
     const found = skill(ctx, String(event.context.params?.name));
     if (!found) throw new AppError("not_found", `There is no agent skill at ${event.url.pathname}; see /.well-known/agent-skills/index.json.`);
     return cachedResponse(event, found.body, "text/markdown; charset=utf-8", DISCOVERY_CACHE, { ...OPEN, "X-Markdown-Tokens": String(markdownTokens(found.body)) });
   });
 
-  app.get("/robots.txt", (event) => cachedResponse(event, robotsTxt(base()), "text/plain; charset=utf-8", DISCOVERY_CACHE));
+  read("/robots.txt", (event) => cachedResponse(event, robotsTxt(base()), "text/plain; charset=utf-8", DISCOVERY_CACHE));
 }
