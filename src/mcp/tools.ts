@@ -10,15 +10,27 @@ import { admit, runOperation, type Caller } from "../services/operations.ts";
 
 export { toolOperations };
 
-/** A tool's whole input: the operation's path, query and body fields as one object. */
-export function toolInputSchema(op: Operation): z.ZodType {
-  const parts = [op.params, op.query, op.body].filter((s): s is z.ZodType => s !== undefined);
-  if (parts.length === 1 && !(parts[0] instanceof z.ZodObject)) return parts[0];
-  const shapes = parts.map((s) => {
-    if (!(s instanceof z.ZodObject)) throw new Error(`${op.operationId}: an MCP tool's inputs must be objects`);
-    return s.shape;
-  });
-  return z.object(Object.assign({}, ...shapes));
+/** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
+export interface ToolInput {
+  schema: z.ZodObject;
+  toOperation: (parsed: Record<string, unknown>) => object;
+}
+
+/**
+ * The operation's path, query and body fields merged into one object, as MCP tools take them. A
+ * body that is not one object (a union, a transform) stays whole under `body`, so the tool's input
+ * is still an object (MCP requires `type: "object"` at the root).
+ */
+export function toolInput(op: Operation): ToolInput {
+  const shape = Object.assign({}, ...[op.params, op.query].filter((s) => s !== undefined).map((s) => s.shape)) as z.ZodRawShape;
+  const body = op.body;
+  if (body === undefined || body instanceof z.ZodObject) {
+    return { schema: z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), toOperation: (parsed) => parsed };
+  }
+  return {
+    schema: z.object({ ...shape, body }),
+    toOperation: ({ body: value, ...rest }) => ({ ...rest, ...(value as object) }),
+  };
 }
 
 /**
@@ -31,13 +43,13 @@ function advertised(schema: z.ZodType): StandardSchemaWithJSON {
   return { "~standard": { version: 1, vendor: "citydaily", validate: (value: unknown) => ({ value }), jsonSchema: std.jsonSchema } };
 }
 
-function parseInput(schema: z.ZodType, args: unknown): object {
+function parseInput(schema: z.ZodType, args: unknown): Record<string, unknown> {
   const result = schema.safeParse(args ?? {});
   if (!result.success) {
     const issues = toFieldIssues(result.error.issues);
     throw new AppError("validation_error", `Input validation failed: ${issues.map((i) => `${i.path || "input"}: ${i.message}`).join("; ")}`, { issues });
   }
-  return result.data as object;
+  return result.data as Record<string, unknown>;
 }
 
 /** An AppError as an MCP tool error: the same problem body (code, resolution...) as the HTTP API. */
@@ -61,17 +73,17 @@ export function toolError(ctx: AppContext, tool: string, error: unknown): CallTo
 export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, ops: readonly Operation[] = operations): void {
   for (const op of toolOperations(ops)) {
     const { mcp } = op;
-    const input = toolInputSchema(op);
+    const input = toolInput(op);
     server.registerTool(mcp.tool, {
       title: mcp.title,
       description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
-      inputSchema: advertised(input),
+      inputSchema: advertised(input.schema),
       outputSchema: op.response as unknown as StandardSchemaWithJSON,
       annotations: { title: mcp.title, ...mcp.annotations },
     }, async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
-        const reply = await runOperation(ctx, op, parseInput(input, args), caller);
+        const reply = await runOperation(ctx, op, input.toOperation(parseInput(input.schema, args)), caller);
         const data = JSON.parse(JSON.stringify(reply.data)) as Record<string, unknown>;
         const text = mcp.output === "markdown" && reply.options.markdown !== undefined ? reply.options.markdown : JSON.stringify(data);
         return { content: [{ type: "text", text }], structuredContent: data };
