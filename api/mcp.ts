@@ -56,12 +56,13 @@ const wantsHtml = (event: H3Event) => /\btext\/html\b/.test(event.req.headers.ge
  */
 export function mcpRoutes(app: H3, ctx: AppContext): void {
   // Browsers may only reach it from our own pages or a local tool (DNS rebinding, transport spec).
-  const allowedOrigins = [new URL(ctx.config.baseUrl).hostname, ...localhostAllowedOrigins()];
+  // Read per request: the base URL is only final once the server listens (PORT=0).
+  const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   app.all("/mcp", async (event) => {
     const url = `${ctx.config.baseUrl}/mcp`;
     if (event.req.method === "GET" && wantsHtml(event)) return setupPage(url);
-    const rejected = originValidationResponse(event.req, allowedOrigins);
+    const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
     if (version !== null && !versions.has(version)) {

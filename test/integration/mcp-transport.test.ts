@@ -1,4 +1,8 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/config.ts";
 import { CLIENTS } from "../helpers/mcp-clients.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -90,9 +94,44 @@ describe("GET /mcp", () => {
   });
 });
 
+/**
+ * A second server process (`node api/server.ts`) of the same deployment: same data directory, same
+ * public BASE_URL. Resolves once it listens.
+ */
+async function startServerProcess(dataDir: string, baseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], {
+    env: { ...process.env, DATA_DIR: dataDir, BASE_URL: baseUrl, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", OPEN_METEO_URL: "http://127.0.0.1:9" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+    lines.on("line", (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === "citydaily listening" && entry.url) resolve(entry.url);
+    });
+  });
+  lines.removeAllListeners("line");
+  lines.on("line", () => {}); // keep draining its request log
+  return {
+    url,
+    stop: () => new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    }),
+  };
+}
+
 describe("statelessness", () => {
+  let other: { url: string; stop: () => Promise<void> };
+  beforeAll(async () => {
+    other = await startServerProcess(server.dataDir, server.url);
+  }, 60_000);
+  afterAll(async () => {
+    await other?.stop();
+  });
+
   it.each(CLIENTS)("two server processes answer alternate requests of one %s client", async (_revision, connect) => {
-    const other = await startTestServer({ DATA_DIR: server.dataDir, MAIL_SENDER: "off" });
     const hits = { [server.url]: 0, [other.url]: 0 };
     let n = 0;
     const alternate: typeof fetch = (input, init) => {
@@ -101,24 +140,20 @@ describe("statelessness", () => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       return fetch(target + url.pathname + url.search, init);
     };
+    const c = await connect(`${server.url}/mcp`, alternate);
     try {
-      const c = await connect(`${server.url}/mcp`, alternate);
-      try {
-        for (let i = 0; i < 3; i++) {
-          const { tools } = await c.client.listTools();
-          expect(tools.map((t) => t.name)).toContain("get_archive");
-          const r = await c.client.callTool({ name: "get_archive", arguments: { slug: "boise-idaho", date: "2026-11-20" } }) as { isError?: boolean; content: Array<{ text: string }> };
-          expect(r.isError).toBeFalsy();
-          expect(r.content[0].text).toContain("Boise: frost, then sun");
-        }
-      } finally {
-        await c.close();
+      for (let i = 0; i < 3; i++) {
+        const { tools } = await c.client.listTools();
+        expect(tools.map((t) => t.name)).toContain("get_archive");
+        const r = await c.client.callTool({ name: "get_archive", arguments: { slug: "boise-idaho", date: "2026-11-20" } }) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError).toBeFalsy();
+        expect(r.content[0].text).toContain("Boise: frost, then sun");
       }
-      expect(hits[server.url]).toBeGreaterThanOrEqual(3);
-      expect(hits[other.url]).toBeGreaterThanOrEqual(3);
     } finally {
-      await other.close();
+      await c.close();
     }
+    expect(hits[server.url]).toBeGreaterThanOrEqual(3);
+    expect(hits[other.url]).toBeGreaterThanOrEqual(3);
   });
 });
 
