@@ -39,9 +39,9 @@ export function embedRoutes(app: H3, ctx: AppContext): void {
   const serve = (event: H3Event, slug: string, date?: string) => {
     const card = embedCard(ctx, slug, date);
     if (!card) throw new AppError("not_found", `Nothing to embed at ${event.url.pathname}.`);
-    // Meant to be framed by other sites, so no frame restrictions; a dated card never changes.
+    // Meant to be framed by any site (no frame-ancestors or X-Frame-Options); a dated card never changes.
     return cachedResponse(event, cardHtml(card), "text/html; charset=utf-8", date ? "public, max-age=86400, s-maxage=31536000" : "public, max-age=300, s-maxage=600", {
-      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *",
+      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     });
   };
   app.get("/embed/:slug", (event) => serve(event, String(event.context.params?.slug)));
