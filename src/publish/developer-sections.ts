@@ -1,3 +1,4 @@
+import { marked } from "marked";
 import { SEARCH_SYNTAX } from "../contract/operations/search.ts";
 import type { Operation } from "../contract/operation.ts";
 import { toolOperations } from "../mcp/catalog.ts";
@@ -53,5 +54,18 @@ export function developerSections(base: string, operations: readonly Operation[]
     "",
     ...discoveryLinks(base).map((l) => `- ${mdLink(l.name, l.url)}: ${l.what}`),
     "",
+    "## Versioning",
+    "",
+    "- The current version is v1, served at `/api/...` and `/api/v1/...` by the same handler; every response carries `API-Version: v1`.",
+    "- Additive changes (new endpoints, optional fields, error codes) land in v1: ignore fields you do not know.",
+    "- Breaking changes get a new prefix (`/api/v2/...`). A retirement is announced with a `Deprecation` header (RFC 9745) and a `Sunset` header (RFC 8594) at least 180 days apart, plus `Link: <replacement>; rel=\"deprecation\"`; nothing is deprecated today.",
+    "- The unversioned `/api/` prefix is not deprecated and is not scheduled for removal.",
+    "",
   ];
+}
+
+/** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
+export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
+  const html = marked.parse(developerSections(base, operations).join("\n"), { async: false });
+  return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
 }

@@ -193,13 +193,6 @@ export function developersMarkdown(base: string, operations: readonly Operation[
       `The valid slugs of cities with a newsletter are listed by ${mdLink("/api/cities", `${base}/api/cities`)}.`,
     "",
     ...developerSections(base, operations),
-    "## Versioning",
-    "",
-    "- The current version is v1, served at `/api/...` and `/api/v1/...` by the same handler; every response carries `API-Version: v1`.",
-    "- Additive changes (new endpoints, optional fields, error codes) land in v1: ignore fields you do not know.",
-    "- Breaking changes get a new prefix (`/api/v2/...`). A retirement is announced with a `Deprecation` header (RFC 9745) and a `Sunset` header (RFC 8594) at least 180 days apart, plus `Link: <replacement>; rel=\"deprecation\"`; nothing is deprecated today.",
-    "- The unversioned `/api/` prefix is not deprecated and is not scheduled for removal.",
-    "",
     "## Errors",
     "",
     `Every failure is \`application/problem+json\` (RFC 9457) with a stable \`code\`; branch on it. \`type\` is \`${base}/developers#error-{code}\`, ` +

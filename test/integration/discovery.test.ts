@@ -4,6 +4,7 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations } from "../../src/contract/operations/index.ts";
 import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
 import { buildSite } from "../../src/services/publish.ts";
@@ -258,8 +259,10 @@ describe("robots.txt, llms.txt and the developer page", () => {
     const anchor = new URL(problem.type);
     expect(anchor.pathname).toBe("/developers");
     expect(html).toContain(`id="${anchor.hash.slice(1)}"`);
-    expect(html).toContain('id="mcp"');
-    expect(html).toContain(`${server.url}/mcp`);
+    for (const id of ["endpoints", "quick-start", "search-syntax", "buying-a-listing-or-leasing-a-town", "events-poll-no-webhooks", "mcp", "discovery", "versioning"]) expect(html, id).toContain(`<h2 id="${id}">`);
+    for (const op of operations) expect(html, op.path).toContain(`<code>${op.path}</code>`);
+    expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
+    expect(html).toContain("<code>rain OR snow</code>");
   });
 
   it("developers.md covers the quick start, search syntax, buying, polling, versioning, MCP set-up and discovery", async () => {
