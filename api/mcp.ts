@@ -19,7 +19,7 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** `GET /mcp` from a browser: the endpoint and how to add it to common MCP clients. */
+/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients. */
 function setupPage(url: string): Response {
   const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
   const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
@@ -46,7 +46,11 @@ ${tools}
   return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300" } });
 }
 
-const wantsHtml = (event: H3Event) => /\btext\/html\b/.test(event.req.headers.get("accept") ?? "");
+/** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */
+const wantsPage = (event: H3Event) => {
+  const accept = event.req.headers.get("accept") ?? "";
+  return /\btext\/html\b/.test(accept) || !/\btext\/event-stream\b/.test(accept);
+};
 
 /**
  * The MCP endpoint. Each request gets a fresh server from the same factory (src/mcp/server.ts) and
@@ -61,7 +65,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   app.all("/mcp", async (event) => {
     const url = `${ctx.config.baseUrl}/mcp`;
-    if (event.req.method === "GET" && wantsHtml(event)) return setupPage(url);
+    if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");

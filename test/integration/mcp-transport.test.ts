@@ -88,7 +88,13 @@ describe("GET /mcp", () => {
     expect(html).toContain("<code>subscribe_city</code>");
   });
 
-  it("without text/html it is not a stream: 405 (the server keeps no sessions)", async () => {
+  it("shows curl (Accept: */*) the same page", async () => {
+    const res = await fetch(`${server.url}/mcp`, { headers: { Accept: "*/*" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`<code>${server.url}/mcp</code>`);
+  });
+
+  it("an MCP client opening an SSE stream gets 405: the server keeps no sessions and sends nothing unasked", async () => {
     const res = await fetch(`${server.url}/mcp`, { headers: { Accept: "text/event-stream" } });
     expect(res.status).toBe(405);
   });
