@@ -2,13 +2,11 @@ import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelco
 import { z } from "zod";
 import type { Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
-import { toolOperations } from "./catalog.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, toFieldIssues } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
-
-export { toolOperations };
+import { toolOperations } from "./catalog.ts";
 
 /** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
 export interface ToolInput {
