@@ -3,13 +3,17 @@ import { H3, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
-import { jsonRead } from "./caching.ts";
 import { compression } from "./compression.ts";
 import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
+import { apiCatalogLink } from "../src/services/discovery.ts";
+import { cachedResponse } from "./caching.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
+import { embedRoutes } from "./routes/embed.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
@@ -53,6 +57,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
       response.headers.set("X-Request-Id", String(event.context.requestId));
       baseSecurityHeaders(response.headers);
       if (isApi(event.url.pathname)) apiHeaders(response.headers);
+      // The home page advertises the API catalog (RFC 9727 section 3).
+      if (event.url.pathname === "/") response.headers.append("Link", apiCatalogLink(ctx.config.baseUrl));
       ctx.log.info({
         requestId: event.context.requestId, method: event.req.method, path: event.url.pathname, status: response.status,
         ms: Math.round((performance.now() - Number(event.context.startedAt)) * 10) / 10,
@@ -67,6 +73,9 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   unsubscribeRoutes(app, ctx);
   paymentWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
+  mcpRoutes(app, ctx);
+  discoveryRoutes(app, ctx);
+  embedRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {
@@ -79,7 +88,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   }
 
   let openapi: string | undefined;
-  app.get("/openapi.json", (event) => jsonRead(event, JSON.parse((openapi ??= JSON.stringify(openApiDocument(ctx.config.baseUrl)))), "public, max-age=300"));
+  // Cached and open to every origin, like the API's reads (browser-based tools load it).
+  app.get("/openapi.json", (event) => cachedResponse(event, (openapi ??= JSON.stringify(openApiDocument(ctx.config.baseUrl))), "application/json; charset=utf-8", "public, max-age=300, s-maxage=3600", { "Access-Control-Allow-Origin": "*" }));
 
   app.all("/api/**", (event) => {
     if (event.req.method === "OPTIONS") return preflight("GET, HEAD, POST, OPTIONS");

@@ -1,22 +1,7 @@
-import { PROBLEMS, type Problem, type ProblemCode } from "../src/contract/problems.ts";
+import { problemBody, type ProblemCode } from "../src/contract/problems.ts";
 import type { FieldIssue } from "../src/core/errors.ts";
 
-/** The one builder of problem+json bodies (RFC 9457, spec section 7). */
-export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: FieldIssue[]): Problem {
-  const p = PROBLEMS[code];
-  return {
-    type: `${baseUrl}/developers#error-${code}`,
-    title: p.title,
-    status: p.status,
-    detail,
-    ...(instance !== undefined ? { instance } : {}),
-    code,
-    resolution: p.resolution,
-    documentation: `${baseUrl}/developers#error-${code}`,
-    error: detail,
-    ...(code === "validation_error" ? { issues: issues ?? [] } : {}),
-  };
-}
+export { problemBody };
 
 /** The one builder of problem+json responses: every /api failure goes through here. */
 export function problemResponse(

@@ -2,7 +2,16 @@ import { createDocument } from "zod-openapi";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { BODY_LIMIT_BYTES, type Operation } from "./operation.ts";
 import { operations } from "./operations/index.ts";
-import { PROBLEMS, Problem, type ProblemCode } from "./problems.ts";
+import { PROBLEMS, Problem, problemBody, type ProblemCode } from "./problems.ts";
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Cities: "Cities with a newsletter, their census figures, events and directory",
+  Editions: "The archive of daily editions and its full-text search",
+  Weather: "Today's weather per city",
+  Subscriptions: "Subscribing an email address to a city",
+  Embeds: "oEmbed for city and edition pages",
+  Service: "The service itself",
+};
 
 const GENERAL_ERRORS = ["endpoint_not_found", "method_not_allowed", "internal_error"] as const;
 
@@ -15,6 +24,8 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
     for (const c of codes) byStatus.set(PROBLEMS[c].status, [...(byStatus.get(PROBLEMS[c].status) ?? []), c]);
     const operation: ZodOpenApiOperationObject = {
       operationId: op.operationId,
+      // Anonymous: no key, token or account (spec section 5).
+      security: [],
       summary: op.summary,
       description: op.description,
       tags: op.tags,
@@ -35,7 +46,12 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
         ...(op.method === "GET" ? { 304: { description: "Not modified (If-None-Match matched the ETag)" } } : {}),
         ...Object.fromEntries([...byStatus].map(([status, cs]) => [status, {
           description: cs.map((c) => `\`${c}\`: ${PROBLEMS[c].title}`).join("; "),
-          content: { "application/problem+json": { schema: Problem } },
+          content: {
+            "application/problem+json": {
+              schema: Problem,
+              examples: Object.fromEntries(cs.map((c) => [c, { summary: PROBLEMS[c].title, value: problemBody(baseUrl, c, `An example of ${c}.`, op.path, c === "validation_error" ? [{ path: "slug", message: "Required" }] : undefined) }])),
+            },
+          },
         }])),
       },
     };
@@ -52,9 +68,15 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
         "Every `/api/...` path also answers at `/api/v1/...`; every response carries `API-Version: v1`.",
         "Every failure is `application/problem+json` (RFC 9457); branch on `code`. `issues[]` is present on validation failures only.",
         `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes (413 \`payload_too_large\`).`,
+        "Versioning: the current version is v1. Additive changes (a new endpoint, a new optional response field, a new error code) land in v1 without a bump, so ignore fields you do not know. A breaking change gets a new prefix (`/api/v2/...`) and v1 keeps its behaviour. A retirement is announced by a `Deprecation` header (RFC 9745) and a `Sunset` header (RFC 8594) at least 180 days apart, with `Link: <replacement>; rel=\"deprecation\"`; nothing is deprecated today, and the unversioned `/api/` prefix is not scheduled for removal.",
+        `No authentication: every operation is anonymous (\`security: []\`). The service sends no webhooks; poll instead. Also available: the MCP server at ${baseUrl}/mcp, the API catalog at ${baseUrl}/.well-known/api-catalog and the developer guide at ${baseUrl}/developers.`,
       ].join("\n\n"),
+      license: { name: "CC BY 4.0 (content); weather data by Open-Meteo.com, CC BY 4.0; census data public domain", url: "https://creativecommons.org/licenses/by/4.0/" },
+      contact: { name: "citydaily developers", url: `${baseUrl}/developers` },
     },
-    servers: [{ url: baseUrl }],
+    externalDocs: { description: "Developer guide", url: `${baseUrl}/developers` },
+    servers: [{ url: baseUrl, description: "Every /api path also answers under /api/v1 (same handler)" }],
+    tags: [...new Set(ops.flatMap((op) => op.tags))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
   });
 }

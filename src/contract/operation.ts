@@ -51,6 +51,9 @@ export interface Operation {
   mcp?: McpProjection;
 }
 
+/** The annotations of a tool that only reads this service's own data. */
+export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
 /** Shared cache policies: reads are public so a CDN can hold them. */
 export const CACHE = {
   cities: "public, max-age=300, s-maxage=3600",

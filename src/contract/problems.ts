@@ -48,3 +48,23 @@ export const Problem = z.object({
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
+
+/**
+ * The one builder of problem bodies (RFC 9457, spec section 7): HTTP sends it as
+ * application/problem+json (api/problem.ts), MCP as the text of a tool error.
+ */
+export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>): Problem {
+  const p = PROBLEMS[code];
+  return {
+    type: `${baseUrl}/developers#error-${code}`,
+    title: p.title,
+    status: p.status,
+    detail,
+    ...(instance !== undefined ? { instance } : {}),
+    code,
+    resolution: p.resolution,
+    documentation: `${baseUrl}/developers#error-${code}`,
+    error: detail,
+    ...(code === "validation_error" ? { issues: issues ?? [] } : {}),
+  };
+}

@@ -48,6 +48,8 @@ export function llmsTxt(base: string, i: LlmsInput): string {
     `- ${mdLink("Recent editions", `${base}/feed.md`)}: the 30 latest editions across all cities`,
     `- ${mdLink("Developer guide", `${base}/developers.md`)}: the JSON API in brief: endpoints, slugs, versioning, every error code`,
     `- ${mdLink("OpenAPI description", `${base}/openapi.json`)}: OpenAPI 3.1 of the JSON API`,
+    `- ${mdLink("MCP server", `${base}/mcp`)}: Model Context Protocol endpoint (streamable HTTP, no key) with tools to read, search and subscribe`,
+    `- ${mdLink("Agent skills", `${base}/.well-known/agent-skills/index.json`)}: SKILL.md documents for reading editions, subscribing, buying a listing and leasing a town`,
     "",
     "## Feeds",
     "",
@@ -58,6 +60,7 @@ export function llmsTxt(base: string, i: LlmsInput): string {
     "## Optional",
     "",
     `- ${mdLink("llms-full.txt", `${base}/llms-full.txt`)}: this overview with the developer guide, the largest cities and the recent editions inline`,
+    `- ${mdLink("API catalog", `${base}/.well-known/api-catalog`)}: RFC 9727 linkset of the API and its documents`,
     "",
   ].join("\n");
 }
@@ -79,7 +82,7 @@ export function llmsFullTxt(base: string, i: LlmsFullInput): string {
     `- ${mdLink("City directory", `${base}/cities.md`)}, one page per state at \`/states/{state}.md\``,
     "- City page `/{slug}.md`: the latest edition, the archive index and the census figures",
     "- Edition `/{slug}/{YYYY-MM-DD}.md`: one morning's newsletter (dates are the city's own calendar date)",
-    `- ${mdLink("Recent editions", `${base}/feed.md`)}, ${mdLink("RSS", `${base}/feed.xml`)}, ${mdLink("sitemap index", `${base}/sitemap.xml`)}, ${mdLink("OpenAPI", `${base}/openapi.json`)}`,
+    `- ${mdLink("Recent editions", `${base}/feed.md`)}, ${mdLink("RSS", `${base}/feed.xml`)}, ${mdLink("sitemap index", `${base}/sitemap.xml`)}, ${mdLink("OpenAPI", `${base}/openapi.json`)}, ${mdLink("MCP server", `${base}/mcp`)}`,
     "",
     ...statesSection(base, i),
     ...(largest.length

@@ -4,6 +4,7 @@ import { slugify } from "../core/slug.ts";
 import type { EditionBodyItem, EditionItem, PublishedCity } from "../store/site-index.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { censusFigures } from "../core/census-figures.ts";
+import { developerSections } from "./developer-sections.ts";
 
 // Pure renderers of the markdown twins: data in, markdown out. `base` is the public origin
 // (config.baseUrl); every link is absolute so a twin read on its own still leads somewhere.
@@ -191,12 +192,7 @@ export function developersMarkdown(base: string, operations: readonly Operation[
       "Places sharing a name within a state get their county inserted (`kailua-hawaii-county-hawaii`). Slugs never change. " +
       `The valid slugs of cities with a newsletter are listed by ${mdLink("/api/cities", `${base}/api/cities`)}.`,
     "",
-    "## Versioning",
-    "",
-    "- The current version is v1, served at `/api/...` and `/api/v1/...` by the same handler; every response carries `API-Version: v1`.",
-    "- Additive changes (new endpoints, optional fields, error codes) land in v1: ignore fields you do not know.",
-    "- Breaking changes get a new prefix (`/api/v2/...`). A retirement is announced with `Deprecation` and `Sunset` headers at least 180 days apart; nothing is deprecated today.",
-    "",
+    ...developerSections(base, operations),
     "## Errors",
     "",
     `Every failure is \`application/problem+json\` (RFC 9457) with a stable \`code\`; branch on it. \`type\` is \`${base}/developers#error-{code}\`, ` +

@@ -6,8 +6,10 @@ import type { AppContext } from "./context.ts";
 import { readEdition } from "./editions.ts";
 import { getFacts } from "./facts.ts";
 import { takeToken } from "./limits.ts";
+import { getOEmbed } from "./oembed.ts";
 import { unwrap, type Reply } from "./reply.ts";
 import { searchArchive } from "./search.ts";
+import { getStatus } from "./status.ts";
 import { subscribe } from "./subscribe.ts";
 import { handleMailWebhook } from "./suppressions.ts";
 import { getWeather } from "./weather.ts";
@@ -41,6 +43,8 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   searchArchive: (ctx, input) => searchArchive(ctx, input),
   subscribe: (ctx, input) => subscribe(ctx, input),
   getWeather: (ctx, { slug }) => getWeather(ctx, slug),
+  getOEmbed: (ctx, input) => getOEmbed(ctx, input),
+  getStatus: (ctx) => getStatus(ctx),
   handleMailEvents: (ctx, input) => handleMailWebhook(ctx, input),
   getPricing: (ctx) => getPricing(ctx),
   getListingQuote: (ctx, { slug }) => getListingQuote(ctx, slug),

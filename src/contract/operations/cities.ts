@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CACHE, type Operation } from "../operation.ts";
+import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import {
   ArchiveResponse, CensusCitiesResponse, CitiesResponse, CityResponse, FactsDataset,
 } from "../resources.ts";
@@ -12,6 +12,7 @@ export const cityOperations = {
     summary: "Cities with a newsletter",
     description: "Every city with at least one active subscriber or a published edition, grouped by state. Cached 1 hour at the edge.",
     response: CitiesResponse, errors: [], cache: CACHE.cities,
+    mcp: { tool: "list_cities", title: "List cities with a newsletter", annotations: READ_ONLY },
   },
   listCensusCities: {
     operationId: "listCensusCities", method: "GET", path: "/api/cities-census", tags: ["Cities"],
@@ -29,6 +30,7 @@ export const cityOperations = {
     summary: "One city: archive index, census figures, events and directory",
     params: slugParams, response: CityResponse,
     errors: ["invalid_slug", "missing_slug", "city_not_found"], cache: CACHE.live,
+    mcp: { tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY },
   },
   getFacts: {
     operationId: "getFacts", method: "GET", path: "/api/facts/{slug}", tags: ["Cities"],
@@ -45,5 +47,9 @@ export const cityOperations = {
     }),
     response: ArchiveResponse, markdownVariant: true,
     errors: ["invalid_slug", "missing_slug", "validation_error", "city_not_found", "edition_not_found"], cache: CACHE.archive,
+    mcp: {
+      tool: "get_archive", title: "Read one dated edition (markdown)", annotations: READ_ONLY, output: "markdown",
+      description: "One city's edition of one date (YYYY-MM-DD in the city's own timezone), as the newsletter's markdown; the JSON fields come as structured content. Dates that exist are listed by get_city (`archives`).",
+    },
   },
 } satisfies Record<string, Operation>;

@@ -3,7 +3,9 @@ import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
 import { mailOperations } from "./mail.ts";
+import { oembedOperations } from "./oembed.ts";
 import { searchOperations } from "./search.ts";
+import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
 import { weatherOperations } from "./weather.ts";
 
@@ -14,6 +16,8 @@ export const operationsById = {
   ...subscribeOperations,
   ...weatherOperations,
   ...commerceOperations,
+  ...oembedOperations,
+  ...statusOperations,
   ...mailOperations,
   ...adminOperations,
 } satisfies Record<string, Operation>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_TERMS, MIN_PREFIX_LENGTH, RANK_WINDOW, SUBJECT_WEIGHT } from "../../core/search-query.ts";
 import { Slug } from "../common.ts";
-import { CACHE, type Operation } from "../operation.ts";
+import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { SearchResponse } from "../search.ts";
 
 /** The query syntax, shared by the OpenAPI description, the developers page and MCP. */
@@ -34,5 +34,9 @@ export const searchOperations = {
     response: SearchResponse,
     errors: ["validation_error", "city_not_found"],
     cache: CACHE.live,
+    mcp: {
+      tool: "search_archives", title: "Search the archive of editions", annotations: READ_ONLY,
+      description: ["Full-text search over the subject and text of every published edition, or one city's with `slug`; results ranked by relevance with a highlighted snippet.", SEARCH_SYNTAX].join("\n\n"),
+    },
   },
 } satisfies Record<string, Operation>;

@@ -19,5 +19,11 @@ export const subscribeOperations = {
     errors: ["validation_error", "invalid_json", "payload_too_large", "rate_limited"],
     cache: CACHE.none,
     rateLimit: "subscribe",
+    mcp: {
+      tool: "subscribe_city", title: "Subscribe an email address to a city's newsletter",
+      description: "Writes: stores the subscriber and sends a real welcome email to `email`, then the city's daily newsletter every morning. Only subscribe an address whose owner asked for it. `slug`, `city` and `state` must name the same U.S. place (find the slug with list_cities or get_city). Subscribing again changes nothing. Rate limited to 10 calls per client address per 10 minutes (`rate_limited`).",
+      // Writes and sends mail (open world); a repeat changes nothing (idempotent); nothing is destroyed.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
   },
 } satisfies Record<string, Operation>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Operation } from "../operation.ts";
+import { READ_ONLY, type Operation } from "../operation.ts";
 import { WeatherResponse } from "../resources.ts";
 
 /**
@@ -26,5 +26,7 @@ export const weatherOperations = {
     response: WeatherResponse,
     errors: ["invalid_slug", "missing_slug", "city_not_found", "weather_unavailable"],
     cache: WEATHER_CACHE.live,
+    // Open world: without today's stored snapshot it asks Open-Meteo.
+    mcp: { tool: "get_weather", title: "Today's weather in a city", annotations: { ...READ_ONLY, openWorldHint: true } },
   },
 } satisfies Record<string, Operation>;

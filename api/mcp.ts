@@ -1,0 +1,82 @@
+import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import type { H3, H3Event } from "h3";
+import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
+import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
+import { mcpClientSetups } from "../src/mcp/setup.ts";
+import { toolOperations } from "../src/mcp/catalog.ts";
+import type { AppContext } from "../src/services/context.ts";
+import type { Caller } from "../src/services/operations.ts";
+import { clientAddress } from "./client-address.ts";
+
+/** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), {
+    status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients. */
+function setupPage(url: string): Response {
+  const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
+  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>citydaily MCP server: set-up</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.75rem;overflow:auto}code{font-size:.95em}</style>
+</head>
+<body>
+<h1>citydaily MCP server</h1>
+<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
+<h2>Add it to your client</h2>
+${clients}
+<h2>Tools</h2>
+<ul>
+${tools}
+</ul>
+<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, and the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
+<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>
+</body>
+</html>
+`;
+  return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300" } });
+}
+
+/** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */
+const wantsPage = (event: H3Event) => {
+  const accept = event.req.headers.get("accept") ?? "";
+  return /\btext\/html\b/.test(accept) || !/\btext\/event-stream\b/.test(accept);
+};
+
+/**
+ * The MCP endpoint. Each request gets a fresh server from the same factory (src/mcp/server.ts) and
+ * the v2 SDK's web-standard handler serves it: 2026-07-28 requests (`server/discover`, per-request
+ * `_meta`) on its modern path, 2025-era clients (`initialize`) on its stateless legacy path. Nothing
+ * is kept between requests, so any number of server processes can answer one client.
+ */
+export function mcpRoutes(app: H3, ctx: AppContext): void {
+  // Browsers may only reach it from our own pages or a local tool (DNS rebinding, transport spec).
+  // Read per request: the base URL is only final once the server listens (PORT=0).
+  const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
+  const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
+  app.all("/mcp", async (event) => {
+    const url = `${ctx.config.baseUrl}/mcp`;
+    if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
+    const rejected = originValidationResponse(event.req, allowedOrigins());
+    if (rejected) return rejected;
+    const version = event.req.headers.get("mcp-protocol-version");
+    if (version !== null && !versions.has(version)) {
+      return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
+    }
+    const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
+    const handler = createMcpHandler(() => createMcpServer(ctx, caller), {
+      maxRequestBodySize: BODY_LIMIT_BYTES,
+      onerror: (err) => ctx.log.warn({ err: err.message, requestId: event.context.requestId }, "MCP request rejected"),
+    });
+    return handler.fetch(event.req as unknown as Request);
+  });
+}

@@ -1,0 +1,34 @@
+import type { H3, H3Event } from "h3";
+import { AppError } from "../../src/core/errors.ts";
+import type { AppContext } from "../../src/services/context.ts";
+import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../src/services/discovery.ts";
+import { cachedResponse } from "../caching.ts";
+import { markdownTokens } from "../negotiation.ts";
+
+const DISCOVERY_CACHE = "public, max-age=300, s-maxage=3600";
+/** Discovery documents are public and read by browser-based agents too. */
+const OPEN = { "Access-Control-Allow-Origin": "*" };
+
+/** The well-known discovery documents and robots.txt (spec section 4, "Discovery and format endpoints"). */
+export function discoveryRoutes(app: H3, ctx: AppContext): void {
+  const base = () => ctx.config.baseUrl;
+  // GET and HEAD alike (cachedResponse drops the body for HEAD).
+  const read = (path: string, handler: (event: H3Event) => Response) => {
+    app.get(path, handler);
+    app.head(path, handler);
+  };
+
+  read("/.well-known/api-catalog", (event) =>
+    cachedResponse(event, JSON.stringify(apiCatalog(base()), null, 2), LINKSET_TYPE, DISCOVERY_CACHE, { ...OPEN, Link: apiCatalogLink(base()) }));
+
+  read("/.well-known/agent-skills/index.json", (event) =>
+    cachedResponse(event, JSON.stringify(agentSkillsIndex(ctx), null, 2), "application/json; charset=utf-8", DISCOVERY_CACHE, OPEN));
+
+  read("/.well-known/agent-skills/:name/SKILL.md", (event) => {
+    const found = skill(ctx, String(event.context.params?.name));
+    if (!found) throw new AppError("not_found", `There is no agent skill at ${event.url.pathname}; see /.well-known/agent-skills/index.json.`);
+    return cachedResponse(event, found.body, "text/markdown; charset=utf-8", DISCOVERY_CACHE, { ...OPEN, "X-Markdown-Tokens": String(markdownTokens(found.body)) });
+  });
+
+  read("/robots.txt", (event) => cachedResponse(event, robotsTxt(base()), "text/plain; charset=utf-8", DISCOVERY_CACHE));
+}

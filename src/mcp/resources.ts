@@ -1,0 +1,73 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from "@modelcontextprotocol/server";
+import { openApiDocument } from "../contract/openapi.ts";
+import { operationsById } from "../contract/operations/index.ts";
+import { problemBody } from "../contract/problems.ts";
+import { AppError } from "../core/errors.ts";
+import type { AppContext } from "../services/context.ts";
+import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { readPublishedFile } from "../services/site-files.ts";
+
+/**
+ * Resources are named by the https URL the same document has on the site, so a model can cite or
+ * fetch them. Published twins (llms.txt, feed.md, developers.md, {slug}.md) are read from the live
+ * site exactly as the web server serves them; the others come from the contract and the operations.
+ */
+
+const MARKDOWN = "text/markdown";
+const JSON_TYPE = "application/json";
+
+function published(ctx: AppContext, uri: URL, rel: string, mimeType: string): ReadResourceResult {
+  const text = readPublishedFile(ctx, rel);
+  if (text === undefined) throw new ResourceNotFoundError(uri.href, `${uri.href} is not published (yet).`);
+  return { contents: [{ uri: uri.href, mimeType, text }] };
+}
+
+/** An operation's answer as a resource; its AppError becomes a JSON-RPC error carrying the problem. */
+async function fromOperation(ctx: AppContext, caller: Caller, uri: URL, id: keyof typeof operationsById, input: object, as: "json" | "markdown"): Promise<ReadResourceResult> {
+  const op = operationsById[id];
+  try {
+    admit(ctx, op, caller);
+    const reply = await runOperation(ctx, op, input, caller);
+    const text = as === "markdown" ? reply.options.markdown ?? "" : JSON.stringify(reply.data, null, 2);
+    return { contents: [{ uri: uri.href, mimeType: as === "markdown" ? MARKDOWN : JSON_TYPE, text }] };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, problem);
+  }
+}
+
+export function registerResources(server: McpServer, ctx: AppContext, caller: Caller): void {
+  const base = ctx.config.baseUrl;
+  // Listed in this order (resources/list keeps registration order).
+  server.registerResource("overview", `${base}/llms.txt`, {
+    title: "Site overview (llms.txt)", mimeType: MARKDOWN,
+    description: "What citydaily is, how its pages, markdown twins, feeds and API fit together, with links.",
+  }, (uri) => published(ctx, uri, "llms.txt", MARKDOWN));
+  let openapi: string | undefined;
+  server.registerResource("openapi", `${base}/openapi.json`, {
+    title: "OpenAPI 3.1 description of the JSON API", mimeType: JSON_TYPE,
+    description: "Every public endpoint with its parameters, responses, examples and problem codes.",
+  }, (uri) => ({ contents: [{ uri: uri.href, mimeType: JSON_TYPE, text: (openapi ??= JSON.stringify(openApiDocument(base))) }] }));
+  server.registerResource("city-directory", `${base}/api/cities`, {
+    title: "City directory (live)", mimeType: JSON_TYPE,
+    description: "Every city with a newsletter, grouped by state, with its slug: the same answer as GET /api/cities.",
+  }, (uri) => fromOperation(ctx, caller, uri, "listCities", {}, "json"));
+  server.registerResource("recent-editions", `${base}/feed.md`, {
+    title: "Recent editions", mimeType: MARKDOWN,
+    description: "The 30 most recently published editions across all cities, newest first, with links to each one's markdown.",
+  }, (uri) => published(ctx, uri, "feed.md", MARKDOWN));
+  server.registerResource("developer-docs", `${base}/developers.md`, {
+    title: "Developer guide", mimeType: MARKDOWN,
+    description: "The API in brief: endpoints, slugs, versioning, every error code, MCP set-up.",
+  }, (uri) => published(ctx, uri, "developers.md", MARKDOWN));
+
+  server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined }), {
+    title: "One dated edition (markdown)", mimeType: MARKDOWN,
+    description: "A city's newsletter of one date: `slug` as in the city directory, `date` YYYY-MM-DD in the city's own timezone.",
+  }, (uri, vars) => fromOperation(ctx, caller, uri, "getArchive", { slug: String(vars.slug), date: String(vars.date) }, "markdown"));
+  server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined }), {
+    title: "A city page (markdown)", mimeType: MARKDOWN,
+    description: "A city's page: the latest edition, the archive index and the census figures.",
+  }, (uri, vars) => published(ctx, uri, `${String(vars.slug)}.md`, MARKDOWN));
+}

@@ -1,0 +1,93 @@
+import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Operation } from "../contract/operation.ts";
+import { operations } from "../contract/operations/index.ts";
+import { problemBody } from "../contract/problems.ts";
+import { AppError, toFieldIssues } from "../core/errors.ts";
+import type { AppContext } from "../services/context.ts";
+import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { toolOperations } from "./catalog.ts";
+
+/** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
+export interface ToolInput {
+  schema: z.ZodObject;
+  toOperation: (parsed: Record<string, unknown>) => object;
+}
+
+/**
+ * The operation's path, query and body fields merged into one object, as MCP tools take them. A
+ * body that is not one object (a union, a transform) stays whole under `body`, so the tool's input
+ * is still an object (MCP requires `type: "object"` at the root).
+ */
+export function toolInput(op: Operation): ToolInput {
+  const shape = Object.assign({}, ...[op.params, op.query].filter((s) => s !== undefined).map((s) => s.shape)) as z.ZodRawShape;
+  const body = op.body;
+  if (body === undefined || body instanceof z.ZodObject) {
+    return { schema: z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), toOperation: (parsed) => parsed };
+  }
+  return {
+    schema: z.object({ ...shape, body }),
+    toOperation: ({ body: value, ...rest }) => ({ ...rest, ...(value as object) }),
+  };
+}
+
+/**
+ * The input schema as the SDK sees it: the contract's JSON Schema for `tools/list`, but a `validate`
+ * that lets everything through, so the tool itself validates with zod and answers a bad input with
+ * the same `validation_error` problem (and `issues[]`) as the HTTP API instead of the SDK's message.
+ */
+function advertised(schema: z.ZodType): StandardSchemaWithJSON {
+  const std = schema["~standard"] as unknown as StandardSchemaWithJSON["~standard"];
+  return { "~standard": { version: 1, vendor: "citydaily", validate: (value: unknown) => ({ value }), jsonSchema: std.jsonSchema } };
+}
+
+function parseInput(schema: z.ZodType, args: unknown): Record<string, unknown> {
+  const result = schema.safeParse(args ?? {});
+  if (!result.success) {
+    const issues = toFieldIssues(result.error.issues);
+    throw new AppError("validation_error", `Input validation failed: ${issues.map((i) => `${i.path || "input"}: ${i.message}`).join("; ")}`, { issues });
+  }
+  return result.data as Record<string, unknown>;
+}
+
+/** An AppError as an MCP tool error: the same problem body (code, resolution...) as the HTTP API. */
+export function toolError(ctx: AppContext, tool: string, error: unknown): CallToolResult {
+  let problem;
+  if (error instanceof AppError) {
+    problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
+    const retryAfter = error.headers?.["Retry-After"];
+    if (retryAfter) problem = { ...problem, retryAfter: Number(retryAfter) };
+  } else {
+    ctx.log.error({ err: error, tool }, "MCP tool failed");
+    problem = problemBody(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.");
+  }
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }], _meta: { "citydaily/problem": problem } };
+}
+
+/**
+ * Registers one tool per operation with an `mcp` projection. Each call goes through the same
+ * `admit` (rate limits) and `runOperation` (the bound service) as the HTTP route.
+ */
+export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, ops: readonly Operation[] = operations): void {
+  for (const op of toolOperations(ops)) {
+    const { mcp } = op;
+    const input = toolInput(op);
+    server.registerTool(mcp.tool, {
+      title: mcp.title,
+      description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
+      inputSchema: advertised(input.schema),
+      outputSchema: op.response as unknown as StandardSchemaWithJSON,
+      annotations: { title: mcp.title, ...mcp.annotations },
+    }, async (args: unknown): Promise<CallToolResult> => {
+      try {
+        admit(ctx, op, caller);
+        const reply = await runOperation(ctx, op, input.toOperation(parseInput(input.schema, args)), caller);
+        const data = JSON.parse(JSON.stringify(reply.data)) as Record<string, unknown>;
+        const text = mcp.output === "markdown" && reply.options.markdown !== undefined ? reply.options.markdown : JSON.stringify(data);
+        return { content: [{ type: "text", text }], structuredContent: data };
+      } catch (error) {
+        return toolError(ctx, mcp.tool, error);
+      }
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import { marked } from "marked";
+import { SEARCH_SYNTAX } from "../contract/operations/search.ts";
+import type { Operation } from "../contract/operation.ts";
+import { toolOperations } from "../mcp/catalog.ts";
+import { mcpSetupMarkdown } from "../mcp/setup.ts";
+import { mdLink } from "./markdown-text.ts";
+
+/** The well-known discovery documents, listed by the developer guide, llms.txt and the API catalog. */
+export function discoveryLinks(base: string): Array<{ name: string; url: string; what: string }> {
+  return [
+    { name: "OpenAPI description", url: `${base}/openapi.json`, what: "OpenAPI 3.1 of the JSON API, generated from the schemas that validate requests" },
+    { name: "API catalog", url: `${base}/.well-known/api-catalog`, what: "RFC 9727 linkset: the API, its description, documentation and status" },
+    { name: "Agent skills index", url: `${base}/.well-known/agent-skills/index.json`, what: "SKILL.md documents for agents (reading editions, subscribing, buying a listing, leasing a town), with sha256 digests" },
+    { name: "MCP server", url: `${base}/mcp`, what: "Model Context Protocol endpoint (streamable HTTP, no key); open it in a browser for the set-up" },
+    { name: "oEmbed", url: `${base}/api/oembed?url=${encodeURIComponent(`${base}/st-louis-missouri`)}`, what: "embed a city or edition page (`rich`, an iframe card)" },
+  ];
+}
+
+/** The sections of /developers.md beyond the endpoint list and the error table (quick start, MCP, discovery...). */
+export function developerSections(base: string, operations: readonly Operation[]): string[] {
+  const tools = toolOperations(operations).map((op) => ({ name: op.mcp.tool, title: op.mcp.title, readOnly: op.mcp.annotations.readOnlyHint }));
+  return [
+    "## Quick start",
+    "",
+    "```sh",
+    `curl -s ${base}/api/cities                              # every city with a newsletter, by state`,
+    `curl -s ${base}/api/city/st-louis-missouri              # one city: archive dates, census, events`,
+    `curl -s ${base}/api/archive/st-louis-missouri/2026-11-22.md   # one edition as markdown`,
+    `curl -s '${base}/api/search?q=%22farmers+market%22+-rain&limit=5'`,
+    `curl -s -X POST ${base}/api/subscribe -H 'Content-Type: application/json' \\`,
+    `  -d '{"email":"you@example.com","city":"St. Louis","state":"Missouri","slug":"st-louis-missouri"}'`,
+    "```",
+    "",
+    "## Search syntax",
+    "",
+    SEARCH_SYNTAX,
+    "",
+    "## Buying a listing or leasing a town",
+    "",
+    "1. Price it with a `GET` that reserves nothing (`/api/listing-quote?slug=...`, `/api/pricing`, `/api/territories`).",
+    "2. Create the checkout with a `POST` (`/api/listing-checkout`, `/api/business-checkout`, `/api/operator-actions`). The answer is 200 with exactly one of `checkoutUrl`, `rejected` (with a reason; no payment link), `held` or `queued`: branch on which field is present, not on the status.",
+    "3. A person pays on the hosted payment page; there is no sandbox and no key.",
+    "4. Follow a listing with `GET /api/listing-order?id=<order_id>` until `published` is true; a lease activates on the payment callback.",
+    "",
+    "## Events: poll, no webhooks",
+    "",
+    "The service sends no outbound webhooks. Poll `GET /api/listing-order?id=...` for an order, and `/feed.xml` or `GET /api/city/{slug}` for a town's editions (its `archives` grow by one each morning). Reads are cacheable: send `If-None-Match` and get a cheap `304`.",
+    "",
+    "## MCP",
+    "",
+    mcpSetupMarkdown(`${base}/mcp`, tools),
+    "",
+    "## Discovery",
+    "",
+    ...discoveryLinks(base).map((l) => `- ${mdLink(l.name, l.url)}: ${l.what}`),
+    "",
+    "## Versioning",
+    "",
+    "- The current version is v1, served at `/api/...` and `/api/v1/...` by the same handler; every response carries `API-Version: v1`.",
+    "- Additive changes (new endpoints, optional fields, error codes) land in v1: ignore fields you do not know.",
+    "- Breaking changes get a new prefix (`/api/v2/...`). A retirement is announced with a `Deprecation` header (RFC 9745) and a `Sunset` header (RFC 8594) at least 180 days apart, plus `Link: <replacement>; rel=\"deprecation\"`; nothing is deprecated today.",
+    "- The unversioned `/api/` prefix is not deprecated and is not scheduled for removal.",
+    "",
+  ];
+}
+
+/** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
+export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
+  const html = marked.parse(developerSections(base, operations).join("\n"), { async: false });
+  return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
+}

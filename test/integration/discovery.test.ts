@@ -1,0 +1,279 @@
+import crypto from "node:crypto";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations } from "../../src/contract/operations/index.ts";
+import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
+import { PROBLEMS } from "../../src/contract/problems.ts";
+import { buildSite } from "../../src/services/publish.ts";
+import { addEdition, addSubscriber } from "../helpers/seed.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+// Discovery over real HTTP: the OpenAPI description (linted, validated, and checked against live
+// answers), the RFC 9727 API catalog, the agent skills index, oEmbed, robots.txt, llms.txt and the
+// developer page.
+
+const NOW = "2026-11-22T15:00:00.000Z";
+
+let server: TestServer;
+let meteo: OpenMeteoServer;
+
+beforeAll(async () => {
+  meteo = await startOpenMeteoServer();
+  server = await startTestServer({ NOW, MAIL_SENDER: "off", OPEN_METEO_URL: meteo.url, SUBSCRIBE_RATE_LIMIT: "1000" });
+  const db = server.ctx.db;
+  addSubscriber(db, "boise-idaho", "reader@example.org");
+  addSubscriber(db, "st-louis-missouri", "reader@example.org"); // a city without editions yet
+  addEdition(db, "boise-idaho", "2026-11-19", "Boise: a clear, cold Thursday");
+  addEdition(db, "boise-idaho", "2026-11-20", "Boise: frost, then sun", "Frost on the foothills until ten, then sun.");
+  await buildSite(server.ctx);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await meteo?.close();
+});
+
+type Doc = {
+  paths: Record<string, Record<string, { operationId: string; security?: unknown[]; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  info: { license?: { name: string } };
+  servers: Array<{ url: string }>;
+};
+
+describe("/openapi.json", () => {
+  let doc: Doc;
+  beforeAll(async () => {
+    const res = await server.get("/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    expect(res.headers.get("etag")).toBeTruthy();
+    doc = await res.json() as Doc;
+  });
+
+  it("passes Redocly's recommended lint rules with no error and no warning", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${server.url}/openapi.json`, config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it("is a valid OpenAPI 3.1 document for swagger-parser", async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it("describes servers, the license, anonymous security on every operation and every problem code a route can answer", () => {
+    expect(doc.servers[0].url).toBe(server.url);
+    expect(doc.info.license?.name).toBeTruthy();
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect(op.security, `${method} ${path}`).toEqual([]);
+        expect(op.responses["404"] ?? op.responses["405"], `${method} ${path} documents its problems`).toBeDefined();
+      }
+    }
+    expect(doc.paths["/api/oembed"].get.responses["501"].content!["application/problem+json"]).toBeDefined();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/oembed", "/api/status", "/api/subscribe", "/api/search", "/api/weather/{slug}"]));
+  });
+
+  /**
+   * A live request per documented operation (by operationId). Commerce operations arrive from
+   * another branch: they are `pending` until a sample is added here after the merge.
+   */
+  const SAMPLES: Record<string, { method?: "GET" | "POST"; path: string; body?: unknown; status?: number }[]> = {
+    listCities: [{ path: "/api/cities" }],
+    listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
+    getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
+    getFacts: [{ path: "/api/facts/boise-idaho" }],
+    getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
+    searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
+    subscribe: [{ method: "POST", path: "/api/subscribe", body: { email: "openapi@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } }],
+    getWeather: [{ path: "/api/weather/boise-idaho" }],
+    getOEmbed: [{ path: "/api/oembed?url=PLACEHOLDER" }, { path: "/api/oembed?url=PLACEHOLDER&format=xml", status: 501 }],
+    getStatus: [{ path: "/api/status" }],
+  };
+  const PENDING_PATHS = ["/api/territories", "/api/listing-quote", "/api/listing-order", "/api/pricing", "/api/listing-checkout", "/api/business-checkout", "/api/operator-actions"];
+
+  it("answers every documented operation with a body that matches its documented schema", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const id = "https://citydaily.test/openapi.json";
+    ajv.addSchema({ ...doc, $id: id });
+    const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+    let checked = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const samples = SAMPLES[op.operationId];
+        if (!samples && PENDING_PATHS.includes(path)) continue;
+        expect(samples, `no live sample for ${op.operationId}: add one to SAMPLES`).toBeDefined();
+        for (const s of samples!) {
+          const url = s.path.replace("PLACEHOLDER", encodeURIComponent(`${server.url}/boise-idaho`));
+          const res = s.method === "POST" ? await server.post(url, s.body) : await server.get(url);
+          const status = s.status ?? 200;
+          expect(res.status, `${method} ${url}`).toBe(status);
+          const type = (res.headers.get("content-type") ?? "").split(";")[0];
+          const documented = op.responses[String(status)]?.content?.[type];
+          expect(documented, `${method} ${path} documents ${status} ${type}`).toBeDefined();
+          const validate = ajv.compile({ $ref: `${id}#/${pointer("paths", path, method, "responses", String(status), "content", type, "schema")}` });
+          const body = await res.json();
+          expect(validate(body), `${method} ${url}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe("/.well-known/api-catalog (RFC 9727)", () => {
+  it("GET is a linkset anchored at the API with service-desc, service-doc and status links that work", async () => {
+    const res = await server.get("/.well-known/api-catalog");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+    expect(res.headers.get("link")).toBe(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
+    const { linkset } = await res.json() as { linkset: Array<Record<string, Array<{ href: string; type: string }>> & { anchor: string }> };
+    expect(linkset.map((l) => l.anchor)).toEqual([`${server.url}/api`, `${server.url}/api/v1`]);
+    const api = linkset[0];
+    expect(api["service-desc"][0]).toEqual({ href: `${server.url}/openapi.json`, type: "application/vnd.oai.openapi+json;version=3.1" });
+    expect(((await (await fetch(api["service-desc"][0].href)).json()) as { openapi: string }).openapi).toBe("3.1.0");
+    for (const doc of api["service-doc"]) expect((await fetch(doc.href)).status, doc.href).toBe(200);
+    const status = await fetch(api.status[0].href);
+    expect(await status.json()).toEqual({ status: "ok", apiVersion: "v1", cities: 2, latestEdition: "2026-11-20" });
+  });
+
+  it("HEAD answers the Link header with rel=api-catalog and no body; the home page advertises it too", async () => {
+    const head = await server.get("/.well-known/api-catalog", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("link")).toBe(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
+    expect(await head.text()).toBe("");
+    const home = await server.get("/");
+    expect(home.status).toBe(200);
+    expect(home.headers.get("link")).toContain(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
+  });
+});
+
+describe("/.well-known/agent-skills/index.json", () => {
+  it("lists the four skills; every digest is the sha256 of the exact bytes served, every SKILL.md has matching front matter", async () => {
+    const res = await server.get("/.well-known/agent-skills/index.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const index = await res.json() as { $schema: string; skills: Array<{ name: string; type: string; description: string; url: string; digest: string }> };
+    expect(index.$schema).toBe("https://schemas.agentskills.io/discovery/0.2.0/schema.json");
+    expect(index.skills.map((s) => s.name)).toEqual(["buy-listing", "lease-town", "read-city-editions", "subscribe-to-city"]);
+    for (const s of index.skills) {
+      expect(s.type).toBe("skill-md");
+      expect(s.url).toBe(`${server.url}/.well-known/agent-skills/${s.name}/SKILL.md`);
+      const doc = await fetch(s.url);
+      expect(doc.status, s.url).toBe(200);
+      expect(doc.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+      const bytes = Buffer.from(await doc.arrayBuffer());
+      expect(s.digest).toBe(`sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}`);
+      const text = bytes.toString("utf8");
+      const front = /^---\nname: (.+)\ndescription: (.+)\n---\n/.exec(text);
+      expect(front?.[1]).toBe(s.name);
+      expect(front?.[2]).toBe(s.description);
+      expect(text).toContain(server.url);
+      expect(text).not.toContain("{{BASE_URL}}");
+    }
+    expect((await server.get("/.well-known/agent-skills/nope/SKILL.md")).status).toBe(404);
+  });
+});
+
+describe("/api/oembed", () => {
+  const oembed = (url: string, extra = "") => server.get(`/api/oembed?url=${encodeURIComponent(url)}${extra}`);
+
+  it("answers a rich iframe of the city's card, with a fixed size, ignoring maxwidth and maxheight", async () => {
+    const res = await oembed(`${server.url}/boise-idaho`, "&maxwidth=200&maxheight=100");
+    expect(res.status).toBe(200);
+    const body = await res.json() as { type: string; version: string; html: string; width: number; height: number; provider_name: string; provider_url: string; title: string };
+    expect(body).toMatchObject({ type: "rich", version: "1.0", width: EMBED_SIZE.width, height: EMBED_SIZE.height, provider_name: "citydaily", provider_url: server.url, title: "Boise, Idaho Daily" });
+    const src = /<iframe src="([^"]+)" width="(\d+)" height="(\d+)"/.exec(body.html)!;
+    expect(src[1]).toBe(`${server.url}/embed/boise-idaho`);
+    expect([Number(src[2]), Number(src[3])]).toEqual([EMBED_SIZE.width, EMBED_SIZE.height]);
+    // The card: the latest edition, no site chrome.
+    const card = await fetch(src[1]);
+    expect(card.status).toBe(200);
+    const html = await card.text();
+    expect(html).toContain("Boise: frost, then sun");
+    expect(html).toContain("Frost on the foothills");
+    expect(html).not.toMatch(/<header|<nav|<footer|<script/);
+  });
+
+  it("answers a dated edition page with that edition's card", async () => {
+    const body = await (await oembed(`${server.url}/boise-idaho/2026-11-19`)).json() as { html: string; title: string };
+    expect(body.title).toContain("Boise: a clear, cold Thursday");
+    expect(body.html).toContain(`src="${server.url}/embed/boise-idaho/2026-11-19"`);
+    const card = await (await fetch(`${server.url}/embed/boise-idaho/2026-11-19`)).text();
+    expect(card).toContain("Boise: a clear, cold Thursday");
+  });
+
+  it("404 not_found for other hosts, other paths, cities without editions and missing dates; 501 for xml; 400 without a url", async () => {
+    for (const url of ["https://example.com/boise-idaho", `${server.url}/cities/x/y`, `${server.url}/st-louis-missouri`, `${server.url}/boise-idaho/2026-11-21`, `${server.url}/atlantis-idaho`]) {
+      const res = await oembed(url);
+      expect(res.status, url).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe("not_found");
+    }
+    const xml = await oembed(`${server.url}/boise-idaho`, "&format=xml");
+    expect(xml.status).toBe(501);
+    expect(await xml.json()).toMatchObject({ code: "not_implemented", type: `${server.url}/developers#error-not_implemented` });
+    const missing = await server.get("/api/oembed");
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual(["url"]);
+  });
+
+  it("city and edition pages carry the oEmbed discovery link and the markdown alternate", async () => {
+    for (const page of ["/boise-idaho", "/boise-idaho/2026-11-20"]) {
+      const html = await (await server.get(page)).text();
+      expect(html).toContain(`<link rel="alternate" type="application/json+oembed" href="${server.url}/api/oembed?url=${encodeURIComponent(server.url + page)}"`);
+      expect(html).toContain(`<link rel="alternate" type="text/markdown" href="${server.url}${page}.md"`);
+    }
+  });
+});
+
+describe("robots.txt, llms.txt and the developer page", () => {
+  it("robots.txt names the sitemap index, which exists", async () => {
+    const res = await server.get("/robots.txt");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const text = await res.text();
+    expect(text).toMatch(/^User-agent: \*$/m);
+    expect(text).toContain(`Sitemap: ${server.url}/sitemap.xml`);
+    expect((await server.get("/sitemap.xml")).status).toBe(200);
+  });
+
+  it("llms.txt follows llmstxt.org and links the twins, the OpenAPI description, the MCP endpoint and the skills", async () => {
+    const text = await (await server.get("/llms.txt")).text();
+    expect(text).toMatch(/^# citydaily\n\n> /);
+    expect(text).toMatch(/^## Start here$/m);
+    expect(text).toMatch(/^## Optional$/m);
+    for (const link of [`${server.url}/cities.md`, `${server.url}/developers.md`, `${server.url}/openapi.json`, `${server.url}/mcp`, `${server.url}/.well-known/agent-skills/index.json`]) {
+      expect(text).toContain(`](${link})`);
+    }
+  });
+
+  it("has an #error-<code> anchor for every problem code, and a real problem's type points at one", async () => {
+    const html = await (await server.get("/developers")).text();
+    for (const code of Object.keys(PROBLEMS)) expect(html, code).toContain(`id="error-${code}"`);
+    const problem = await (await server.get("/api/city/atlantis-idaho")).json() as { type: string };
+    const anchor = new URL(problem.type);
+    expect(anchor.pathname).toBe("/developers");
+    expect(html).toContain(`id="${anchor.hash.slice(1)}"`);
+    for (const id of ["endpoints", "quick-start", "search-syntax", "buying-a-listing-or-leasing-a-town", "events-poll-no-webhooks", "mcp", "discovery", "versioning"]) expect(html, id).toContain(`<h2 id="${id}">`);
+    for (const op of operations) expect(html, op.path).toContain(`<code>${op.path}</code>`);
+    expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
+    expect(html).toContain("<code>rain OR snow</code>");
+  });
+
+  it("developers.md covers the quick start, search syntax, buying, polling, versioning, MCP set-up and discovery", async () => {
+    const res = await server.get("/developers", { headers: { Accept: "text/markdown" } });
+    expect(res.headers.get("content-type")).toMatch(/^text\/markdown/);
+    const md = await res.text();
+    for (const heading of ["## Quick start", "## Search syntax", "## Buying a listing or leasing a town", "## Events: poll, no webhooks", "## MCP", "## Discovery", "## Versioning", "## Errors"]) {
+      expect(md, heading).toContain(`\n${heading}\n`);
+    }
+    expect(md).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
+    expect(md).toContain("Sunset");
+    expect(md).toContain(`${server.url}/.well-known/api-catalog`);
+  });
+});

@@ -1,0 +1,195 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import readline from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/config.ts";
+import { CLIENTS } from "../helpers/mcp-clients.ts";
+import { addEdition } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+// The MCP transport rules (streamable HTTP): notifications, Origin, protocol version header, the
+// human set-up page, statelessness across server processes, and the shared rate limit.
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000" });
+  addEdition(server.ctx.db, "boise-idaho", "2026-11-20", "Boise: frost, then sun");
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", ...headers },
+    body: JSON.stringify(body),
+  });
+
+/** The JSON-RPC message of a response, whether sent as JSON or as one SSE event. */
+async function messageOf(res: Response): Promise<{ id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const text = await res.text();
+  if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    const data = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("");
+    return JSON.parse(data);
+  }
+  return JSON.parse(text);
+}
+
+describe("POST /mcp", () => {
+  it("answers a request with a JSON-RPC response, with no session needed", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    const msg = await messageOf(res);
+    expect(msg.id).toBe(7);
+    expect((msg.result!.tools as Array<{ name: string }>).map((t) => t.name)).toContain("get_city");
+  });
+
+  it("answers a notification with 202 and no body", async () => {
+    const res = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe("");
+  });
+
+  it("refuses a foreign Origin with 403 and accepts our own", async () => {
+    const foreign = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { Origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: { code: number } }).error.code).toBeLessThan(0);
+    const own = await rpc({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { Origin: server.url });
+    expect(own.status).toBe(200);
+  });
+
+  it("refuses an unsupported MCP-Protocol-Version header with 400", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { "MCP-Protocol-Version": "1999-01-01" });
+    expect(res.status).toBe(400);
+    const body = await res.json() as { error: { message: string } };
+    expect(body.error.message).toContain("2025-11-25");
+    expect(body.error.message).toContain("2026-07-28");
+  });
+
+  it("answers malformed JSON with a JSON-RPC parse error, never a 500", async () => {
+    const res = await fetch(`${server.url}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{" });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe("GET /mcp", () => {
+  it("shows a browser the endpoint and how to add it to common clients", async () => {
+    const res = await fetch(`${server.url}/mcp`, { headers: { Accept: "text/html,application/xhtml+xml" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await res.text();
+    expect(html).toContain(`<code>${server.url}/mcp</code>`);
+    expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
+    expect(html).toContain("&#34;mcpServers&#34;");
+    expect(html).toContain("<code>subscribe_city</code>");
+  });
+
+  it("shows curl (Accept: */*) the same page", async () => {
+    const res = await fetch(`${server.url}/mcp`, { headers: { Accept: "*/*" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`<code>${server.url}/mcp</code>`);
+  });
+
+  it("an MCP client opening an SSE stream gets 405: the server keeps no sessions and sends nothing unasked", async () => {
+    const res = await fetch(`${server.url}/mcp`, { headers: { Accept: "text/event-stream" } });
+    expect(res.status).toBe(405);
+  });
+});
+
+/**
+ * A second server process (`node api/server.ts`) of the same deployment: same data directory, same
+ * public BASE_URL. Resolves once it listens.
+ */
+async function startServerProcess(dataDir: string, baseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], {
+    env: { ...process.env, DATA_DIR: dataDir, BASE_URL: baseUrl, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", OPEN_METEO_URL: "http://127.0.0.1:9" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+    lines.on("line", (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === "citydaily listening" && entry.url) resolve(entry.url);
+    });
+  });
+  lines.removeAllListeners("line");
+  lines.on("line", () => {}); // keep draining its request log
+  return {
+    url,
+    stop: () => new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    }),
+  };
+}
+
+describe("statelessness", () => {
+  let other: { url: string; stop: () => Promise<void> };
+  beforeAll(async () => {
+    other = await startServerProcess(server.dataDir, server.url);
+  }, 60_000);
+  afterAll(async () => {
+    await other?.stop();
+  });
+
+  it.each(CLIENTS)("two server processes answer alternate requests of one %s client", async (_revision, connect) => {
+    const hits = { [server.url]: 0, [other.url]: 0 };
+    let n = 0;
+    const alternate: typeof fetch = (input, init) => {
+      const target = n++ % 2 === 0 ? server.url : other.url;
+      hits[target]++;
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      return fetch(target + url.pathname + url.search, init);
+    };
+    const c = await connect(`${server.url}/mcp`, alternate);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { tools } = await c.client.listTools();
+        expect(tools.map((t) => t.name)).toContain("get_archive");
+        const r = await c.client.callTool({ name: "get_archive", arguments: { slug: "boise-idaho", date: "2026-11-20" } }) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError).toBeFalsy();
+        expect(r.content[0].text).toContain("Boise: frost, then sun");
+      }
+    } finally {
+      await c.close();
+    }
+    expect(hits[server.url]).toBeGreaterThanOrEqual(3);
+    expect(hits[other.url]).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("rate limit", () => {
+  it("subscribe_city takes from the same per-address bucket as POST /api/subscribe", async () => {
+    const limited = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "3", SUBSCRIBE_RATE_WINDOW_SECONDS: "600" });
+    const c = await CLIENTS[1][1](`${limited.url}/mcp`);
+    try {
+      const boise = { city: "Boise", state: "Idaho", slug: "boise-idaho" };
+      expect((await limited.post("/api/subscribe", { ...boise, email: "h1@example.org" })).status).toBe(200);
+      const first = await c.client.callTool({ name: "subscribe_city", arguments: { ...boise, email: "m1@example.org" } }) as { isError?: boolean };
+      expect(first.isError).toBeFalsy();
+      expect((await limited.post("/api/subscribe", { ...boise, email: "h2@example.org" })).status).toBe(200);
+      // The bucket of 3 is empty: MCP and HTTP are both refused, with the same code and wait.
+      const refused = await c.client.callTool({ name: "subscribe_city", arguments: { ...boise, email: "m2@example.org" } }) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(refused.isError).toBe(true);
+      const problem = JSON.parse(refused.content[0].text) as { code: string; status: number; retryAfter: number };
+      expect(problem).toMatchObject({ code: "rate_limited", status: 429 });
+      expect(problem.retryAfter).toBeGreaterThanOrEqual(1);
+      const http = await limited.post("/api/subscribe", { ...boise, email: "h3@example.org" });
+      expect(http.status).toBe(429);
+      expect(Number(http.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      const stored = limited.ctx.db.prepare("SELECT email FROM subscribers ORDER BY email").pluck().all();
+      expect(stored).toEqual(["h1@example.org", "h2@example.org", "m1@example.org"]);
+      // Reads are never limited.
+      const read = await c.client.callTool({ name: "get_city", arguments: { slug: "boise-idaho" } }) as { isError?: boolean };
+      expect(read.isError).toBeFalsy();
+    } finally {
+      await c.close();
+      await limited.stop();
+    }
+  });
+});

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allOperations } from "../../src/contract/operations/index.ts";
+import { PROBLEMS } from "../../src/contract/problems.ts";
+import { toolOperations } from "../../src/mcp/catalog.ts";
+import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { buildSite } from "../../src/services/publish.ts";
+import { CLIENTS, type AnyClient, type Connected } from "../helpers/mcp-clients.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
+import { addEdition, addSubscriber } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { SmtpSink } from "../helpers/smtp-sink.ts";
+
+// The MCP endpoint through the SDK's own clients over streamable HTTP, for both protocol revisions.
+
+// 15:00 UTC: 08:00 in Boise, 09:00 in St. Louis.
+const NOW = "2026-11-22T15:00:00.000Z";
+
+/**
+ * Every tool the service offers (spec section 4). `pending` ones come from the commerce operations,
+ * built on another branch: until they exist they may be missing; once listed, each needs an example
+ * in EXAMPLES (the generic test below fails until it has one).
+ */
+const EXPECTED_TOOLS = {
+  list_cities: "present",
+  get_city: "present",
+  get_archive: "present",
+  search_archives: "present",
+  get_weather: "present",
+  subscribe_city: "present",
+  get_town_quote: "pending",
+  start_town_checkout: "pending",
+  get_listing_prices: "pending",
+  create_event_listing: "pending",
+  create_business_listing: "pending",
+  get_listing_order: "pending",
+} as const;
+type ToolName = keyof typeof EXPECTED_TOOLS;
+
+/** A valid input per tool, for the embedded defaults plus the editions seeded below. Writes included. */
+const EXAMPLES: Partial<Record<ToolName, (n: number) => Record<string, unknown>>> = {
+  list_cities: () => ({}),
+  get_city: () => ({ slug: "boise-idaho" }),
+  get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
+  search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
+  get_weather: () => ({ slug: "boise-idaho" }),
+  subscribe_city: (n) => ({ email: `generic-${n}@example.org`, city: "Boise", state: "Idaho", slug: "boise-idaho" }),
+};
+
+let sink: SmtpSink;
+let meteo: OpenMeteoServer;
+let server: TestServer;
+
+beforeAll(async () => {
+  sink = await new SmtpSink().start();
+  meteo = await startOpenMeteoServer();
+  server = await startTestServer({
+    SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", OPEN_METEO_URL: meteo.url,
+    POSTAL_ADDRESS: "citydaily, 100 Main St, Springfield, IL 62701",
+  });
+  const db = server.ctx.db;
+  addSubscriber(db, "boise-idaho", "reader@example.org");
+  addEdition(db, "boise-idaho", "2026-11-19", "Boise: a clear, cold Thursday");
+  addEdition(db, "boise-idaho", "2026-11-20", "Boise: frost, then sun", "Frost on the foothills until ten, then sun.");
+  await buildSite(server.ctx);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await meteo?.close();
+  await sink?.stop();
+});
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+const call = (client: AnyClient, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<ToolResult>;
+const textOf = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("");
+const problemOf = (r: ToolResult) => {
+  expect(r.isError).toBe(true);
+  return JSON.parse(textOf(r)) as { code: string; resolution: string; status: number; type: string; issues?: Array<{ path: string; message: string }> };
+};
+
+let examples = 0;
+
+describe.each(CLIENTS)("MCP %s", (revision, connect) => {
+  let c: Connected;
+  beforeAll(async () => {
+    c = await connect(`${server.url}/mcp`);
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it("negotiates its revision", () => {
+    const client = c.client as { getNegotiatedProtocolVersion?: () => string | undefined; getServerVersion: () => { name: string } | undefined };
+    expect(client.getServerVersion()?.name).toBe("citydaily");
+    if (revision === "2026-07-28") expect(client.getNegotiatedProtocolVersion?.()).toBe("2026-07-28");
+  });
+
+  it("answers ping (2025 revisions) or server/discover (2026-07-28)", async () => {
+    if (revision === "2025-11-25") {
+      await expect(c.client.ping()).resolves.toBeDefined();
+    } else {
+      const discovered = await (c.client as { discover: () => Promise<{ supportedVersions?: string[]; serverInfo?: { name: string }; capabilities: Record<string, unknown> }> }).discover();
+      expect(JSON.stringify(discovered)).toContain("2026-07-28");
+      expect(discovered.capabilities).toMatchObject({ tools: {}, resources: {}, prompts: {} });
+    }
+  });
+
+  it("lists the six read and subscribe tools with schemas and truthful annotations, in name order", async () => {
+    const { tools } = await c.client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual([...names].sort());
+    for (const name of ["list_cities", "get_city", "get_archive", "search_archives", "get_weather", "subscribe_city"]) expect(names).toContain(name);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get("subscribe_city")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    expect(byName.get("get_city")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get("get_weather")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+    const subscribeInput = byName.get("subscribe_city")!.inputSchema as { properties: Record<string, unknown>; required: string[] };
+    expect(subscribeInput.required).toEqual(expect.arrayContaining(["email", "city", "state", "slug"]));
+    const searchInput = byName.get("search_archives")!.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
+    expect(searchInput.properties.q.maxLength).toBe(200);
+    expect(searchInput.properties.limit.maximum).toBe(50);
+    expect(byName.get("search_archives")!.description).toContain("Query syntax");
+    for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: "object" });
+  });
+
+  it("lists every operation that has an MCP projection, and only tools of the expected set", async () => {
+    const { tools } = await c.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual(toolOperations().map((op) => op.mcp.tool).sort());
+    for (const name of names) expect(Object.keys(EXPECTED_TOOLS), `${name} is not a tool of the spec`).toContain(name);
+    for (const [name, state] of Object.entries(EXPECTED_TOOLS)) if (state === "present") expect(names).toContain(name);
+    // Staff-only and internal operations never become tools.
+    for (const op of allOperations.filter((o) => o.auth === "admin" || o.visibility === "internal")) expect(names).not.toContain(op.mcp?.tool ?? op.operationId);
+  });
+
+  it("calls every listed tool with a valid example input (writes included)", async () => {
+    const { tools } = await c.client.listTools();
+    for (const tool of tools) {
+      const example = EXAMPLES[tool.name as ToolName];
+      expect(example, `no example input for ${tool.name}: add one to EXAMPLES`).toBeDefined();
+      const result = await call(c.client, tool.name, example!(examples++));
+      expect(result.isError, `${tool.name}: ${textOf(result)}`).toBeFalsy();
+      expect(result.structuredContent, tool.name).toBeDefined();
+      expect(textOf(result).length, tool.name).toBeGreaterThan(0);
+    }
+  });
+
+  it("list_cities and get_city return the data as structured content and as JSON text", async () => {
+    const cities = await call(c.client, "list_cities", {});
+    expect(JSON.parse(textOf(cities))).toEqual(cities.structuredContent);
+    expect(JSON.stringify(cities.structuredContent)).toContain("boise-idaho");
+    const city = await call(c.client, "get_city", { slug: "boise-idaho" });
+    expect(city.structuredContent).toMatchObject({ slug: "boise-idaho" });
+    expect(JSON.stringify(city.structuredContent)).toContain("2026-11-20");
+  });
+
+  it("get_archive answers the edition's markdown as text and its fields as structured content", async () => {
+    const r = await call(c.client, "get_archive", { slug: "boise-idaho", date: "2026-11-20" });
+    expect(textOf(r)).toContain("# Boise: frost, then sun");
+    expect(textOf(r)).toContain("Frost on the foothills until ten");
+    expect(r.structuredContent).toMatchObject({ subject: "Boise: frost, then sun" });
+  });
+
+  it("search_archives finds the edition with a highlighted snippet", async () => {
+    const r = await call(c.client, "search_archives", { q: "frost", slug: "boise-idaho" });
+    const body = r.structuredContent as { results: Array<{ date: string; snippet: string }> };
+    expect(body.results.map((x) => x.date)).toContain("2026-11-20");
+    expect(body.results[0].snippet).toContain("<mark>");
+  });
+
+  it("get_weather answers today's live forecast in U.S. units", async () => {
+    const r = await call(c.client, "get_weather", { slug: "boise-idaho" });
+    expect(r.structuredContent).toMatchObject({ timezone: "America/Boise" });
+    expect(typeof (r.structuredContent as { high: unknown }).high).toBe("number");
+  });
+
+  it("errors are tool errors with the HTTP API's problem code and resolution", async () => {
+    const missing = problemOf(await call(c.client, "get_city", { slug: "atlantis-idaho" }));
+    expect(missing).toMatchObject({ code: "city_not_found", status: 404, resolution: PROBLEMS.city_not_found.resolution });
+    expect(missing.type).toBe(`${server.url}/developers#error-city_not_found`);
+    const http = await (await server.get("/api/city/atlantis-idaho")).json() as { code: string; resolution: string };
+    expect({ code: missing.code, resolution: missing.resolution }).toEqual({ code: http.code, resolution: http.resolution });
+
+    expect(problemOf(await call(c.client, "get_archive", { slug: "boise-idaho", date: "2026-11-21" })).code).toBe("edition_not_found");
+    const bad = problemOf(await call(c.client, "search_archives", { q: "x", limit: 500 }));
+    expect(bad.code).toBe("validation_error");
+    expect(bad.issues!.map((i) => i.path).sort()).toEqual(["limit", "q"]);
+    const badSubscribe = problemOf(await call(c.client, "subscribe_city", { email: "nope", city: "Boise", state: "Idaho", slug: "boise-idaho" }));
+    expect(badSubscribe.code).toBe("validation_error");
+    expect(badSubscribe.issues!.map((i) => i.path)).toEqual(["email"]);
+  });
+
+  it("lists the resources and templates in a fixed order and reads each", async () => {
+    const { resources } = await c.client.listResources();
+    expect(resources.map((r) => r.name)).toEqual(["overview", "openapi", "city-directory", "recent-editions", "developer-docs"]);
+    const texts = new Map<string, string>();
+    for (const r of resources) {
+      const { contents } = await c.client.readResource({ uri: r.uri });
+      const text = (contents[0] as { text: string }).text;
+      expect(text.length, r.uri).toBeGreaterThan(50);
+      texts.set(r.name, text);
+    }
+    expect(texts.get("overview")).toMatch(/^# citydaily/);
+    expect(texts.get("overview")).toContain(`${server.url}/mcp`);
+    expect(JSON.parse(texts.get("openapi")!).openapi).toBe("3.1.0");
+    expect(texts.get("city-directory")).toContain("boise-idaho");
+    expect(texts.get("recent-editions")).toContain("Boise: frost, then sun");
+    expect(texts.get("developer-docs")).toContain("## MCP");
+
+    const { resourceTemplates } = await c.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${server.url}/{slug}/{date}.md`, `${server.url}/{slug}.md`]);
+    const edition = await c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-19.md` });
+    expect((edition.contents[0] as { text: string }).text).toContain("Boise: a clear, cold Thursday");
+    const city = await c.client.readResource({ uri: `${server.url}/boise-idaho.md` });
+    expect((city.contents[0] as { text: string }).text).toContain("2026-11-20");
+    await expect(c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` })).rejects.toThrow(/edition_not_found/);
+  });
+
+  it("lists the prompts and gets each one", async () => {
+    const { prompts } = await c.client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(["brief_me_on_a_town", "find_events_this_week", "list_my_business"]);
+    for (const p of prompts) {
+      const args: Record<string, string> = { slug: "boise-idaho", business: "Boise Bike Shop" };
+      const { messages } = await c.client.getPrompt({ name: p.name, arguments: Object.fromEntries((p.arguments ?? []).map((a) => [a.name, args[a.name]])) });
+      const text = (messages[0].content as { text: string }).text;
+      expect(text, p.name).toContain("boise-idaho");
+    }
+    const brief = await c.client.getPrompt({ name: "brief_me_on_a_town", arguments: { slug: "boise-idaho" } });
+    expect((brief.messages[0].content as { text: string }).text).toContain("get_weather");
+  });
+});
+
+describe("subscribe_city over MCP", () => {
+  it("stores the subscriber and delivers a real welcome email, like POST /api/subscribe", async () => {
+    const c = await CLIENTS[0][1](`${server.url}/mcp`);
+    try {
+      const r = await call(c.client, "subscribe_city", { email: "mcp-reader@example.org", city: "St. Louis", state: "Missouri", slug: "st-louis-missouri" });
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ success: true });
+      const rows = server.ctx.db.prepare("SELECT s.status FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.email = ? AND p.slug = ?").all("mcp-reader@example.org", "st-louis-missouri");
+      expect(rows).toEqual([{ status: "active" }]);
+      const before = sink.count;
+      await sendPendingMail(server.ctx);
+      await sink.waitForCount(before + 1);
+      const welcome = sink.to("mcp-reader@example.org").find((m) => m.parsed.subject === "Welcome to the St. Louis, Missouri daily");
+      expect(welcome, "welcome email").toBeDefined();
+      expect(welcome!.parsed.text).toContain("St. Louis");
+    } finally {
+      await c.close();
+    }
+  });
+});
