@@ -25,7 +25,9 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 export function cachedResponse(event: H3Event, body: string, contentType: string, cacheControl: string, extra: Record<string, string> = {}, etag = etagOf(body)): Response {
   const headers = { "Cache-Control": cacheControl, ETag: etag, ...extra };
   if (matches(event.req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-  return new Response(event.req.method === "HEAD" ? null : body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
+  // HEAD says how long the body would be, so the headers match a GET's (compression reads it).
+  if (event.req.method === "HEAD") return new Response(null, { status: 200, headers: { "Content-Type": contentType, "Content-Length": String(Buffer.byteLength(body)), ...headers } });
+  return new Response(body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
 }
 
 export function jsonRead(event: H3Event, data: unknown, cacheControl: string): Response {

@@ -72,6 +72,15 @@ export function compression(options: CompressionOptions = {}): Middleware {
     addVary(headers, "Accept-Encoding");
     const encoding = chooseEncoding(event.req.headers.get("accept-encoding"));
     const etag = headers.get("etag");
+    if (event.req.method === "HEAD" && res.status === 200) {
+      // The headers a GET would get: encoded when the body it would carry is large enough.
+      if (encoding && Number(headers.get("content-length") ?? 0) >= minBytes) {
+        headers.set("Content-Encoding", encoding);
+        headers.delete("content-length");
+        if (etag) headers.set("ETag", encodedEtag(etag, encoding));
+      }
+      return new Response(null, { status: 200, headers });
+    }
     if (res.status === 304 || event.req.method === "HEAD" || !res.body) {
       // A 304 names the validator the client holds (an encoded one if its copy was encoded).
       const held = event.req.headers.get("if-none-match") ?? "";

@@ -118,7 +118,8 @@ describe("place finder", () => {
     const texts = await options(page).allTextContents();
     expect(texts).toContain("Kailua (Honolulu County), Hawaii");
     expect(texts).toContain("Kailua (Hawaii County), Hawaii");
-    await page.addScriptTag({ path: AXE });
+    // Evaluated over the devtools protocol: the page's CSP (rightly) refuses an injected inline script.
+  await page.evaluate(fs.readFileSync(AXE, "utf8"));
     const violations = await page.evaluate(async () => {
       const result = await (window as unknown as { axe: { run: (s: string) => Promise<{ violations: Array<{ id: string; impact: string }> }> } }).axe.run("[data-place-finder]");
       return result.violations.map((v) => `${v.id} (${v.impact})`);

@@ -4,6 +4,7 @@ import { PROBLEMS } from "../../src/contract/problems.ts";
 import { toolOperations } from "../../src/mcp/catalog.ts";
 import { sendPendingMail } from "../../src/services/mail-sender.ts";
 import { buildSite } from "../../src/services/publish.ts";
+import { BUSINESS, EVENT, payOnHostedPage } from "../helpers/commerce.ts";
 import { CLIENTS, type AnyClient, type Connected } from "../helpers/mcp-clients.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
@@ -15,11 +16,7 @@ import { SmtpSink } from "../helpers/smtp-sink.ts";
 // 15:00 UTC: 08:00 in Boise, 09:00 in St. Louis.
 const NOW = "2026-11-22T15:00:00.000Z";
 
-/**
- * Every tool the service offers (spec section 4). `pending` ones come from the commerce operations,
- * built on another branch: until they exist they may be missing; once listed, each needs an example
- * in EXAMPLES (the generic test below fails until it has one).
- */
+/** Every tool the service offers (spec section 4); each needs an example in EXAMPLES. */
 const EXPECTED_TOOLS = {
   list_cities: "present",
   get_city: "present",
@@ -27,23 +24,33 @@ const EXPECTED_TOOLS = {
   search_archives: "present",
   get_weather: "present",
   subscribe_city: "present",
-  get_town_quote: "pending",
-  start_town_checkout: "pending",
-  get_listing_prices: "pending",
-  create_event_listing: "pending",
-  create_business_listing: "pending",
-  get_listing_order: "pending",
+  get_town_quote: "present",
+  start_town_checkout: "present",
+  get_listing_prices: "present",
+  create_event_listing: "present",
+  create_business_listing: "present",
+  get_listing_order: "present",
 } as const;
 type ToolName = keyof typeof EXPECTED_TOOLS;
 
 /** A valid input per tool, for the embedded defaults plus the editions seeded below. Writes included. */
-const EXAMPLES: Partial<Record<ToolName, (n: number) => Record<string, unknown>>> = {
+const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebraska"], ["Spokane", "Washington"], ["Reno", "Nevada"], ["Fargo", "North Dakota"]];
+const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
   get_city: () => ({ slug: "boise-idaho" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
   search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
   get_weather: () => ({ slug: "boise-idaho" }),
   subscribe_city: (n) => ({ email: `generic-${n}@example.org`, city: "Boise", state: "Idaho", slug: "boise-idaho" }),
+  get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
+  start_town_checkout: (n) => ({ action: "guest-checkout", city: TOWNS[n % TOWNS.length][0], state: TOWNS[n % TOWNS.length][1] }),
+  get_listing_prices: () => ({}),
+  create_event_listing: (n) => ({ ...EVENT, title: `${EVENT.title} ${n}` }),
+  create_business_listing: (n) => ({ ...BUSINESS, title: `${BUSINESS.title} ${n}` }),
+  get_listing_order: async (n) => {
+    const res = await server.post("/api/listing-checkout", { ...EVENT, tier: "free", title: `Free event ${n}` });
+    return { id: ((await res.json()) as { orderId: string }).orderId };
+  },
 };
 
 let sink: SmtpSink;
@@ -138,11 +145,45 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     for (const tool of tools) {
       const example = EXAMPLES[tool.name as ToolName];
       expect(example, `no example input for ${tool.name}: add one to EXAMPLES`).toBeDefined();
-      const result = await call(c.client, tool.name, example!(examples++));
+      const result = await call(c.client, tool.name, await example!(examples++));
       expect(result.isError, `${tool.name}: ${textOf(result)}`).toBeFalsy();
       expect(result.structuredContent, tool.name).toBeDefined();
       expect(textOf(result).length, tool.name).toBeGreaterThan(0);
     }
+  });
+
+  it("buys through the tools: an event listing paid on its hosted page is published, as get_listing_order reports", async () => {
+    const prices = (await call(c.client, "get_listing_prices", {})).structuredContent as { event: Array<{ id: string; priceCents: number }> };
+    expect(prices.event.map((t) => [t.id, t.priceCents])).toEqual([["free", 0], ["standard", 1000], ["featured", 2500]]);
+    const created = await call(c.client, "create_event_listing", { ...EVENT, tier: "featured", title: `Lantern walk ${examples++}` });
+    const order = created.structuredContent as { orderId: string; checkoutUrl?: string; statusUrl: string };
+    expect(order.orderId).toMatch(/^lo_[0-9a-f-]{36}$/);
+    expect(order.checkoutUrl).toMatch(/^http/);
+    expect((await call(c.client, "get_listing_order", { id: order.orderId })).structuredContent).toMatchObject({ status: "pending_payment", published: false });
+    const paid = await payOnHostedPage(order.checkoutUrl!, "$25.00");
+    expect(paid.status).toBe(200);
+    expect((await call(c.client, "get_listing_order", { id: order.orderId })).structuredContent).toMatchObject({ status: "published", published: true });
+    // A policy rejection is an answer, not an error.
+    const rejected = await call(c.client, "create_business_listing", { ...BUSINESS, title: "Casino night betting", description: "Online gambling and sports betting." });
+    expect(rejected.isError).toBeFalsy();
+    expect(rejected.structuredContent).toMatchObject({ rejected: { rule: expect.any(String) } });
+    expect((rejected.structuredContent as { checkoutUrl?: string }).checkoutUrl).toBeUndefined();
+  });
+
+  it("start_town_checkout reserves a town once: a second buyer gets the conflict code as a tool error", async () => {
+    const town = { action: "guest-checkout", city: "Savannah", state: "Georgia" };
+    const first = await call(c.client, "start_town_checkout", town);
+    if (first.isError) {
+      // The other client's run of this test reserved it first.
+      expect(JSON.parse(textOf(first))).toMatchObject({ code: "conflict" });
+    } else {
+      expect(first.structuredContent).toMatchObject({ checkoutUrl: expect.stringMatching(/^http/), leaseId: expect.stringMatching(/^tl_/) });
+    }
+    const second = await call(c.client, "start_town_checkout", town);
+    expect(second.isError).toBe(true);
+    expect(JSON.parse(textOf(second))).toMatchObject({ code: "conflict", status: 409, resolution: PROBLEMS.conflict.resolution });
+    const quote = (await call(c.client, "get_town_quote", { city: "Savannah", state: "Georgia" })).structuredContent as { quote: { available: boolean } };
+    expect(quote.quote.available).toBe(false);
   });
 
   it("list_cities and get_city return the data as structured content and as JSON text", async () => {

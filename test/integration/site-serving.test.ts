@@ -108,7 +108,7 @@ describe("serving the built site", () => {
       const r = await server.get(p);
       expect(r.status, p).toBe(200);
       expect(r.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
-      expect(r.headers.get("vary")).toBe("Accept");
+      expect(r.headers.get("vary")).toBe("Accept, Accept-Encoding");
       const body = await r.text();
       expect(Number(r.headers.get("x-markdown-tokens"))).toBe(Math.ceil(body.length / 4));
     }
