@@ -1,8 +1,8 @@
 import path from "node:path";
 import { parentPort, workerData, Worker } from "node:worker_threads";
-import { createSiteData } from "../services/site-pages.ts";
+import { createSiteData } from "../site/views.ts";
 import { openDatabase } from "../store/db.ts";
-import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
 import { writeAtomic, writeGenerationFile } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";
 

@@ -4,7 +4,7 @@ import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
-import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../core/weather.ts";
 import { insertEdition } from "../store/editions.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
