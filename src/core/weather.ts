@@ -49,6 +49,10 @@ export function readStoredWeather(json: string | null | undefined): StoredWeathe
   } catch {
     return { today: null, daily: [] };
   }
+  // One parse of the whole snapshot is the common case (a full rebuild reads every edition's); only a
+  // snapshot that fails it is read part by part.
+  const whole = WeatherSnapshot.safeParse(raw);
+  if (whole.success) return whole.data;
   const w = (raw ?? {}) as { today?: unknown; daily?: unknown };
   const today = WeatherSnapshot.shape.today.safeParse(w.today);
   const daily = Array.isArray(w.daily) ? w.daily.flatMap((d) => {

@@ -1,4 +1,4 @@
-import type { PublishedCity, SiteEdition } from "../site/views.ts";
+import type { PublishedCity, PlacedEdition } from "../site/views.ts";
 import { demoteHeadings, formatInt, md, mdLink } from "./markdown-text.ts";
 import { SITE_NAME } from "./markdown-pages.ts";
 
@@ -64,7 +64,7 @@ export function llmsTxt(base: string, i: LlmsInput): string {
 
 export interface LlmsFullInput extends LlmsInput {
   cities: readonly PublishedCity[];
-  recent: readonly SiteEdition[];
+  recent: readonly PlacedEdition[];
   /** developers.md without its front matter. */
   developers: string;
 }

@@ -1,7 +1,7 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
-import type { CitiesView, CityView, SiteEdition, StateView } from "../site/views.ts";
+import type { CitiesView, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 
 // Pure renderers of the markdown twins: a view of src/site/views.ts in (the same view its Astro page
@@ -11,7 +11,7 @@ import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable
 export const SITE_NAME = "citydaily";
 
 /** `/{slug}/{date}.md`: the stored edition markdown under a metadata header. */
-export function editionMarkdown(base: string, e: SiteEdition): string {
+export function editionMarkdown(base: string, e: PlacedEdition): string {
   const body = e.markdown.replace(/\r\n?/g, "\n").trim();
   return [
     frontMatter({
@@ -158,7 +158,7 @@ export function stateMarkdown(base: string, view: StateView): string {
 }
 
 /** `/feed.md`: the most recent editions across all cities. */
-export function feedMarkdown(base: string, recent: readonly SiteEdition[]): string {
+export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): string {
   return [
     frontMatter({ title: "Recent editions", url: `${base}/feed.md`, rss: `${base}/feed.xml` }),
     "# Recent editions",

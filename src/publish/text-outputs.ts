@@ -1,7 +1,7 @@
 import { operations } from "../contract/operations/index.ts";
-import { CITY_FEED_ITEMS, createSiteData, type PublishedCity, type SiteData, type SiteEdition } from "../site/views.ts";
+import { CITY_FEED_ITEMS, createSiteData, type PublishedCity, type SiteData, type PlacedEdition } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionsPublishedOn, publicationDays, siteEditionsAfter, siteEditionsByIds } from "../store/editions.ts";
+import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
@@ -68,20 +68,20 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   // Edition twins: every edition (read in id-ordered pages) or just the new ones.
   const touchedCities = new Set<string>();
   const touchedDays = new Set<string>();
-  const writeEdition = async (e: SiteEdition) => {
+  const writeEdition = async (e: PlacedEdition) => {
     await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e));
     touchedCities.add(e.slug);
     touchedDays.add(e.published_at.slice(0, 10));
   };
   if (opts.full) {
     for (let after = 0; ;) {
-      const batch = siteEditionsAfter(db, after, FULL_BATCH);
+      const batch = placedEditionsAfter(db, after, FULL_BATCH);
       if (batch.length === 0) break;
       for (const e of batch) await writeEdition(e);
       after = batch.at(-1)!.id;
     }
   } else {
-    for (const e of siteEditionsByIds(db, opts.editionIds)) await writeEdition(e);
+    for (const e of placedEditionsByIds(db, opts.editionIds)) await writeEdition(e);
   }
 
   const cities = site.publishedCities();
@@ -164,7 +164,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
-function rssItem(base: string, e: SiteEdition): RssItem {
+function rssItem(base: string, e: PlacedEdition): RssItem {
   return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: e.html, category: `${e.name}, ${e.state_name}` };
 }
 

@@ -8,7 +8,7 @@ import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
 import type { DB } from "../store/db.ts";
 import {
-  cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentSiteEditions, siteEdition, type ArchiveEntry, type SiteEdition,
+  cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings, type CityListings } from "./city-listings.ts";
@@ -29,10 +29,10 @@ export interface SiteData {
   state(stateSlug: string): StateView | undefined;
   city(slug: string): CityView | undefined;
   /** A city's feed: its newest `CITY_FEED_ITEMS` editions, newest first. */
-  cityFeed(slug: string): SiteEdition[];
+  cityFeed(slug: string): PlacedEdition[];
   edition(slug: string, date: string): EditionView | undefined;
   /** The most recently published editions across all cities, newest first. */
-  recent(limit: number): SiteEdition[];
+  recent(limit: number): PlacedEdition[];
   /** Every city with an edition, by state then name, with its latest edition. */
   publishedCities(): PublishedCity[];
   developers(): DevelopersView;
@@ -78,7 +78,7 @@ export interface CityView {
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
-export type { ComparisonMetric, CensusFigure, ArchiveEntry, SiteEdition, PublishedCity };
+export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition, PublishedCity };
 
 function placeInfo(p: PlaceRow): PlaceInfo {
   return {
@@ -172,7 +172,9 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     },
     cityFeed(slug) {
       const place = findPlaceBySlug(db, slug);
-      return place ? latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS) : [];
+      if (!place) return [];
+      const city = { slug: place.slug, name: place.name, state_name: place.state_name };
+      return latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
     },
     edition(slug, date) {
       const place = findPlaceBySlug(db, slug);
@@ -180,7 +182,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       if (!place || !row) return undefined;
       return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date) };
     },
-    recent: (limit) => recentSiteEditions(db, limit),
+    recent: (limit) => recentPlacedEditions(db, limit),
     publishedCities: allCities,
     developers() {
       return { problems: Object.entries(PROBLEMS).map(([code, p]) => ({ code, status: p.status, title: p.title, resolution: p.resolution })) };

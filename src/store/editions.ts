@@ -2,11 +2,13 @@ import { cachedStatement as stmt, type DB } from "./db.ts";
 import { indexEdition } from "./search.ts";
 
 /*
- * Editions: the write, and every read, each returning one of four projections:
+ * Editions: the write, and every read, each returning one of these projections:
  *   EditionRow    the stored row (the JSON API's edition, the weather snapshot)
  *   ArchiveEntry  date and subject (a city's archive index; read from the covering index of migration 005)
  *   EditionKey    where an edition shows on the site (its city, state and publication day): publish planning
- *   SiteEdition   an edition as the site shows it, with its city's name and its body (pages, twins, feeds)
+ *   SiteEdition   an edition as the site shows it, with its body: one city's pages and feed, where the
+ *                 caller has the place (no join: an edition page is rendered for every edition)
+ *   PlacedEdition a SiteEdition with its city's slug and name: lists across cities (twins, global feeds)
  * Every list query is keyed (by id, by city, by publication day, or a LIMIT along an index) so that
  * its cost follows what is shown, not the size of the archive. Columns come from the front of the row
  * (before markdown/html) unless the body is wanted, so SQLite never walks overflow pages for nothing.
@@ -37,13 +39,19 @@ export interface EditionKey {
   published_at: string;
 }
 
-export interface SiteEdition extends EditionKey {
+export interface SiteEdition {
+  id: number;
+  date: string;
   subject: string;
-  /** The city's name. */
-  name: string;
+  published_at: string;
   markdown: string;
   html: string;
   weather_json: string | null;
+}
+
+export interface PlacedEdition extends SiteEdition, EditionKey {
+  /** The city's name. */
+  name: string;
 }
 
 export interface NewEdition {
@@ -58,7 +66,8 @@ export interface NewEdition {
 
 const FROM = "FROM editions e JOIN places p ON p.geoid = e.place_geoid";
 const KEY = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at ${FROM}`;
-const SITE = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at, e.subject, p.name, e.markdown, e.html, e.weather_json ${FROM}`;
+const SITE = "SELECT id, date, subject, published_at, markdown, html, weather_json FROM editions e";
+const PLACED = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at, e.subject, p.name, e.markdown, e.html, e.weather_json ${FROM}`;
 
 /**
  * Stores an edition unless one exists for that city and date (the UNIQUE key makes concurrent
@@ -116,14 +125,14 @@ export function editionKeysAfter(db: DB, afterId: number, limit: number): Editio
   return stmt(db, `${KEY} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as EditionKey[];
 }
 
-export function siteEditionsByIds(db: DB, ids: readonly number[]): SiteEdition[] {
+export function placedEditionsByIds(db: DB, ids: readonly number[]): PlacedEdition[] {
   if (ids.length === 0) return [];
-  return stmt(db, `${SITE} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`).all(JSON.stringify(ids)) as SiteEdition[];
+  return stmt(db, `${PLACED} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`).all(JSON.stringify(ids)) as PlacedEdition[];
 }
 
 /** Editions with bodies in id order after `afterId` (keyset pages for the full rebuild). */
-export function siteEditionsAfter(db: DB, afterId: number, limit: number): SiteEdition[] {
-  return stmt(db, `${SITE} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as SiteEdition[];
+export function placedEditionsAfter(db: DB, afterId: number, limit: number): PlacedEdition[] {
+  return stmt(db, `${PLACED} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as PlacedEdition[];
 }
 
 export function siteEdition(db: DB, placeGeoid: string, date: string): SiteEdition | undefined {
@@ -136,8 +145,8 @@ export function latestSiteEditions(db: DB, placeGeoid: string, limit: number): S
 }
 
 /** The most recently published editions across all cities (walks the published_at index). */
-export function recentSiteEditions(db: DB, limit: number): SiteEdition[] {
-  return stmt(db, `${SITE} ORDER BY e.published_at DESC LIMIT ?`).all(limit) as SiteEdition[];
+export function recentPlacedEditions(db: DB, limit: number): PlacedEdition[] {
+  return stmt(db, `${PLACED} ORDER BY e.published_at DESC LIMIT ?`).all(limit) as PlacedEdition[];
 }
 
 /** Publication days (UTC, the first 10 characters of `published_at`) with their edition count and last instant. */
