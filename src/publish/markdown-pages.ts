@@ -101,17 +101,6 @@ export function cityMarkdown(base: string, view: CityView): string {
   return out.join("\n");
 }
 
-/** Cities grouped by state, in the order given (state, then name). */
-export function groupByState<T extends { state_name: string }>(cities: readonly T[]): Array<{ state: string; slug: string; cities: T[] }> {
-  const groups: Array<{ state: string; slug: string; cities: T[] }> = [];
-  for (const c of cities) {
-    let g = groups.at(-1);
-    if (g?.state !== c.state_name) groups.push((g = { state: c.state_name, slug: slugify(c.state_name), cities: [] }));
-    g.cities.push(c);
-  }
-  return groups;
-}
-
 /** `/cities.md`: the directory of cities with a newsletter, by state. */
 export function citiesMarkdown(base: string, view: CitiesView): string {
   const groups = view.states;

@@ -1,11 +1,11 @@
 import { operations } from "../contract/operations/index.ts";
-import { CITY_FEED_ITEMS, createSiteData, type PublishedCity, type SiteData, type PlacedEdition } from "../site/views.ts";
+import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
-  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, groupByState, SITE_NAME, stateMarkdown,
+  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown,
 } from "./markdown-pages.ts";
 import { frontMatter } from "./markdown-text.ts";
 import { renderRss, type RssItem } from "./rss.ts";
@@ -84,10 +84,12 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     for (const e of placedEditionsByIds(db, opts.editionIds)) await writeEdition(e);
   }
 
-  const cities = site.publishedCities();
-  const states = groupByState(cities);
+  // The directory view of /cities: every city with an edition, grouped by state.
+  const directory = site.cities();
+  const states = directory.states;
+  const cities = states.flatMap((g) => g.cities);
   const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
-  const affectedStates = new Set(affected.map((c) => c.state_name));
+  const affectedStates = new Set(affected.map((c) => c.state));
 
   // City twins and city feeds, from the views the city pages render.
   for (const city of affected) {
@@ -95,21 +97,21 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     if (!view) continue;
     await out.write(`${city.slug}.md`, cityMarkdown(base, view));
     await out.write(`${city.slug}/feed.xml`, renderRss({
-      title: `${city.name} Daily: ${city.name}, ${city.state_name}`,
+      title: `${city.name} Daily: ${city.name}, ${city.state}`,
       link: `${base}/${city.slug}`,
       selfUrl: `${base}/${city.slug}/feed.xml`,
-      description: `The free daily newsletter for ${city.name}, ${city.state_name}: the ${CITY_FEED_ITEMS} latest editions.`,
+      description: `The free daily newsletter for ${city.name}, ${city.state}: the ${CITY_FEED_ITEMS} latest editions.`,
     }, site.cityFeed(city.slug).map((e) => rssItem(base, e)), base, now));
   }
 
   for (const g of states) {
-    const view = (opts.full || affectedStates.has(g.state)) && site.state(g.slug);
+    const view = (opts.full || affectedStates.has(g.name)) && site.state(g.slug);
     if (view) await out.write(`states/${g.slug}.md`, stateMarkdown(base, view));
   }
 
   // Global lists: small and bounded, rewritten on every run.
   const recent = site.recent(FEED_ITEMS);
-  await out.write("cities.md", citiesMarkdown(base, site.cities()));
+  await out.write("cities.md", citiesMarkdown(base, directory));
   await out.write("feed.md", feedMarkdown(base, recent.slice(0, RECENT_ITEMS)));
   await out.write("feed.xml", renderRss({
     title: `${SITE_NAME}: recent editions`,
@@ -122,10 +124,10 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const developers = developersMarkdown(base, operations);
   if (opts.full) await out.write("developers.md", developers);
   const llmsInput = {
-    states: states.map((g) => ({ name: g.state, slug: g.slug, cities: g.cities.length })),
-    cityCount: cities.length,
+    states: states.map((g) => ({ name: g.name, slug: g.slug, cities: g.cityCount })),
+    cityCount: directory.cityCount,
     editionCount: days.reduce((n, d) => n + d.editions, 0),
-    latestDate: cities.reduce<string | undefined>((m, c) => (m === undefined || c.latest_date > m ? c.latest_date : m), undefined),
+    latestDate: maxOf(cities.map((c) => c.latestDate)),
   };
   const llms = llmsTxt(base, llmsInput);
   await out.write("llms.txt", llms);
@@ -142,17 +144,17 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     for (let n = 1; n <= parts; n++) children.push({ loc: `${base}/sitemaps/${childFile(key, n)}`, lastmod });
     for (let n = 0; n < (split?.length ?? 0); n++) await out.write(`sitemaps/${childFile(key, n + 1)}`, renderUrlset(split![n]));
   };
-  const newest = maxOf(cities.map((c) => c.latest_published_at)) ?? now.toISOString();
+  const newest = maxOf(cities.map((c) => c.latestPublishedAt)) ?? now.toISOString();
   const pages: SitemapUrl[] = [
     { loc: `${base}/`, lastmod: newest },
     { loc: `${base}/cities`, lastmod: newest },
     { loc: `${base}/developers` },
-    ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latest_published_at)) })),
+    ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latestPublishedAt)) })),
   ];
   await child("pages", pages.length, newest, true, () => pages);
   for (const g of states) {
-    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latest_published_at))!, opts.full || affectedStates.has(g.state),
-      () => g.cities.map((c: PublishedCity) => ({ loc: `${base}/${c.slug}`, lastmod: c.latest_published_at })));
+    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latestPublishedAt))!, opts.full || affectedStates.has(g.name),
+      () => g.cities.map((c) => ({ loc: `${base}/${c.slug}`, lastmod: c.latestPublishedAt })));
   }
   for (const d of days) {
     await child(`editions-${d.day}`, d.editions, d.last_published_at, opts.full || touchedDays.has(d.day),

@@ -67,11 +67,11 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
       const extras = await writeSiteExtras(ctx.db, generation);
       publishClientAssets(dirs);
       const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder });
-      const cities = site.publishedCities();
+      const states = site.cities().states;
       const pages = [
         ...GLOBAL_PAGES, ...FULL_ONLY_PAGES,
-        ...new Set(cities.map((c) => `/states/${slugify(c.state_name)}`)),
-        ...cities.map((c) => `/${c.slug}`),
+        ...states.map((g) => `/states/${g.slug}`),
+        ...states.flatMap((g) => g.cities.map((c) => `/${c.slug}`)),
       ];
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),

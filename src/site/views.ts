@@ -25,6 +25,7 @@ export interface SiteData {
   /** Whether the place finder's index is shipped with this build (`/place-index.json`). */
   placeFinder: boolean;
   home(): HomeView;
+  /** The directory: every city with an edition, by state then name, with its latest edition. */
   cities(): CitiesView;
   state(stateSlug: string): StateView | undefined;
   city(slug: string): CityView | undefined;
@@ -33,8 +34,6 @@ export interface SiteData {
   edition(slug: string, date: string): EditionView | undefined;
   /** The most recently published editions across all cities, newest first. */
   recent(limit: number): PlacedEdition[];
-  /** Every city with an edition, by state then name, with its latest edition. */
-  publishedCities(): PublishedCity[];
   developers(): DevelopersView;
 }
 
@@ -78,7 +77,7 @@ export interface CityView {
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
-export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition, PublishedCity };
+export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
 
 function placeInfo(p: PlaceRow): PlaceInfo {
   return {
@@ -183,7 +182,6 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date) };
     },
     recent: (limit) => recentPlacedEditions(db, limit),
-    publishedCities: allCities,
     developers() {
       return { problems: Object.entries(PROBLEMS).map(([code, p]) => ({ code, status: p.status, title: p.title, resolution: p.resolution })) };
     },
