@@ -1,7 +1,7 @@
 /// <reference types="astro/client" />
-// `Astro.locals.site` is filled by the publisher (src/services/publish.ts) for every render.
+// `Astro.locals.site` is filled by the publisher (src/publish/render-pages.ts), built by src/site/views.ts for every render.
 declare namespace App {
   interface Locals {
-    site: import("./services/site-pages.ts").SiteData;
+    site: import("./site/views.ts").SiteData;
   }
 }

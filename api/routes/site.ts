@@ -6,8 +6,8 @@ import { isWellFormedSlug } from "../../src/core/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
 import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { createSiteData } from "../../src/services/site-pages.ts";
-import { placeBySlug } from "../../src/store/site-pages.ts";
+import { createSiteData } from "../../src/site/views.ts";
+import { findPlaceBySlug } from "../../src/store/places.ts";
 import { cachedResponse, etagOf } from "../caching.ts";
 import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
 
@@ -114,9 +114,9 @@ async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {
  */
 async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<Response | undefined> {
   const slug = rel.slice(0, -".html".length);
-  if (slug.includes("/") || !isWellFormedSlug(slug) || !placeBySlug(ctx.db, slug)) return undefined;
+  if (slug.includes("/") || !isWellFormedSlug(slug) || !findPlaceBySlug(ctx.db, slug)) return undefined;
   const renderer = await loadRenderer();
-  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl));
+  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl, { now: () => ctx.config.now() }));
   return html === undefined ? undefined : cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CENSUS_FIELDS, type CensusKey } from "../core/census-fields.ts";
 import { IsoDate, Slug } from "./common.ts";
 
 // Resources of spec section 2. Response bodies are built from these schemas; types are inferred here.
@@ -26,24 +27,15 @@ export const CensusCitiesResponse = z.object({
   minPopulation: z.int(),
 }).meta({ id: "CensusCitiesResponse" });
 
-const intOrNull = z.int().nullable();
-const numOrNull = z.number().nullable();
+// Every figure of the Census object comes from the census registry (src/core/census-fields.ts).
+type CensusFigureSchema = z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+const censusFigures = Object.fromEntries(CENSUS_FIELDS.map((f) => [
+  f.key,
+  (f.integer ? z.int() : z.number()).nullable().optional().meta({ description: f.description }),
+])) as Record<CensusKey, CensusFigureSchema>;
+
 export const Census = z.object({
-  population: intOrNull.optional().meta({ description: "Total population (ACS B01003)" }),
-  housingUnits: intOrNull.optional().meta({ description: "Total housing units (ACS B25001)" }),
-  medianIncome: intOrNull.optional().meta({ description: "Median household income, US dollars" }),
-  medianHomeValue: intOrNull.optional().meta({ description: "Median value of owner-occupied homes, US dollars" }),
-  medianRent: intOrNull.optional().meta({ description: "Median gross rent, US dollars per month" }),
-  ownerOccupied: intOrNull.optional().meta({ description: "Owner-occupied housing units" }),
-  renterOccupied: intOrNull.optional().meta({ description: "Renter-occupied housing units" }),
-  collegeDegreePercent: numOrNull.optional().meta({ description: "Percent of people 25+ with a bachelor's degree or higher" }),
-  avgCommuteMinutes: numOrNull.optional().meta({ description: "Mean travel time to work, minutes" }),
-  workFromHomePercent: numOrNull.optional().meta({ description: "Percent of workers 16+ who work from home" }),
-  walkBikeTransitPercent: numOrNull.optional().meta({ description: "Percent of workers 16+ who walk, bike or take transit to work" }),
-  medianAge: numOrNull.optional().meta({ description: "Median age, years" }),
-  over65Percent: numOrNull.optional().meta({ description: "Percent of people aged 65 and over" }),
-  vacancyRate: numOrNull.optional().meta({ description: "Percent of housing units that are vacant" }),
-  landAreaSqMi: numOrNull.optional().meta({ description: "Land area, square miles (Census Gazetteer)" }),
+  ...censusFigures,
   year: z.string().optional().meta({ description: "ACS 5-year vintage, e.g. `2023` for the 2019-2023 estimates. Fields not yet imported are null." }),
 }).nullable().meta({ id: "Census", description: "American Community Survey 5-year estimates; null fields are not available yet" });
 

@@ -1,7 +1,7 @@
 import { Marked } from "marked";
 import sanitizeHtml from "sanitize-html";
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
-import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import type { WeatherSnapshot } from "./weather.ts";
 import type { CensusFact } from "./census-facts.ts";
 import { dayNumber, stableHash } from "./census-facts.ts";
 import type { HolidayNote } from "./holidays.ts";

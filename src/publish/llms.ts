@@ -1,4 +1,4 @@
-import type { EditionItem, PublishedCity } from "../store/site-index.ts";
+import type { CityLink, PlacedEdition } from "../site/views.ts";
 import { demoteHeadings, formatInt, md, mdLink } from "./markdown-text.ts";
 import { SITE_NAME } from "./markdown-pages.ts";
 
@@ -66,8 +66,8 @@ export function llmsTxt(base: string, i: LlmsInput): string {
 }
 
 export interface LlmsFullInput extends LlmsInput {
-  cities: readonly PublishedCity[];
-  recent: readonly EditionItem[];
+  cities: readonly CityLink[];
+  recent: readonly PlacedEdition[];
   /** developers.md without its front matter. */
   developers: string;
 }
@@ -89,7 +89,7 @@ export function llmsFullTxt(base: string, i: LlmsFullInput): string {
       ? [
         `## Largest cities covered`,
         "",
-        ...largest.map((c) => `- ${mdLink(`${c.name}, ${c.state_name}`, `${base}/${c.slug}.md`)}: ${c.population === null ? "population not available yet" : `population ${formatInt(c.population)}`}; latest edition ${c.latest_date}`),
+        ...largest.map((c) => `- ${mdLink(`${c.name}, ${c.state}`, `${base}/${c.slug}.md`)}: ${c.population === null ? "population not available yet" : `population ${formatInt(c.population)}`}; latest edition ${c.latestDate}`),
         "",
       ]
       : []),

@@ -1,18 +1,18 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
-import type { EditionBodyItem, EditionItem, PublishedCity } from "../store/site-index.ts";
+import type { CitiesView, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
-import { censusFigures } from "../core/census-figures.ts";
 import { developerSections } from "./developer-sections.ts";
 
-// Pure renderers of the markdown twins: data in, markdown out. `base` is the public origin
-// (config.baseUrl); every link is absolute so a twin read on its own still leads somewhere.
+// Pure renderers of the markdown twins: a view of src/site/views.ts in (the same view its Astro page
+// renders), markdown out. `base` is the public origin (config.baseUrl); every link is absolute so a
+// twin read on its own still leads somewhere.
 
 export const SITE_NAME = "citydaily";
 
 /** `/{slug}/{date}.md`: the stored edition markdown under a metadata header. */
-export function editionMarkdown(base: string, e: EditionBodyItem): string {
+export function editionMarkdown(base: string, e: PlacedEdition): string {
   const body = e.markdown.replace(/\r\n?/g, "\n").trim();
   return [
     frontMatter({
@@ -34,10 +34,10 @@ export function editionMarkdown(base: string, e: EditionBodyItem): string {
 
 export const NOT_AVAILABLE = "not available yet";
 
-function censusSection(p: PublishedCity): string[] {
-  const lines = censusFigures(p);
+function censusSection(view: CityView): string[] {
+  const lines = view.census;
   const missing = lines.filter((l) => l.value === null).length;
-  const vintage = p.acs_detail_year ?? p.acs_year;
+  const vintage = view.censusYear;
   const source = vintage && /^\d{4}$/.test(vintage)
     ? `U.S. Census Bureau, American Community Survey 5-year estimates ${Number(vintage) - 4}-${vintage}; land area from the Census Gazetteer.`
     : "U.S. Census Bureau, American Community Survey 5-year estimates; land area from the Census Gazetteer.";
@@ -51,100 +51,94 @@ function censusSection(p: PublishedCity): string[] {
   ];
 }
 
-export interface CityPageInput {
-  city: PublishedCity;
-  /** Markdown of the latest edition. */
-  latestMarkdown: string | undefined;
-  /** Newest first. */
-  archive: Array<{ date: string; subject: string }>;
-  /** True when `archive` stops short of the first edition. */
-  archiveTruncated: boolean;
+/** The town's calendar and directory; nothing at all when both are empty. */
+function listingsSections(view: CityView): string[] {
+  const out: string[] = [];
+  const item = (title: string, url: string | null, featured: boolean, note: string, description: string) =>
+    `- ${url ? mdLink(title, url) : md(title)}${featured ? " (featured)" : ""}${note ? `, ${note}` : ""}${description ? `: ${md(description)}` : ""}`;
+  if (view.events.length) {
+    out.push("## Calendar", "", ...view.events.map((e) => item(e.title, e.url, e.featured, md(e.startsAt), e.description)), "");
+  }
+  if (view.directory.length) {
+    out.push("## Directory", "", ...view.directory.map((d) => item(d.title, d.url, d.featured, "", d.description)), "");
+  }
+  return out;
 }
 
-/** `/{slug}.md`: the city page (latest edition, archive index, census table). */
-export function cityMarkdown(base: string, { city, latestMarkdown, archive, archiveTruncated }: CityPageInput): string {
-  const page = `${base}/${city.slug}`;
-  const where = [city.name, city.county_name, city.state_name].filter(Boolean).map((s) => md(s!)).join(", ");
+/** `/{slug}.md`: the city page (latest edition, calendar, directory, archive index, census table). */
+export function cityMarkdown(base: string, view: CityView): string {
+  const { place, latest, archive } = view;
+  const page = `${base}/${place.slug}`;
+  const where = [place.name, place.county, place.state].filter(Boolean).map((s) => md(s!)).join(", ");
   const out = [
-    frontMatter({ title: `${city.name}, ${city.state_name}`, url: page, latest_edition: city.latest_date, feed: `${page}/feed.xml` }),
-    `# ${md(city.name)}, ${md(city.state_name)}`,
+    frontMatter({ title: `${place.name}, ${place.state}`, url: page, latest_edition: latest?.date, feed: `${page}/feed.xml` }),
+    `# ${md(place.name)}, ${md(place.state)}`,
     "",
-    `${md(city.name)} Daily is a free morning newsletter for ${where}: the forecast, the town's calendar and directory, ` +
-      `census facts, sunrise and sunset, published each morning in ${md(city.timezone)}. ` +
+    `${md(place.name)} Daily is a free morning newsletter for ${where}: the forecast, the town's calendar and directory, ` +
+      `census facts, sunrise and sunset, published each morning in ${md(place.timezone)}. ` +
       `Subscribe on the ${mdLink("city page", page)} or with \`POST ${base}/api/subscribe\`.`,
     "",
-    "## Latest edition",
-    "",
-    `${mdLink(city.latest_subject, `${page}/${city.latest_date}.md`)} (${formatDate(city.latest_date)})`,
-    "",
   ];
-  if (latestMarkdown) out.push(demoteHeadings(latestMarkdown.replace(/\r\n?/g, "\n").trim(), 2), "");
+  if (latest) {
+    out.push("## Latest edition", "", `${mdLink(latest.subject, `${page}/${latest.date}.md`)} (${formatDate(latest.date)})`, "");
+    const body = latest.markdown.replace(/\r\n?/g, "\n").trim();
+    if (body) out.push(demoteHeadings(body, 2), "");
+  }
+  out.push(...listingsSections(view));
   out.push("## Archive", "");
   for (const a of archive) out.push(`- ${mdLink(a.date, `${page}/${a.date}.md`)}: ${md(a.subject)}`);
-  if (archiveTruncated) {
-    out.push("", `Older editions: every date is listed by ${mdLink("the city API", `${base}/api/city/${city.slug}`)} and the ${mdLink("sitemap", `${base}/sitemap.xml`)}.`);
+  if (view.archiveTotal > archive.length) {
+    out.push("", `Older editions: every date is listed by ${mdLink("the city API", `${base}/api/city/${place.slug}`)} and the ${mdLink("sitemap", `${base}/sitemap.xml`)}.`);
   }
-  out.push("", ...censusSection(city));
+  out.push("", ...censusSection(view));
   out.push(
     "## More",
     "",
-    `- ${mdLink(`RSS feed of ${city.name} editions`, `${page}/feed.xml`)}`,
-    `- ${mdLink(`Cities in ${city.state_name}`, `${base}/states/${slugify(city.state_name)}.md`)}`,
-    `- ${mdLink("City data as JSON", `${base}/api/city/${city.slug}`)}, ${mdLink("schema.org census dataset", `${base}/api/facts/${city.slug}`)}, ${mdLink("today's weather", `${base}/api/weather/${city.slug}`)}`,
+    `- ${mdLink(`RSS feed of ${place.name} editions`, `${page}/feed.xml`)}`,
+    `- ${mdLink(`Cities in ${place.state}`, `${base}/states/${place.stateSlug}.md`)}`,
+    `- ${mdLink("City data as JSON", `${base}/api/city/${place.slug}`)}, ${mdLink("schema.org census dataset", `${base}/api/facts/${place.slug}`)}, ${mdLink("today's weather", `${base}/api/weather/${place.slug}`)}`,
     "",
   );
   return out.join("\n");
 }
 
-/** Cities grouped by state, in the order given (state, then name). */
-export function groupByState<T extends { state_name: string }>(cities: readonly T[]): Array<{ state: string; slug: string; cities: T[] }> {
-  const groups: Array<{ state: string; slug: string; cities: T[] }> = [];
-  for (const c of cities) {
-    let g = groups.at(-1);
-    if (g?.state !== c.state_name) groups.push((g = { state: c.state_name, slug: slugify(c.state_name), cities: [] }));
-    g.cities.push(c);
-  }
-  return groups;
-}
-
 /** `/cities.md`: the directory of cities with a newsletter, by state. */
-export function citiesMarkdown(base: string, cities: readonly PublishedCity[]): string {
-  const groups = groupByState(cities);
+export function citiesMarkdown(base: string, view: CitiesView): string {
+  const groups = view.states;
   const out = [
     frontMatter({ title: "Cities", url: `${base}/cities` }),
     "# Cities",
     "",
-    `${formatInt(cities.length)} ${cities.length === 1 ? "city has" : "cities have"} a published newsletter, in ${groups.length} ${groups.length === 1 ? "state" : "states"}. ` +
+    `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city has" : "cities have"} a published newsletter, in ${groups.length} ${groups.length === 1 ? "state" : "states"}. ` +
       `Any other U.S. place starts one when someone subscribes (\`POST ${base}/api/subscribe\`).`,
     "",
   ];
   for (const g of groups) {
-    out.push(`## ${mdLink(g.state, `${base}/states/${g.slug}.md`)}`, "");
-    for (const c of g.cities) out.push(`- ${mdLink(c.name, `${base}/${c.slug}.md`)}: latest edition ${c.latest_date}`);
+    out.push(`## ${mdLink(g.name, `${base}/states/${g.slug}.md`)}`, "");
+    for (const c of g.cities) out.push(`- ${mdLink(c.name, `${base}/${c.slug}.md`)}: latest edition ${c.latestDate}`);
     out.push("");
   }
   return out.join("\n");
 }
 
 /** `/states/{state}.md`: the state's cities with a newsletter, largest first. */
-export function stateMarkdown(base: string, state: string, cities: readonly PublishedCity[]): string {
-  const sorted = [...cities].sort((a, b) => (b.population ?? -1) - (a.population ?? -1) || a.name.localeCompare(b.name));
-  const slug = slugify(state);
+export function stateMarkdown(base: string, view: StateView): string {
+  const { name: state, slug, cities } = view;
   return [
     frontMatter({ title: `Cities in ${state}`, url: `${base}/states/${slug}` }),
     `# Cities in ${md(state)}`,
     "",
-    `${formatInt(sorted.length)} ${sorted.length === 1 ? "city" : "cities"} in ${md(state)} ${sorted.length === 1 ? "has" : "have"} a published newsletter, largest first. ` +
+    `${formatInt(cities.length)} ${cities.length === 1 ? "city" : "cities"} in ${md(state)} ${cities.length === 1 ? "has" : "have"} a published newsletter, largest first. ` +
       `Every city in the state: ${mdLink(`/api/cities-census?state=${state}`, `${base}/api/cities-census?state=${encodeURIComponent(state)}`)}.`,
     "",
     mdTable(
       ["#", "City", "County", "Population", "Latest edition"],
-      sorted.map((c, i) => [
+      cities.map((c, i) => [
         String(i + 1),
         mdLink(c.name, `${base}/${c.slug}.md`),
-        c.county_name ? md(c.county_name) : "",
+        c.county ? md(c.county) : "",
         c.population === null ? `*${NOT_AVAILABLE}*` : formatInt(c.population),
-        mdLink(c.latest_date, `${base}/${c.slug}/${c.latest_date}.md`),
+        mdLink(c.latestDate, `${base}/${c.slug}/${c.latestDate}.md`),
       ]),
     ),
     "",
@@ -154,7 +148,7 @@ export function stateMarkdown(base: string, state: string, cities: readonly Publ
 }
 
 /** `/feed.md`: the most recent editions across all cities. */
-export function feedMarkdown(base: string, recent: readonly EditionItem[]): string {
+export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): string {
   return [
     frontMatter({ title: "Recent editions", url: `${base}/feed.md`, rss: `${base}/feed.xml` }),
     "# Recent editions",

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { parentPort, workerData, Worker } from "node:worker_threads";
-import { createSiteData } from "../services/site-pages.ts";
+import { createSiteData } from "../site/views.ts";
 import { openDatabase } from "../store/db.ts";
-import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
 import { writeAtomic, writeGenerationFile } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";
 
@@ -15,6 +15,8 @@ export interface RenderJob {
   dbFile: string;
   baseUrl: string;
   placeFinder: boolean;
+  /** The app's clock when the job was made (ISO), so a pinned NOW pins the pages too. */
+  now: string;
   archive: string;
   generation: string;
   /** "all" on a full rebuild, else the new editions. */
@@ -32,7 +34,7 @@ export async function runRenderJob(job: RenderJob): Promise<number> {
   const db = openDatabase(job.dbFile);
   try {
     const renderer = await loadRenderer();
-    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder });
+    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, now: () => new Date(job.now) });
     let written = 0;
     const renderEdition = async (k: EditionKey) => {
       const html = await renderer.render(`/${k.slug}/${k.date}`, site);

@@ -1,14 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT } from "../config.ts";
-import type { AppContext } from "../services/context.ts";
-import { buildPlaceIndex } from "../services/place-index.ts";
-import { writeTextOutputs, type TextOutputOptions } from "./text-outputs.ts";
-
-/** Markdown twins, feeds, sitemaps and llms files (src/publish/text-outputs.ts). */
-export function writeTextFiles(ctx: AppContext, options: TextOutputOptions): Promise<number> {
-  return writeTextOutputs(ctx, options);
-}
+import { buildPlaceIndex } from "../site/place-index.ts";
+import type { DB } from "../store/db.ts";
 
 /** Files the place finder (src/components/PlaceFinder.astro) loads from the site root. */
 const FINDER_FILES: ReadonlyArray<[string, string]> = [
@@ -20,8 +14,8 @@ const FINDER_FILES: ReadonlyArray<[string, string]> = [
  * The place finder's index of every U.S. place and its two browser modules, written on full builds
  * (the places do not change from one morning to the next; a morning's generation links them over).
  */
-export async function writeSiteExtras(ctx: AppContext, generation: string): Promise<{ placeFinder: boolean; files: number }> {
-  fs.writeFileSync(path.join(generation, "place-index.json"), buildPlaceIndex(ctx.db));
+export async function writeSiteExtras(db: DB, generation: string): Promise<{ placeFinder: boolean; files: number }> {
+  fs.writeFileSync(path.join(generation, "place-index.json"), buildPlaceIndex(db));
   for (const [from, to] of FINDER_FILES) fs.copyFileSync(path.join(PROJECT_ROOT, from), path.join(generation, to));
   return { placeFinder: true, files: 1 + FINDER_FILES.length };
 }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../config.ts";
-import type { SiteData } from "../services/site-pages.ts";
+import type { SiteData } from "../site/views.ts";
 import { withDirLock } from "./dir-lock.ts";
 
 /**

@@ -1,13 +1,11 @@
 import { operations } from "../contract/operations/index.ts";
-import type { AppContext } from "../services/context.ts";
-import {
-  cityArchive, cityEditionBodies, cityLatestMarkdown, editionBodiesAfter, editionBodiesByIds, editionsPublishedOn,
-  publicationDays, publishedCities, recentEditionBodies, type EditionBodyItem, type PublishedCity,
-} from "../store/site-index.ts";
+import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
+import type { DB } from "../store/db.ts";
+import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
-  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, groupByState, SITE_NAME, stateMarkdown,
+  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown,
 } from "./markdown-pages.ts";
 import { frontMatter } from "./markdown-text.ts";
 import { renderRss, type RssItem } from "./rss.ts";
@@ -27,6 +25,12 @@ import {
  *   sitemaps/editions-{day}.xml      the editions published on one UTC day (further parts: .2.xml, ...)
  */
 
+/** What the text outputs read: the database, the public origin and the clock (an `AppContext` will do). */
+export interface TextOutputContext {
+  db: DB;
+  config: { baseUrl: string; now(): Date };
+}
+
 export interface TextOutputOptions {
   /** The generation directory being built. */
   outDir: string;
@@ -40,21 +44,21 @@ export interface TextOutputOptions {
   full: boolean;
   /** URLs per sitemap child, at most (and by default) 50,000; tests lower it to force several parts. */
   sitemapMaxUrls?: number;
+  /** The site's read model to render from (one per publish run); made here when not given. */
+  site?: SiteData;
 }
 
-/** Items in /feed.xml (all cities) and in each /{slug}/feed.xml. */
+/** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
 export const FEED_ITEMS = 50;
-export const CITY_FEED_ITEMS = 10;
 /** Editions listed by /feed.md and llms-full.txt. */
 export const RECENT_ITEMS = 30;
-/** Dates listed on a city twin (bounded: a morning rewrites a thousand of them); older ones are listed by the API and the sitemap. */
-export const CITY_ARCHIVE_ITEMS = 60;
 /** Editions read per query during a full rebuild. */
 const FULL_BATCH = 500;
 
 /** Writes the text outputs and returns the number of files written. */
-export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions): Promise<number> {
+export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputOptions): Promise<number> {
   const { db } = ctx;
+  const site = opts.site ?? createSiteData(db, ctx.config.baseUrl, { now: () => ctx.config.now() });
   const base = ctx.config.baseUrl;
   const now = ctx.config.now();
   const maxUrls = Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS));
@@ -64,51 +68,50 @@ export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions)
   // Edition twins: every edition (read in id-ordered pages) or just the new ones.
   const touchedCities = new Set<string>();
   const touchedDays = new Set<string>();
-  const writeEdition = async (e: EditionBodyItem) => {
+  const writeEdition = async (e: PlacedEdition) => {
     await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e));
     touchedCities.add(e.slug);
     touchedDays.add(e.published_at.slice(0, 10));
   };
   if (opts.full) {
     for (let after = 0; ;) {
-      const batch = editionBodiesAfter(db, after, FULL_BATCH);
+      const batch = placedEditionsAfter(db, after, FULL_BATCH);
       if (batch.length === 0) break;
       for (const e of batch) await writeEdition(e);
       after = batch.at(-1)!.id;
     }
   } else {
-    for (const e of editionBodiesByIds(db, opts.editionIds)) await writeEdition(e);
+    for (const e of placedEditionsByIds(db, opts.editionIds)) await writeEdition(e);
   }
 
-  const cities = publishedCities(db);
-  const states = groupByState(cities);
+  // The directory view of /cities: every city with an edition, grouped by state.
+  const directory = site.cities();
+  const states = directory.states;
+  const cities = states.flatMap((g) => g.cities);
   const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
-  const affectedStates = new Set(affected.map((c) => c.state_name));
+  const affectedStates = new Set(affected.map((c) => c.state));
 
-  // City twins and city feeds.
+  // City twins and city feeds, from the views the city pages render.
   for (const city of affected) {
-    const archive = cityArchive(db, city.geoid, CITY_ARCHIVE_ITEMS + 1);
-    await out.write(`${city.slug}.md`, cityMarkdown(base, {
-      city,
-      latestMarkdown: cityLatestMarkdown(db, city.geoid),
-      archive: archive.slice(0, CITY_ARCHIVE_ITEMS),
-      archiveTruncated: archive.length > CITY_ARCHIVE_ITEMS,
-    }));
+    const view = site.city(city.slug);
+    if (!view) continue;
+    await out.write(`${city.slug}.md`, cityMarkdown(base, view));
     await out.write(`${city.slug}/feed.xml`, renderRss({
-      title: `${city.name} Daily: ${city.name}, ${city.state_name}`,
+      title: `${city.name} Daily: ${city.name}, ${city.state}`,
       link: `${base}/${city.slug}`,
       selfUrl: `${base}/${city.slug}/feed.xml`,
-      description: `The free daily newsletter for ${city.name}, ${city.state_name}: the ${CITY_FEED_ITEMS} latest editions.`,
-    }, cityEditionBodies(db, city.geoid, CITY_FEED_ITEMS).map((e) => rssItem(base, e)), base, now));
+      description: `The free daily newsletter for ${city.name}, ${city.state}: the ${CITY_FEED_ITEMS} latest editions.`,
+    }, site.cityFeed(city.slug).map((e) => rssItem(base, e)), base, now));
   }
 
   for (const g of states) {
-    if (opts.full || affectedStates.has(g.state)) await out.write(`states/${g.slug}.md`, stateMarkdown(base, g.state, g.cities));
+    const view = (opts.full || affectedStates.has(g.name)) && site.state(g.slug);
+    if (view) await out.write(`states/${g.slug}.md`, stateMarkdown(base, view));
   }
 
   // Global lists: small and bounded, rewritten on every run.
-  const recent = recentEditionBodies(db, FEED_ITEMS);
-  await out.write("cities.md", citiesMarkdown(base, cities));
+  const recent = site.recent(FEED_ITEMS);
+  await out.write("cities.md", citiesMarkdown(base, directory));
   await out.write("feed.md", feedMarkdown(base, recent.slice(0, RECENT_ITEMS)));
   await out.write("feed.xml", renderRss({
     title: `${SITE_NAME}: recent editions`,
@@ -121,10 +124,10 @@ export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions)
   const developers = developersMarkdown(base, operations);
   if (opts.full) await out.write("developers.md", developers);
   const llmsInput = {
-    states: states.map((g) => ({ name: g.state, slug: g.slug, cities: g.cities.length })),
-    cityCount: cities.length,
+    states: states.map((g) => ({ name: g.name, slug: g.slug, cities: g.cityCount })),
+    cityCount: directory.cityCount,
     editionCount: days.reduce((n, d) => n + d.editions, 0),
-    latestDate: cities.reduce<string | undefined>((m, c) => (m === undefined || c.latest_date > m ? c.latest_date : m), undefined),
+    latestDate: maxOf(cities.map((c) => c.latestDate)),
   };
   const llms = llmsTxt(base, llmsInput);
   await out.write("llms.txt", llms);
@@ -141,17 +144,17 @@ export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions)
     for (let n = 1; n <= parts; n++) children.push({ loc: `${base}/sitemaps/${childFile(key, n)}`, lastmod });
     for (let n = 0; n < (split?.length ?? 0); n++) await out.write(`sitemaps/${childFile(key, n + 1)}`, renderUrlset(split![n]));
   };
-  const newest = maxOf(cities.map((c) => c.latest_published_at)) ?? now.toISOString();
+  const newest = maxOf(cities.map((c) => c.latestPublishedAt)) ?? now.toISOString();
   const pages: SitemapUrl[] = [
     { loc: `${base}/`, lastmod: newest },
     { loc: `${base}/cities`, lastmod: newest },
     { loc: `${base}/developers` },
-    ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latest_published_at)) })),
+    ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latestPublishedAt)) })),
   ];
   await child("pages", pages.length, newest, true, () => pages);
   for (const g of states) {
-    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latest_published_at))!, opts.full || affectedStates.has(g.state),
-      () => g.cities.map((c: PublishedCity) => ({ loc: `${base}/${c.slug}`, lastmod: c.latest_published_at })));
+    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latestPublishedAt))!, opts.full || affectedStates.has(g.name),
+      () => g.cities.map((c) => ({ loc: `${base}/${c.slug}`, lastmod: c.latestPublishedAt })));
   }
   for (const d of days) {
     await child(`editions-${d.day}`, d.editions, d.last_published_at, opts.full || touchedDays.has(d.day),
@@ -163,7 +166,7 @@ export async function writeTextOutputs(ctx: AppContext, opts: TextOutputOptions)
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
-function rssItem(base: string, e: EditionBodyItem): RssItem {
+function rssItem(base: string, e: PlacedEdition): RssItem {
   return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: e.html, category: `${e.name}, ${e.state_name}` };
 }
 

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
+import { CENSUS_DETAIL_FIELDS } from "../core/census-fields.ts";
 import type { DB } from "../store/db.ts";
-import { ACS_DETAIL_COLUMNS } from "../store/places-import.ts";
+import { placesWithCensusDetail } from "../store/places-census.ts";
 
 /** CSV column holding the vintage of the detail columns; added at the end of the header when absent. */
 export const ACS_DETAIL_YEAR_COLUMN = "acsDetailYear";
@@ -26,7 +27,7 @@ export function writePlacesCsv(db: DB, csvFile: string): CsvWriteResult {
   const [header, ...rows] = records;
   const col = (name: string) => header.indexOf(name);
   const geoidCol = col("geoid");
-  const detail = Object.entries(ACS_DETAIL_COLUMNS).map(([field, column]) => ({ field, column, index: col(field) }));
+  const detail = CENSUS_DETAIL_FIELDS.map((f) => ({ field: f.key, index: col(f.key) }));
   const missing = [geoidCol < 0 ? "geoid" : undefined, ...detail.filter((d) => d.index < 0).map((d) => d.field)].filter(Boolean);
   if (missing.length) throw new Error(`${csvFile} has no column(s) ${missing.join(", ")}`);
   let yearCol = col(ACS_DETAIL_YEAR_COLUMN);
@@ -36,18 +37,15 @@ export function writePlacesCsv(db: DB, csvFile: string): CsvWriteResult {
     for (const row of rows) row.push("");
   }
 
-  const figures = new Map<string, Record<string, number | string | null>>();
-  const select = db.prepare(
-    `SELECT geoid, acs_detail_year, ${detail.map((d) => d.column).join(", ")} FROM places WHERE acs_detail_year IS NOT NULL`,
-  );
-  for (const p of select.iterate() as Iterable<Record<string, number | string | null>>) figures.set(p.geoid as string, p);
+  const figures = new Map<string, { year: string; values: Record<string, number | null> }>();
+  for (const p of placesWithCensusDetail(db)) figures.set(p.geoid, p);
 
   let rowsFilled = 0;
   for (const row of rows) {
     const p = figures.get(row[geoidCol]);
     if (!p) continue;
-    for (const d of detail) row[d.index] = p[d.column] === null ? "" : String(p[d.column]);
-    row[yearCol] = String(p.acs_detail_year);
+    for (const d of detail) row[d.index] = p.values[d.field] === null ? "" : String(p.values[d.field]);
+    row[yearCol] = p.year;
     rowsFilled++;
   }
 

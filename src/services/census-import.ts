@@ -9,7 +9,8 @@ import {
   type AcsVariable,
   type AcsVariableId,
 } from "../integrations/census/variables.ts";
-import { ACS_DETAIL_COLUMNS } from "../store/places-import.ts";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../core/census-fields.ts";
+import { countPlaces, updateCensusDetail, type DetailFigures } from "../store/places-census.ts";
 import type { AppContext } from "./context.ts";
 
 /**
@@ -20,14 +21,8 @@ import type { AppContext } from "./context.ts";
 
 export const DEFAULT_ACS_YEAR = 2023;
 
-type DetailField = keyof typeof ACS_DETAIL_COLUMNS;
-const DETAIL_FIELDS = Object.keys(ACS_DETAIL_COLUMNS) as DetailField[];
-
-// Every column the database has for ACS detail must have exactly one rule, and no rule may be extra.
-{
-  const ruled = FIELD_RULES.map((r) => r.field).sort().join();
-  if (ruled !== [...DETAIL_FIELDS].sort().join()) throw new Error(`FIELD_RULES (${ruled}) do not match ACS_DETAIL_COLUMNS`);
-}
+type DetailField = CensusDetailKey;
+const DETAIL_FIELDS: DetailField[] = CENSUS_DETAIL_FIELDS.map((f) => f.key);
 
 export interface LabelMismatch {
   id: string;
@@ -122,15 +117,13 @@ export async function verifyVariables(client: AcsClient, year: number, variables
   return variables.length;
 }
 
-type FieldValues = Record<DetailField, number | null>;
-
 /** The Census object's detail fields for one place, from its raw values. */
-export function deriveFields(raw: Record<string, unknown>): FieldValues {
+export function deriveFields(raw: Record<string, unknown>): DetailFigures {
   const value = (id: AcsVariableId) => parseCensusValue(raw[id]);
-  const out = {} as FieldValues;
+  const out = {} as DetailFigures;
   for (const rule of FIELD_RULES) {
     const n = rule.derive(value);
-    out[rule.field as DetailField] = n === null ? null : rule.integer ? Math.round(n) : n;
+    out[rule.field] = n === null ? null : rule.integer ? Math.round(n) : n;
   }
   return out;
 }
@@ -156,30 +149,18 @@ export async function importCensus(ctx: CensusImportContext, options: CensusImpo
   }
   if (raw.size === 0) throw new CensusApiError(`The Census API returned no places for ${year}; nothing was changed.`);
 
-  const columns = Object.entries(ACS_DETAIL_COLUMNS) as Array<[DetailField, string]>;
-  const update = ctx.db.prepare(
-    `UPDATE places SET ${columns.map(([f, c]) => `${c} = @${f}`).join(", ")}, acs_detail_year = @year WHERE geoid = @geoid`,
-  );
-  const setMeta = ctx.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   const nullValues = Object.fromEntries(DETAIL_FIELDS.map((f) => [f, 0])) as Record<DetailField, number>;
-  const unmatched: CensusImportReport["unmatched"] = [];
-  let placesUpdated = 0;
+  const derived = new Map<string, DetailFigures>();
+  for (const [geoid, row] of raw) derived.set(geoid, deriveFields(row));
+  const { updated: placesUpdated, unknown } = updateCensusDetail(ctx.db, String(year), derived, new Date().toISOString());
+  const unmatched: CensusImportReport["unmatched"] = unknown.map((geoid) => ({ geoid, name: String(raw.get(geoid)?.NAME ?? "") }));
+  const unknownSet = new Set(unknown);
+  for (const [geoid, fields] of derived) {
+    if (unknownSet.has(geoid)) continue;
+    for (const f of DETAIL_FIELDS) if (fields[f] === null) nullValues[f]++;
+  }
 
-  ctx.db.transaction(() => {
-    for (const [geoid, row] of raw) {
-      const fields = deriveFields(row);
-      if (update.run({ ...fields, year: String(year), geoid }).changes === 0) {
-        unmatched.push({ geoid, name: String(row.NAME ?? "") });
-        continue;
-      }
-      placesUpdated++;
-      for (const f of DETAIL_FIELDS) if (fields[f] === null) nullValues[f]++;
-    }
-    setMeta.run("census_detail_year", String(year));
-    setMeta.run("census_imported_at", new Date().toISOString());
-  }).immediate();
-
-  const totalPlaces = ctx.db.prepare("SELECT count(*) FROM places").pluck().get() as number;
+  const totalPlaces = countPlaces(ctx.db);
   const report: CensusImportReport = {
     year,
     variablesVerified,

@@ -1,12 +1,14 @@
 import type { Census, CensusCitiesResponse, CitiesResponse, CityResponse } from "../contract/resources.ts";
+import { censusValues, censusYear } from "../core/census-fields.ts";
 import { AppError } from "../core/errors.ts";
 import { isWellFormedSlug } from "../core/slug.ts";
 import { canonicalStateName } from "../core/states.ts";
 import { activeSubscriberCount, isTrackedCity, listTrackedCities } from "../store/cities.ts";
-import { listArchive } from "../store/editions.ts";
+import { cityArchive } from "../store/editions.ts";
 import { findPlaceBySlug, placesByPopulation, type PlaceRow } from "../store/places.ts";
 import type { AppContext } from "./context.ts";
-import { cityListings, sweepCommerce, townToday } from "./listings.ts";
+import { cityListings } from "../site/city-listings.ts";
+import { sweepCommerce } from "./listings.ts";
 
 /** The place for a well-formed slug, whether or not it has a newsletter yet. */
 export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRow {
@@ -70,38 +72,22 @@ export function listCensusCities(ctx: AppContext, q: CensusCitiesQuery): CensusC
   return { states, totalCities: total, minPopulation: q.minPopulation };
 }
 
-/** The census object of the contract; figures not imported yet are null, never guessed. */
+/** The census object of the contract (fields from the census registry); figures not imported yet are null, never guessed. */
 export function censusOf(p: PlaceRow): NonNullable<Census> {
-  return {
-    population: p.population,
-    housingUnits: p.housing_units,
-    medianIncome: p.median_income,
-    medianHomeValue: p.median_home_value,
-    medianRent: p.median_rent,
-    ownerOccupied: p.owner_occupied,
-    renterOccupied: p.renter_occupied,
-    collegeDegreePercent: p.college_degree_percent,
-    avgCommuteMinutes: p.avg_commute_minutes,
-    workFromHomePercent: p.work_from_home_percent,
-    walkBikeTransitPercent: p.walk_bike_transit_percent,
-    medianAge: p.median_age,
-    over65Percent: p.over65_percent,
-    vacancyRate: p.vacancy_rate,
-    landAreaSqMi: p.land_area_sq_mi,
-    ...(p.acs_detail_year ?? p.acs_year ? { year: (p.acs_detail_year ?? p.acs_year)! } : {}),
-  };
+  const year = censusYear(p);
+  return { ...censusValues(p), ...(year ? { year } : {}) };
 }
 
 export function getCity(ctx: AppContext, slug: string | undefined): CityResponse {
   const place = requireCity(ctx, slug);
   sweepCommerce(ctx);
-  const { events, directory } = cityListings(ctx.db, place.geoid, townToday(ctx, place.timezone), ctx.config.now());
+  const { events, directory } = cityListings(ctx.db, place, ctx.config.now());
   return {
     slug: place.slug,
     city: place.name,
     state: place.state_name,
     subscriberCount: activeSubscriberCount(ctx.db, place.geoid),
-    archives: listArchive(ctx.db, place.geoid),
+    archives: cityArchive(ctx.db, place.geoid),
     census: censusOf(place),
     events,
     directory,

@@ -1,28 +1,10 @@
 import type { FactsDataset } from "../contract/resources.ts";
+import { CENSUS_FIELDS, fieldVintage } from "../core/census-fields.ts";
 import { latestEditionDate } from "../store/editions.ts";
 import { activeSubscriberCount } from "../store/cities.ts";
 import type { PlaceRow } from "../store/places.ts";
 import { censusOf, requireCity } from "./cities.ts";
 import type { AppContext } from "./context.ts";
-
-/** Each census figure with its schema.org unit (UN/CEFACT codes) and what it measures. */
-const MEASURES: ReadonlyArray<{ key: keyof ReturnType<typeof censusOf>; name: string; unitText: string; unitCode?: string; table: string }> = [
-  { key: "population", name: "Total population", unitText: "people", unitCode: "IE", table: "B01003" },
-  { key: "housingUnits", name: "Housing units", unitText: "housing units", table: "B25001" },
-  { key: "medianIncome", name: "Median household income", unitText: "US dollars", unitCode: "USD", table: "B19013" },
-  { key: "medianHomeValue", name: "Median home value", unitText: "US dollars", unitCode: "USD", table: "B25077" },
-  { key: "medianRent", name: "Median gross rent", unitText: "US dollars per month", unitCode: "USD", table: "B25064" },
-  { key: "ownerOccupied", name: "Owner-occupied housing units", unitText: "housing units", table: "B25003" },
-  { key: "renterOccupied", name: "Renter-occupied housing units", unitText: "housing units", table: "B25003" },
-  { key: "collegeDegreePercent", name: "Bachelor's degree or higher (age 25+)", unitText: "percent", unitCode: "P1", table: "DP02" },
-  { key: "avgCommuteMinutes", name: "Mean travel time to work", unitText: "minutes", unitCode: "MIN", table: "DP03" },
-  { key: "workFromHomePercent", name: "Workers who work from home", unitText: "percent", unitCode: "P1", table: "DP03" },
-  { key: "walkBikeTransitPercent", name: "Workers who walk, bike or take transit", unitText: "percent", unitCode: "P1", table: "DP03" },
-  { key: "medianAge", name: "Median age", unitText: "years", unitCode: "ANN", table: "DP05" },
-  { key: "over65Percent", name: "People aged 65 and over", unitText: "percent", unitCode: "P1", table: "DP05" },
-  { key: "vacancyRate", name: "Vacant housing units", unitText: "percent", unitCode: "P1", table: "DP04" },
-  { key: "landAreaSqMi", name: "Land area", unitText: "square miles", unitCode: "MIK", table: "Gazetteer" },
-];
 
 /** ACS 5-year vintage "2023" covers 2019-2023. */
 function vintageRange(year: string | null): string | undefined {
@@ -37,12 +19,11 @@ export function getFacts(ctx: AppContext, slug: string | undefined): FactsDatase
 export function factsDataset(ctx: AppContext, place: PlaceRow): FactsDataset {
   const base = ctx.config.baseUrl;
   const census = censusOf(place);
-  const vintageOf = (key: string) => (key === "population" || key === "housingUnits" ? place.acs_year : key === "landAreaSqMi" ? "2025" : place.acs_detail_year);
-  const available = MEASURES.filter((m) => census[m.key] !== null && census[m.key] !== undefined);
-  const unavailable = MEASURES.filter((m) => !available.includes(m)).map((m) => m.key);
+  const available = CENSUS_FIELDS.filter((m) => census[m.key] !== null && census[m.key] !== undefined);
+  const unavailable = CENSUS_FIELDS.filter((m) => !(available as readonly unknown[]).includes(m)).map((m) => m.key);
   const newsletter = `${place.name} Daily`;
   // The ACS vintages behind the figures (land area comes from the Gazetteer, not the ACS).
-  const vintages = [...new Set(available.filter((m) => m.table !== "Gazetteer").map((m) => vintageOf(m.key)).filter(Boolean))];
+  const vintages = [...new Set(available.filter((m) => m.source !== "gazetteer").map((m) => fieldVintage(m, place)).filter(Boolean))];
   return {
     "@context": "https://schema.org",
     "@type": "Dataset",
@@ -83,12 +64,12 @@ export function factsDataset(ctx: AppContext, place: PlaceRow): FactsDataset {
     ],
     variableMeasured: available.map((m) => ({
       "@type": "PropertyValue",
-      name: m.name,
+      name: m.measure,
       propertyID: m.key,
       value: census[m.key] as number,
       unitText: m.unitText,
-      ...(m.unitCode ? { unitCode: m.unitCode } : {}),
-      description: `Source table ${m.table}; vintage ${vintageOf(m.key) ?? "unknown"}`,
+      ...("unitCode" in m ? { unitCode: m.unitCode } : {}),
+      description: `Source table ${m.table}; vintage ${fieldVintage(m, place) ?? "unknown"}`,
     })),
     acsVintage: vintages.length === 1 ? vintages[0] : vintages,
     unavailableVariables: unavailable,

@@ -1,15 +1,13 @@
-import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import type { ListingMailData, TransactionalTemplate } from "../core/commerce-mail.ts";
 import { addDays } from "../core/holidays.ts";
 import { BUSINESS_RUN_DAYS } from "../core/pricing.ts";
 import { shareEntry } from "../core/revenue-share.ts";
 import { localDate } from "../core/time.ts";
 import { currentGeneration, siteDirs } from "../publish/site-dir.ts";
-import type { DB } from "../store/db.ts";
 import { latestEditionId } from "../store/editions.ts";
 import { activeLeaseOf, expireStaleReservations, hasStaleReservations } from "../store/leases.ts";
 import { insertLedgerEntry } from "../store/ledger.ts";
-import { ordersDueToEnd, ordersDueToExpire, publishedOrdersOf, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
+import { ordersDueToEnd, ordersDueToExpire, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
 import { enqueueTransactional } from "../store/outbox.ts";
 import type { AppContext } from "./context.ts";
 import { publishEditions } from "./publish.ts";
@@ -26,46 +24,6 @@ export function eventRunEnd(startsAt: string, endsAt: string | null | undefined)
 
 export function businessRunEnd(from: Date): string {
   return new Date(from.getTime() + BUSINESS_RUN_DAYS * 86_400_000).toISOString();
-}
-
-function toEvent(o: OrderRow): CalendarEvent {
-  return {
-    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), startsAt: o.starts_at ?? "",
-    featured: o.tier === "featured", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
-  };
-}
-
-function toDirectory(o: OrderRow): DirectoryListing {
-  return {
-    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), featured: o.tier === "featured",
-    endsOn: (o.run_ends_at ?? "").slice(0, 10), ...(o.address ? { address: o.address } : {}), ...(o.category ? { category: o.category } : {}),
-  };
-}
-
-/** Only http(s) links reach readers (the screen already rejects others; this is the second lock). */
-function safeHttpUrl(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A town's published listings as readers see them on `localDate` (the town's own date): upcoming
- * events soonest first (featured first within a day) and current businesses, featured first. Listings
- * whose run is over are left out even before the sweep marks them ended. The lead connects this to
- * the city page and its markdown twin.
- */
-export function cityListings(db: DB, geoid: string, onDate: string, now: Date = new Date()): { events: CalendarEvent[]; directory: DirectoryListing[] } {
-  const nowIso = now.toISOString();
-  const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
-  const events = rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent)
-    .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
-  const directory = rows.filter((o) => o.product === "business").map(toDirectory)
-    .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
-  return { events, directory };
 }
 
 export function statusUrl(ctx: AppContext, orderId: string): string {

@@ -4,7 +4,7 @@ import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
-import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../core/weather.ts";
 import { insertEdition } from "../store/editions.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
@@ -14,7 +14,8 @@ import type { PlaceRow } from "../store/places.ts";
 import { censusOf } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
-import { cityListings, sweepCommerce } from "./listings.ts";
+import { cityListings } from "../site/city-listings.ts";
+import { sweepCommerce } from "./listings.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 
@@ -86,7 +87,7 @@ async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Pro
  */
 export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date): Promise<{ id?: number; weather: boolean }> {
   const weather = await fetchWeather(ctx, place, date);
-  const listings = cityListings(ctx.db, place.geoid, date, now);
+  const listings = cityListings(ctx.db, place, now);
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown } = composeEdition({
     place: { name: place.name, stateName: place.state_name, slug: place.slug },

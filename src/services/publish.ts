@@ -6,10 +6,12 @@ import { renderInWorker } from "../publish/render-pages.ts";
 import {
   currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
 } from "../publish/site-dir.ts";
-import { writeSiteExtras, writeTextFiles } from "../publish/site-extras.ts";
+import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
+import { writeTextOutputs } from "../publish/text-outputs.ts";
+import { createSiteData } from "../site/views.ts";
 import { databaseFile } from "../store/db.ts";
-import { citiesWithEditions, editionKeysByIds, type EditionKey } from "../store/site-pages.ts";
+import { editionKeysByIds } from "../store/editions.ts";
 import type { AppContext } from "./context.ts";
 
 export interface PublishResult {
@@ -19,19 +21,6 @@ export interface PublishResult {
 /** Index pages every publish refreshes, and the ones only a full build writes. */
 const GLOBAL_PAGES = ["/", "/cities"];
 const FULL_ONLY_PAGES = ["/developers", "/404"];
-
-/** Moves the edition twins the text writer put into the generation over to the archive. */
-function archiveTwins(generation: string, dirs: SiteDirs, keys: Iterable<Pick<EditionKey, "slug" | "date">>): void {
-  const made = new Set<string>();
-  for (const k of keys) {
-    const rel = path.join(k.slug, `${k.date}.md`);
-    const from = path.join(generation, rel);
-    if (!fs.existsSync(from)) continue;
-    if (!made.has(k.slug)) fs.mkdirSync(path.join(dirs.archive, k.slug), { recursive: true });
-    made.add(k.slug);
-    fs.renameSync(from, path.join(dirs.archive, rel));
-  }
-}
 
 /** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */
 function publishClientAssets(dirs: SiteDirs): void {
@@ -75,19 +64,20 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
     const pagesWritten = await publishGeneration(dirs, generation, async () => {
-      const extras = await writeSiteExtras(ctx, generation);
+      const extras = await writeSiteExtras(ctx.db, generation);
       publishClientAssets(dirs);
-      const cities = citiesWithEditions(ctx.db);
+      const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
+      const states = site.cities().states;
       const pages = [
         ...GLOBAL_PAGES, ...FULL_ONLY_PAGES,
-        ...new Set(cities.map((c) => `/states/${slugify(c.state_name)}`)),
-        ...cities.map((c) => `/${c.slug}`),
+        ...states.map((g) => `/states/${g.slug}`),
+        ...states.flatMap((g) => g.cities.map((c) => `/${c.slug}`)),
       ];
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
-        timed(writeTextFiles(ctx, { outDir: generation, editionIds: [], full: true })),
+        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
+        // Dated edition twins go straight into the archive, like their pages.
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site })),
       ]);
-      archiveTwins(generation, dirs, ctx.db.prepare("SELECT p.slug, e.date FROM editions e JOIN places p ON p.geoid = e.place_geoid").iterate() as Iterable<EditionKey>);
       ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
       return rendered + textFiles + extras.files;
     });
@@ -119,10 +109,9 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       ];
       const placeFinder = fs.existsSync(path.join(generation, "place-index.json"));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
-        timed(writeTextFiles(ctx, { outDir: generation, editionIds: keys.map((k) => k.id), full: false })),
+        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false })),
       ]);
-      archiveTwins(generation, dirs, keys);
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + textFiles;
     });

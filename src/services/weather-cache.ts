@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../core/weather.ts";
 
 export interface WeatherCacheOptions {
   /** How long a live forecast is served before the next upstream call. */

@@ -1,8 +1,8 @@
 import { WEATHER_CACHE } from "../contract/operations/weather.ts";
-import { WeatherResponse } from "../contract/resources.ts";
+import type { WeatherResponse } from "../contract/resources.ts";
 import { AppError } from "../core/errors.ts";
 import { localDate } from "../core/time.ts";
-import type { WeatherSnapshot } from "../integrations/weather/types.ts";
+import { readStoredWeather } from "../core/weather.ts";
 import { findEdition } from "../store/editions.ts";
 import type { PlaceRow } from "../store/places.ts";
 import { requireCity } from "./cities.ts";
@@ -23,12 +23,8 @@ function todaysSnapshot(ctx: AppContext, place: PlaceRow): WeatherResponse | und
   const today = localDate(ctx.config.now(), place.timezone);
   const json = findEdition(ctx.db, place.geoid, today)?.weather_json;
   if (!json) return undefined;
-  try {
-    const stored = WeatherResponse.safeParse((JSON.parse(json) as Partial<WeatherSnapshot> | null)?.today);
-    if (stored.success) return stored.data;
-  } catch {
-    // fall through: unreadable JSON is treated like no snapshot
-  }
+  const stored = readStoredWeather(json).today;
+  if (stored) return stored;
   ctx.log.warn({ geoid: place.geoid, date: today }, "edition weather snapshot unreadable; serving live weather");
   return undefined;
 }

@@ -1,5 +1,5 @@
 // The "find your town" box: a combobox over a prebuilt minisearch index of every U.S. place
-// (src/services/place-index.ts), searched in the browser with prefix and typo-tolerant matching,
+// (src/site/place-index.ts), searched in the browser with prefix and typo-tolerant matching,
 // larger places first. Plain ES module with no build step: it is served as /place-finder.js next
 // to /minisearch.js (minisearch's dist/es/index.js) and /place-index.json.
 //
@@ -14,7 +14,7 @@ import MiniSearch from "./minisearch.js";
 
 const MAX_SUGGESTIONS = 8;
 
-/** Keep in step with `fold` in src/services/place-index.ts. */
+/** Keep in step with `fold` in src/site/place-index.ts. */
 export function fold(text) {
   return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
 }

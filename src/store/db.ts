@@ -41,12 +41,27 @@ export function migrate(db: DB): void {
 }
 
 type Statement = Database.Statement<unknown[]>;
-const statementCache = new WeakMap<DB, Map<string, Statement>>();
+
+/**
+ * Caches that belong to one connection (prepared statements, the tokenizer's memo) live on the
+ * connection object itself, under a symbol: they die with it, a worker thread's own connection has
+ * its own, and no module keeps per-app state on the side. Works for any better-sqlite3 handle, also
+ * one a test opened without `openDatabase`.
+ */
+const CONNECTION_CACHES = Symbol("citydaily.connectionCaches");
+type WithCaches = DB & { [CONNECTION_CACHES]?: Map<string, unknown> };
+
+/** The cache `name` of this connection, made by `init` on first use. */
+export function connectionCache<T>(db: DB, name: string, init: () => T): T {
+  const caches = ((db as WithCaches)[CONNECTION_CACHES] ??= new Map());
+  let cache = caches.get(name) as T | undefined;
+  if (cache === undefined) caches.set(name, (cache = init()));
+  return cache;
+}
 
 /** A statement prepared once per connection, for queries run thousands of times (sender, publisher). */
 export function cachedStatement(db: DB, sql: string): Statement {
-  let cache = statementCache.get(db);
-  if (!cache) statementCache.set(db, (cache = new Map()));
+  const cache = connectionCache(db, "statements", () => new Map<string, Statement>());
   let statement = cache.get(sql);
   if (!statement) cache.set(sql, (statement = db.prepare(sql)));
   return statement;

@@ -1,5 +1,19 @@
-import type { DB } from "./db.ts";
+import { cachedStatement as stmt, type DB } from "./db.ts";
 import { indexEdition } from "./search.ts";
+
+/*
+ * Editions: the write, and every read, each returning one of these projections:
+ *   EditionRow    the stored row (the JSON API's edition, the weather snapshot)
+ *   ArchiveEntry  date and subject (a city's archive index; read from the covering index of migration 005)
+ *   EditionKey    where an edition shows on the site (its city, state and publication day): publish planning
+ *   SiteEdition   an edition as the site shows it, with its body: one city's pages and feed, where the
+ *                 caller has the place (no join: an edition page is rendered for every edition)
+ *   PlacedEdition a SiteEdition with its city's slug and name: lists across cities (twins, global feeds)
+ * Every list query is keyed (by id, by city, by publication day, or a LIMIT along an index) so that
+ * its cost follows what is shown, not the size of the archive. Columns come from the front of the row
+ * (before markdown/html) unless the body is wanted, so SQLite never walks overflow pages for nothing.
+ * Statements are prepared once per connection: a full rebuild runs these hundreds of thousands of times.
+ */
 
 export interface EditionRow {
   id: number;
@@ -12,6 +26,34 @@ export interface EditionRow {
   published_at: string;
 }
 
+export interface ArchiveEntry {
+  date: string;
+  subject: string;
+}
+
+export interface EditionKey {
+  id: number;
+  slug: string;
+  date: string;
+  state_name: string;
+  published_at: string;
+}
+
+export interface SiteEdition {
+  id: number;
+  date: string;
+  subject: string;
+  published_at: string;
+  markdown: string;
+  html: string;
+  weather_json: string | null;
+}
+
+export interface PlacedEdition extends SiteEdition, EditionKey {
+  /** The city's name. */
+  name: string;
+}
+
 export interface NewEdition {
   placeGeoid: string;
   date: string;
@@ -22,6 +64,11 @@ export interface NewEdition {
   publishedAt: string;
 }
 
+const FROM = "FROM editions e JOIN places p ON p.geoid = e.place_geoid";
+const KEY = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at ${FROM}`;
+const SITE = "SELECT id, date, subject, published_at, markdown, html, weather_json FROM editions e";
+const PLACED = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at, e.subject, p.name, e.markdown, e.html, e.weather_json ${FROM}`;
+
 /**
  * Stores an edition unless one exists for that city and date (the UNIQUE key makes concurrent
  * composers harmless). Returns the stored row id, or undefined when it already existed.
@@ -30,7 +77,7 @@ export interface NewEdition {
 export function insertEdition(db: DB, e: NewEdition): number | undefined {
   // One transaction (a savepoint inside a caller's): the edition and its search row land together.
   return db.transaction(() => {
-    const result = db.prepare(`
+    const result = stmt(db, `
       INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at)
       VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt)
       ON CONFLICT (place_geoid, date) DO NOTHING`).run({
@@ -45,16 +92,92 @@ export function insertEdition(db: DB, e: NewEdition): number | undefined {
 }
 
 export function findEdition(db: DB, placeGeoid: string, date: string): EditionRow | undefined {
-  return db.prepare("SELECT * FROM editions WHERE place_geoid = ? AND date = ?").get(placeGeoid, date) as EditionRow | undefined;
+  return stmt(db, "SELECT * FROM editions WHERE place_geoid = ? AND date = ?").get(placeGeoid, date) as EditionRow | undefined;
 }
 
-/** The archive index of a city, newest first. */
-export function listArchive(db: DB, placeGeoid: string): Array<{ date: string; subject: string }> {
-  return db.prepare("SELECT date, subject FROM editions WHERE place_geoid = ? ORDER BY date DESC").all(placeGeoid) as Array<{ date: string; subject: string }>;
+/** A city's archive index, newest first: the newest `limit` entries, or all of them. */
+export function cityArchive(db: DB, placeGeoid: string, limit?: number): ArchiveEntry[] {
+  // LIMIT -1 is no limit in SQLite: one statement for both uses.
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit ?? -1) as ArchiveEntry[];
+}
+
+/** The archive entry just before `date` (an edition page links back to it, never forward). */
+export function previousArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date < ? ORDER BY date DESC LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+}
+
+export function editionCount(db: DB, placeGeoid: string): number {
+  return stmt(db, "SELECT COUNT(*) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as number;
 }
 
 export function latestEditionDate(db: DB, placeGeoid: string): string | undefined {
-  return db.prepare("SELECT MAX(date) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as string | undefined ?? undefined;
+  return stmt(db, "SELECT MAX(date) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as string | undefined ?? undefined;
+}
+
+export function editionKeysByIds(db: DB, ids: readonly number[]): EditionKey[] {
+  if (ids.length === 0) return [];
+  // json_each keeps this one statement whatever the number of ids.
+  return stmt(db, `${KEY} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`).all(JSON.stringify(ids)) as EditionKey[];
+}
+
+/** The next `limit` edition keys after `afterId`, in id order: the full rebuild reads the archive in pages. */
+export function editionKeysAfter(db: DB, afterId: number, limit: number): EditionKey[] {
+  return stmt(db, `${KEY} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as EditionKey[];
+}
+
+export function placedEditionsByIds(db: DB, ids: readonly number[]): PlacedEdition[] {
+  if (ids.length === 0) return [];
+  return stmt(db, `${PLACED} WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY e.id`).all(JSON.stringify(ids)) as PlacedEdition[];
+}
+
+/** Editions with bodies in id order after `afterId` (keyset pages for the full rebuild). */
+export function placedEditionsAfter(db: DB, afterId: number, limit: number): PlacedEdition[] {
+  return stmt(db, `${PLACED} WHERE e.id > ? ORDER BY e.id LIMIT ?`).all(afterId, limit) as PlacedEdition[];
+}
+
+export function siteEdition(db: DB, placeGeoid: string, date: string): SiteEdition | undefined {
+  return stmt(db, `${SITE} WHERE e.place_geoid = ? AND e.date = ?`).get(placeGeoid, date) as SiteEdition | undefined;
+}
+
+/** A city's newest `limit` editions with bodies, newest first (its latest edition, its feed). */
+export function latestSiteEditions(db: DB, placeGeoid: string, limit: number): SiteEdition[] {
+  return stmt(db, `${SITE} WHERE e.place_geoid = ? ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as SiteEdition[];
+}
+
+/** The most recently published editions across all cities (walks the published_at index). */
+export function recentPlacedEditions(db: DB, limit: number): PlacedEdition[] {
+  return stmt(db, `${PLACED} ORDER BY e.published_at DESC LIMIT ?`).all(limit) as PlacedEdition[];
+}
+
+/** Publication days (UTC, the first 10 characters of `published_at`) with their edition count and last instant. */
+export interface PublicationDay {
+  day: string;
+  editions: number;
+  last_published_at: string;
+}
+
+/**
+ * Every publication day. Days are found by hopping along the published_at index (one probe per day,
+ * like the city owners of src/store/cities.ts); each day's count and last instant read only that day's
+ * index range.
+ */
+export function publicationDays(db: DB): PublicationDay[] {
+  // '~' sorts after every character of an ISO instant: [day, day || '~') is the whole day.
+  return stmt(db, `
+    WITH RECURSIVE days(day) AS (
+      SELECT substr((SELECT MIN(published_at) FROM editions), 1, 10)
+      UNION ALL
+      SELECT substr((SELECT MIN(published_at) FROM editions WHERE published_at >= days.day || '~'), 1, 10) FROM days WHERE days.day IS NOT NULL
+    )
+    SELECT day,
+      (SELECT COUNT(*) FROM editions WHERE published_at >= day AND published_at < day || '~') AS editions,
+      (SELECT MAX(published_at) FROM editions WHERE published_at >= day AND published_at < day || '~') AS last_published_at
+    FROM days WHERE day IS NOT NULL`).all() as PublicationDay[];
+}
+
+/** The editions published on one UTC day, in publication order: a sitemap child's URLs. */
+export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
+  return stmt(db, `${KEY} WHERE e.published_at >= @day AND e.published_at < @day || '~' ORDER BY e.published_at, e.id`).all({ day }) as EditionKey[];
 }
 
 /** The id of a place's newest edition, if it has one. */

@@ -1,25 +1,18 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../core/census-fields.ts";
 import { assignSlugs, slugify } from "../core/slug.ts";
 import type { DB } from "./db.ts";
 import { getMeta, setMeta } from "./meta.ts";
 
-/** CSV column -> places column, for the ACS detail fields (empty in the shipped file until `census:import`). */
-export const ACS_DETAIL_COLUMNS = {
-  medianIncome: "median_income",
-  medianHomeValue: "median_home_value",
-  medianRent: "median_rent",
-  ownerOccupied: "owner_occupied",
-  renterOccupied: "renter_occupied",
-  collegeDegreePercent: "college_degree_percent",
-  avgCommuteMinutes: "avg_commute_minutes",
-  workFromHomePercent: "work_from_home_percent",
-  walkBikeTransitPercent: "walk_bike_transit_percent",
-  medianAge: "median_age",
-  over65Percent: "over65_percent",
-  vacancyRate: "vacancy_rate",
-} as const;
+/**
+ * CSV column -> places column, for the ACS detail fields of the census registry (empty in the
+ * shipped file until `census:import`; the CSV header is the Census object's key).
+ */
+export const ACS_DETAIL_COLUMNS = Object.fromEntries(CENSUS_DETAIL_FIELDS.map((f) => [f.key, f.column])) as {
+  readonly [K in CensusDetailKey]: Extract<(typeof CENSUS_DETAIL_FIELDS)[number], { key: K }>["column"];
+};
 
 type Row = Record<string, string>;
 const num = (v: string | undefined) => (v === undefined || v === "" ? null : Number(v));

@@ -1,5 +1,6 @@
-import type { CensusColumns } from "../core/census-figures.ts";
-import type { DB } from "./db.ts";
+import type { CensusColumns } from "../core/census-fields.ts";
+import { WEIGHTED_COLUMNS, type CensusTotals } from "../core/census-figures.ts";
+import { cachedStatement, type DB } from "./db.ts";
 
 /** A row of `places`: identity and location, plus the census columns (`CensusColumns`). */
 export interface PlaceRow extends CensusColumns {
@@ -18,8 +19,9 @@ export interface PlaceRow extends CensusColumns {
   acs_detail_year: string | null;
 }
 
+/** The place of a slug (the one query by slug: the API, the site and the publisher all read it). */
 export function findPlaceBySlug(db: DB, slug: string): PlaceRow | undefined {
-  return db.prepare("SELECT * FROM places WHERE slug = ?").get(slug) as PlaceRow | undefined;
+  return cachedStatement(db, "SELECT * FROM places WHERE slug = ?").get(slug) as PlaceRow | undefined;
 }
 
 export function findPlaceByGeoid(db: DB, geoid: string): PlaceRow | undefined {
@@ -48,4 +50,41 @@ export function placesByPopulation(db: DB, minPopulation: number, stateName?: st
 export function findPlaceByName(db: DB, name: string, stateName: string): PlaceRow | undefined {
   return db.prepare(`SELECT * FROM places WHERE state_name = ? AND (name = ? COLLATE NOCASE OR census_name = ? COLLATE NOCASE)
     ORDER BY name_ambiguous_in_state, population DESC LIMIT 1`).get(stateName, name.trim(), name.trim()) as PlaceRow | undefined;
+}
+
+/** Every half-degree cell that holds a U.S. place: drawn faintly, they give the map its shape. */
+export function placeGrid(db: DB): Array<{ lat: number; lon: number }> {
+  return db.prepare("SELECT DISTINCT round(latitude * 2) / 2 AS lat, round(longitude * 2) / 2 AS lon FROM places").all() as Array<{ lat: number; lon: number }>;
+}
+
+export interface PlaceTotals extends CensusTotals {
+  state_name: string;
+  population: number;
+  housing_units: number;
+  land_area_sq_mi: number;
+  places: number;
+}
+
+/**
+ * Totals of every state and of the nation (state_name "United States"), from the places table:
+ * sums of the counts, population-weighted averages of the compared census figures (null when no
+ * place has the figure yet).
+ */
+export function placeTotals(db: DB): PlaceTotals[] {
+  const weighted = (col: string) => `SUM(CASE WHEN ${col} IS NOT NULL THEN ${col} * population END) / NULLIF(SUM(CASE WHEN ${col} IS NOT NULL THEN population END), 0) AS ${col}`;
+  const cols = `SUM(population) AS population, SUM(housing_units) AS housing_units, SUM(land_area_sq_mi) AS land_area_sq_mi, COUNT(*) AS places,
+    ${WEIGHTED_COLUMNS.map(weighted).join(",\n    ")}`;
+  return db.prepare(`
+    SELECT state_name, ${cols} FROM places WHERE population > 0 GROUP BY state_name
+    UNION ALL
+    SELECT 'United States', ${cols} FROM places WHERE population > 0`).all() as PlaceTotals[];
+}
+
+/** The place finder's rows: every place, largest first, with how many places of the state share its name. */
+export interface PlaceFinderRow { slug: string; name: string; state: string; county: string | null; ambiguous: number; population: number | null }
+
+export function placeFinderRows(db: DB): PlaceFinderRow[] {
+  return db.prepare(`
+    SELECT slug, name, state_name AS state, county_name AS county, name_ambiguous_in_state AS ambiguous, population
+    FROM places ORDER BY population DESC, slug`).all() as PlaceFinderRow[];
 }

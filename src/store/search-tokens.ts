@@ -1,4 +1,4 @@
-import { cachedStatement as stmt, type DB } from "./db.ts";
+import { cachedStatement as stmt, connectionCache, type DB } from "./db.ts";
 
 /**
  * FTS5's own tokens of a text, as the archive index (unicode61, remove_diacritics 2) makes them.
@@ -13,11 +13,10 @@ import { cachedStatement as stmt, type DB } from "./db.ts";
 const RUN = /[A-Za-z0-9\u0080-\uffff]+/g;
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
 const RUNS_KEPT = 20_000;
-const runsByDb = new WeakMap<DB, Map<string, string[]>>();
 
 function tokenizeRun(db: DB, run: string): string[] {
-  let memo = runsByDb.get(db);
-  if (!memo) runsByDb.set(db, (memo = new Map()));
+  // Kept on the connection: the scratch tables that compute it are the connection's own.
+  const memo = connectionCache(db, "tokenRuns", () => new Map<string, string[]>());
   const known = memo.get(run);
   if (known) return known;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokenizer USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPlaceIndex } from "../../src/services/place-index.ts";
+import { buildPlaceIndex } from "../../src/site/place-index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { freshDataDir } from "../helpers/server.ts";
 import { launchChromium } from "../helpers/browser.ts";

@@ -4,7 +4,7 @@ import { Problem } from "../../src/contract/problems.ts";
 import { WeatherResponse } from "../../src/contract/resources.ts";
 import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { createOpenMeteoProvider } from "../../src/integrations/weather/open-meteo.ts";
-import type { WeatherSnapshot } from "../../src/integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../../src/core/weather.ts";
 import { insertEdition } from "../../src/store/editions.ts";
 import { loadFixture, startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";

@@ -4,7 +4,7 @@ import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts"
 import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/compose.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
-import type { WeatherSnapshot } from "../../src/integrations/weather/types.ts";
+import type { WeatherSnapshot } from "../../src/core/weather.ts";
 
 const DATE = "2026-11-22";
 

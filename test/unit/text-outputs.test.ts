@@ -7,7 +7,9 @@ import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src
 import { absolutizeHtml, renderRss, rfc822, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
 import { xml } from "../../src/publish/xml.ts";
-import type { PublishedCity } from "../../src/store/site-index.ts";
+import { censusFigures } from "../../src/core/census-figures.ts";
+import type { CityView } from "../../src/site/views.ts";
+import type { PlaceRow } from "../../src/store/places.ts";
 
 // The pure renderers of the text outputs, each checked by reading its output back with an
 // independent parser (fast-xml-parser, marked's lexer) rather than by comparing strings.
@@ -128,11 +130,21 @@ describe("pages", () => {
     population: 12345, housing_units: null, acs_year: "2023", median_income: 61000, median_home_value: null, median_rent: null,
     owner_occupied: null, renter_occupied: null, college_degree_percent: null, avg_commute_minutes: null, work_from_home_percent: null,
     walk_bike_transit_percent: null, median_age: null, over65_percent: null, vacancy_rate: null, acs_detail_year: null, land_area_sq_mi: 4.2,
-    latest_date: "2026-11-22", latest_subject: "Testville, Nov 22: sunny", latest_published_at: "2026-11-22T11:00:00.000Z",
-  } satisfies PublishedCity;
+  } satisfies PlaceRow;
+  const view: CityView = {
+    place: { slug: city.slug, name: city.name, state: city.state_name, stateSlug: "ohio", county: city.county_name, placeType: city.place_type, timezone: city.timezone, population: city.population, latitude: city.latitude, longitude: city.longitude },
+    latest: { date: "2026-11-22", subject: "Testville, Nov 22: sunny", html: "<p>Hello.</p>", markdown: "# Testville Daily\n\nHello.", publishedAt: "2026-11-22T11:00:00.000Z", today: null, forecast: [] },
+    archive: [{ date: "2026-11-22", subject: "Testville, Nov 22: sunny" }],
+    archiveTotal: 2,
+    census: censusFigures(city),
+    censusYear: city.acs_year,
+    comparison: [],
+    events: [],
+    directory: [],
+  };
 
   it("the census table shows the figures there are and says which are not available yet", () => {
-    const text = cityMarkdown(BASE, { city, latestMarkdown: "# Testville Daily\n\nHello.", archive: [{ date: "2026-11-22", subject: city.latest_subject }], archiveTruncated: true });
+    const text = cityMarkdown(BASE, view);
     const table = marked.lexer(text).find((t) => t.type === "table") as Tokens.Table;
     const rows = Object.fromEntries(table.rows.map((r) => [r[0].text, r[1].text]));
     expect(rows.Population).toBe("12,345");

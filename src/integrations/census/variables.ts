@@ -8,6 +8,8 @@
  * `{year}` in a label or concept stands for the vintage (income tables name their dollar year).
  */
 
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../core/census-fields.ts";
+
 export type AcsDataset = "acs/acs5" | "acs/acs5/profile";
 
 export interface AcsVariable {
@@ -81,19 +83,16 @@ export const CENSUS_SENTINELS = new Set([-111111111, -222222222, -333333333, -55
 export type Values = (id: AcsVariableId) => number | null;
 
 export interface FieldRule {
-  /** Field of the Census object (and column of the CSV). */
-  field: string;
+  /** Field of the Census object (and column of the CSV), one of the registry's `acsDetail` fields. */
+  field: CensusDetailKey;
+  /** Rounded to a whole number when stored (from the registry). */
   integer: boolean;
   variables: readonly AcsVariableId[];
   derive: (value: Values) => number | null;
 }
 
-const direct = (field: string, id: AcsVariableId, integer: boolean): FieldRule => ({
-  field,
-  integer,
-  variables: [id],
-  derive: (value) => value(id),
-});
+type Rule = Pick<FieldRule, "variables" | "derive">;
+const direct = (id: AcsVariableId): Rule => ({ variables: [id], derive: (value) => value(id) });
 
 /** Percent of workers who commute by transit, bicycle or on foot (B08301 has bicycle; DP03 does not). */
 function walkBikeTransitPercent(value: Values): number | null {
@@ -104,26 +103,31 @@ function walkBikeTransitPercent(value: Values): number | null {
   return Math.round((sum / total) * 1000) / 10;
 }
 
-/** Census object field -> variables and derivation. Medians top-coded by the Bureau (e.g. 250,001) are kept as published. */
-export const FIELD_RULES: readonly FieldRule[] = [
-  direct("medianIncome", "B19013_001E", true),
-  direct("medianHomeValue", "B25077_001E", true),
-  direct("medianRent", "B25064_001E", true),
-  direct("ownerOccupied", "B25003_002E", true),
-  direct("renterOccupied", "B25003_003E", true),
-  direct("collegeDegreePercent", "DP02_0068PE", false),
-  direct("avgCommuteMinutes", "DP03_0025E", false),
-  direct("workFromHomePercent", "DP03_0024PE", false),
-  {
-    field: "walkBikeTransitPercent",
-    integer: false,
+/**
+ * Census object field -> variables and derivation, for every `acsDetail` field of the registry (the
+ * mapped type makes a missing or extra field a compile error). Medians top-coded by the Bureau
+ * (e.g. 250,001) are kept as published.
+ */
+const RULES: { [K in CensusDetailKey]: Rule } = {
+  medianIncome: direct("B19013_001E"),
+  medianHomeValue: direct("B25077_001E"),
+  medianRent: direct("B25064_001E"),
+  ownerOccupied: direct("B25003_002E"),
+  renterOccupied: direct("B25003_003E"),
+  collegeDegreePercent: direct("DP02_0068PE"),
+  avgCommuteMinutes: direct("DP03_0025E"),
+  workFromHomePercent: direct("DP03_0024PE"),
+  walkBikeTransitPercent: {
     variables: ["B08301_001E", "B08301_010E", "B08301_018E", "B08301_019E"],
     derive: walkBikeTransitPercent,
   },
-  direct("medianAge", "B01002_001E", false),
-  direct("over65Percent", "DP05_0024PE", false),
-  direct("vacancyRate", "DP04_0003PE", false),
-];
+  medianAge: direct("B01002_001E"),
+  over65Percent: direct("DP05_0024PE"),
+  vacancyRate: direct("DP04_0003PE"),
+};
+
+/** The rules in the registry's order. */
+export const FIELD_RULES: readonly FieldRule[] = CENSUS_DETAIL_FIELDS.map((f) => ({ field: f.key, integer: f.integer, ...RULES[f.key] }));
 
 /** A published value as a number, or null for blanks, non-numbers and annotation sentinels. */
 export function parseCensusValue(raw: unknown): number | null {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeWeatherCode } from "../../core/wmo.ts";
-import type { DailyForecast, WeatherLocation, WeatherProvider, WeatherSnapshot } from "./types.ts";
+import type { DailyForecast, WeatherSnapshot } from "../../core/weather.ts";
+import type { WeatherLocation, WeatherProvider } from "./types.ts";
 
 export interface OpenMeteoOptions {
   /** Origin of the forecast API, e.g. `https://api.open-meteo.com` (no trailing slash). */

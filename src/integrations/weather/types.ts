@@ -1,21 +1,6 @@
-import type { WeatherResponse } from "../../contract/resources.ts";
+import type { WeatherSnapshot } from "../../core/weather.ts";
 
-export interface DailyForecast {
-  date: string;            // YYYY-MM-DD, local to the city
-  high: number;            // °F
-  low: number;             // °F
-  code: number;            // WMO code
-  precipitationChance: number | null; // percent
-  sunrise?: string;        // local ISO time, e.g. 2026-11-22T06:41
-  sunset?: string;
-}
-
-/** What the morning pipeline stores with an edition (`editions.weather_json`) and /api/weather serves. */
-export interface WeatherSnapshot {
-  today: WeatherResponse;
-  /** Today first, then the coming days (up to 7). */
-  daily: DailyForecast[];
-}
+// A provider answers with the domain's snapshot (src/core/weather.ts).
 
 export interface WeatherLocation {
   latitude: number;

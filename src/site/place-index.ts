@@ -1,5 +1,6 @@
 import MiniSearch from "minisearch";
 import type { DB } from "../store/db.ts";
+import { placeFinderRows } from "../store/places.ts";
 
 /**
  * The place finder's index: every U.S. place (name, state, county when the name repeats within the
@@ -21,9 +22,7 @@ export function fold(text: string): string {
 interface PlaceDoc { slug: string; name: string; state: string; county?: string; population: number; n: string; s: string }
 
 export function buildPlaceIndex(db: DB): string {
-  const rows = db.prepare(`
-    SELECT slug, name, state_name AS state, county_name AS county, name_ambiguous_in_state AS ambiguous /* places of that name in the state */, population
-    FROM places ORDER BY population DESC, slug`).all() as Array<{ slug: string; name: string; state: string; county: string | null; ambiguous: number; population: number | null }>;
+  const rows = placeFinderRows(db);
   const options = {
     idField: "slug",
     fields: ["n", "s"],

@@ -1,0 +1,57 @@
+import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import { localDate } from "../core/time.ts";
+import type { DB } from "../store/db.ts";
+import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
+import type { PlaceRow } from "../store/places.ts";
+
+export interface CityListings {
+  /** Upcoming events on the town's calendar, soonest first (featured first within a day). */
+  events: CalendarEvent[];
+  /** Current business directory listings, featured first. */
+  directory: DirectoryListing[];
+}
+
+// The one place the town's calendar and directory are read: the city page and its markdown twin
+// (src/site/views.ts), /api/city/{slug} and the daily email all show what this returns.
+
+function toEvent(o: OrderRow): CalendarEvent {
+  return {
+    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), startsAt: o.starts_at ?? "",
+    featured: o.tier === "featured", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
+  };
+}
+
+function toDirectory(o: OrderRow): DirectoryListing {
+  return {
+    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), featured: o.tier === "featured",
+    endsOn: (o.run_ends_at ?? "").slice(0, 10), ...(o.address ? { address: o.address } : {}), ...(o.category ? { category: o.category } : {}),
+  };
+}
+
+/** Only http(s) links reach readers (the screen already rejects others; this is the second lock). */
+function safeHttpUrl(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A town's published listings as readers see them at `now` (events from the town's own date on):
+ * upcoming events soonest first (featured first within a day) and current businesses, featured
+ * first. Listings whose run is over are left out even before the sweep marks them ended.
+ */
+export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date): CityListings {
+  const geoid = place.geoid;
+  const onDate = localDate(now, place.timezone);
+  const nowIso = now.toISOString();
+  const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
+  const events = rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent)
+    .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
+  const directory = rows.filter((o) => o.product === "business").map(toDirectory)
+    .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+  return { events, directory };
+}
+

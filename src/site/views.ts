@@ -1,0 +1,191 @@
+import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import { PROBLEMS } from "../contract/problems.ts";
+import { censusYear } from "../core/census-fields.ts";
+import { safeUrl } from "../core/compose.ts";
+import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
+import { slugify } from "../core/slug.ts";
+import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
+import { publishedCities, type PublishedCity } from "../store/cities.ts";
+import type { DB } from "../store/db.ts";
+import {
+  cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
+} from "../store/editions.ts";
+import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
+import { cityListings, type CityListings } from "./city-listings.ts";
+
+/**
+ * The site's read model: the view of every page, built from the database. The Astro pages get it as
+ * `Astro.locals.site` (src/publish/render-pages.ts) and the markdown twins and feeds are written from
+ * the same views (src/publish/text-outputs.ts), so a city page, its twin and its feed always say the
+ * same thing. Lists shared by many pages of one publish run (the cities with editions, the state
+ * totals) are read once per `SiteData`, i.e. once per run.
+ */
+export interface SiteData {
+  baseUrl: string;
+  /** Whether the place finder's index is shipped with this build (`/place-index.json`). */
+  placeFinder: boolean;
+  home(): HomeView;
+  /** The directory: every city with an edition, by state then name, with its latest edition. */
+  cities(): CitiesView;
+  state(stateSlug: string): StateView | undefined;
+  city(slug: string): CityView | undefined;
+  /** A city's feed: its newest `CITY_FEED_ITEMS` editions, newest first. */
+  cityFeed(slug: string): PlacedEdition[];
+  edition(slug: string, date: string): EditionView | undefined;
+  /** The most recently published editions across all cities, newest first. */
+  recent(limit: number): PlacedEdition[];
+  developers(): DevelopersView;
+}
+
+/** Entries of a city's archive on its page and its twin: about two months (see README, "The site"). */
+export const CITY_ARCHIVE_ITEMS = 60;
+/** Items in each /{slug}/feed.xml. */
+export const CITY_FEED_ITEMS = 10;
+
+export interface CityLink {
+  slug: string; name: string; state: string; county: string | null; population: number | null;
+  latestDate: string; latestSubject: string; latestPublishedAt: string;
+}
+export interface StateLink { name: string; slug: string; cityCount: number }
+export interface MapPoint { slug: string; name: string; state: string; latitude: number; longitude: number }
+export interface HomeView { featured: CityLink[]; cityCount: number; stateCount: number; recent: CityLink[] }
+export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }> }
+export interface StateView { name: string; slug: string; cities: CityLink[]; population: number }
+export interface PlaceInfo { slug: string; name: string; state: string; stateSlug: string; county: string | null; placeType: string; timezone: string; population: number | null; latitude: number; longitude: number }
+export interface EditionBody {
+  date: string; subject: string;
+  /** The stored HTML without its opening h1 (the page prints the subject itself). */
+  html: string;
+  markdown: string;
+  publishedAt: string;
+  today: WeatherSnapshot["today"] | null;
+  forecast: DailyForecast[];
+}
+export interface CityView {
+  place: PlaceInfo;
+  latest: EditionBody | undefined;
+  /** The newest `CITY_ARCHIVE_ITEMS` editions, newest first. */
+  archive: ArchiveEntry[];
+  archiveTotal: number;
+  census: CensusFigure[];
+  censusYear: string | null;
+  comparison: ComparisonMetric[];
+  /** The town's calendar: upcoming events, soonest first. */
+  events: CalendarEvent[];
+  /** The town's directory: current business listings, featured first. */
+  directory: DirectoryListing[];
+}
+export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined }
+export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
+export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
+
+function placeInfo(p: PlaceRow): PlaceInfo {
+  return {
+    slug: p.slug, name: p.name, state: p.state_name, stateSlug: slugify(p.state_name), county: p.county_name,
+    placeType: p.place_type, timezone: p.timezone, population: p.population, latitude: p.latitude, longitude: p.longitude,
+  };
+}
+
+function link(c: PublishedCity): CityLink {
+  return {
+    slug: c.slug, name: c.name, state: c.state_name, county: c.county_name, population: c.population,
+    latestDate: c.latest_date, latestSubject: c.latest_subject, latestPublishedAt: c.latest_published_at,
+  };
+}
+
+/** Largest first; places without a population last, then by name. */
+export const byPopulation = (a: CityLink, b: CityLink) => (b.population ?? -1) - (a.population ?? -1) || a.name.localeCompare(b.name);
+
+/** Listing links are the lister's: only http(s) ones reach a page or a twin (no `javascript:`). */
+function safeListings({ events, directory }: CityListings): CityListings {
+  return {
+    events: events.map((e) => ({ ...e, url: safeUrl(e.url) })),
+    directory: directory.map((d) => ({ ...d, url: safeUrl(d.url) })),
+  };
+}
+
+function editionBody(e: SiteEdition): EditionBody {
+  // The page prints the subject as its own <h1>; the stored HTML usually opens with the same heading.
+  const html = e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, "");
+  const weather = readStoredWeather(e.weather_json);
+  return { date: e.date, subject: e.subject, html, markdown: e.markdown, publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
+}
+
+export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; now?: () => Date } = {}): SiteData {
+  // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
+  const now = options.now ?? (() => new Date());
+  let cities: PublishedCity[] | undefined;
+  let totals: Map<string, PlaceTotals> | undefined;
+  let groups: CitiesView["states"] | undefined;
+  const allCities = () => (cities ??= publishedCities(db));
+  const totalsOf = (name: string) => (totals ??= new Map(placeTotals(db).map((t) => [t.state_name, t]))).get(name);
+
+  const stateGroups = () => {
+    if (groups) return groups;
+    groups = [];
+    for (const c of allCities()) {
+      let g = groups.at(-1);
+      if (g?.name !== c.state_name) groups.push((g = { name: c.state_name, slug: slugify(c.state_name), cityCount: 0, cities: [] }));
+      g.cities.push(link(c));
+      g.cityCount++;
+    }
+    return groups;
+  };
+
+  return {
+    baseUrl,
+    placeFinder: options.placeFinder ?? false,
+    home() {
+      const all = allCities();
+      const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
+      const recent = [...all].sort((a, b) => b.latest_date.localeCompare(a.latest_date) || (b.population ?? 0) - (a.population ?? 0));
+      return { featured: byPop.slice(0, 12).map(link), recent: recent.slice(0, 8).map(link), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size };
+    },
+    cities() {
+      const all = allCities();
+      return {
+        states: stateGroups(), cityCount: all.length,
+        points: all.map((c) => ({ slug: c.slug, name: c.name, state: c.state_name, latitude: c.latitude, longitude: c.longitude })),
+        backdrop: placeGrid(db),
+      };
+    },
+    state(stateSlug) {
+      const group = stateGroups().find((g) => g.slug === stateSlug);
+      if (!group) return undefined;
+      return { name: group.name, slug: group.slug, cities: [...group.cities].sort(byPopulation), population: totalsOf(group.name)?.population ?? 0 };
+    },
+    city(slug) {
+      // Any U.S. place: the publisher renders the ones with editions; the server renders the others
+      // on demand (a page that invites the first subscriber).
+      const place = findPlaceBySlug(db, slug);
+      if (!place) return undefined;
+      const [latest] = latestSiteEditions(db, place.geoid, 1);
+      return {
+        place: placeInfo(place),
+        latest: latest && editionBody(latest),
+        archive: latest ? cityArchive(db, place.geoid, CITY_ARCHIVE_ITEMS) : [],
+        archiveTotal: latest ? editionCount(db, place.geoid) : 0,
+        census: censusFigures(place),
+        censusYear: censusYear(place),
+        comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
+        ...safeListings(cityListings(db, place, now())),
+      };
+    },
+    cityFeed(slug) {
+      const place = findPlaceBySlug(db, slug);
+      if (!place) return [];
+      const city = { slug: place.slug, name: place.name, state_name: place.state_name };
+      return latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
+    },
+    edition(slug, date) {
+      const place = findPlaceBySlug(db, slug);
+      const row = place && siteEdition(db, place.geoid, date);
+      if (!place || !row) return undefined;
+      return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date) };
+    },
+    recent: (limit) => recentPlacedEditions(db, limit),
+    developers() {
+      return { problems: Object.entries(PROBLEMS).map(([code, p]) => ({ code, status: p.status, title: p.title, resolution: p.resolution })) };
+    },
+  };
+}
