@@ -45,6 +45,12 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const n = int(env[name], fallback, name);
+  if (n <= 0) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
 /** The public origin: an absolute http(s) URL (every link, problem type and email is built on it). */
 function baseUrlOf(value: string): string {
   let url: URL | undefined;
@@ -106,11 +112,7 @@ export interface HttpConfig {
 }
 
 export function httpConfig(env: NodeJS.ProcessEnv): HttpConfig {
-  const positive = (name: string, fallback: number) => {
-    const n = int(env[name], fallback, name);
-    if (n <= 0) throw new Error(`${name} must be a positive number of milliseconds`);
-    return n;
-  };
+  const positive = (name: string, fallback: number) => positiveInt(env, name, fallback);
   return {
     headersTimeoutMs: positive("HEADERS_TIMEOUT_MS", 10_000),
     requestTimeoutMs: positive("REQUEST_TIMEOUT_MS", 30_000),
@@ -147,11 +149,7 @@ export interface MailConfig {
 }
 
 export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
-  const positive = (name: string, fallback: number) => {
-    const n = int(env[name], fallback, name);
-    if (n <= 0) throw new Error(`${name} must be a positive integer`);
-    return n;
-  };
+  const positive = (name: string, fallback: number) => positiveInt(env, name, fallback);
   let dkim: MailConfig["dkim"];
   const dkimKey = env.DKIM_PRIVATE_KEY || (env.DKIM_PRIVATE_KEY_FILE ? fs.readFileSync(env.DKIM_PRIVATE_KEY_FILE, "utf8") : "");
   if (dkimKey) {

@@ -114,6 +114,12 @@ export async function loadRenderer(): Promise<Renderer> {
       // The 404 page itself answers 404; any other page answering 404 does not exist.
       if (response.status === 404 && pathname !== "/404") return undefined;
       const body = await response.text();
+      // A newer build replaced this one (another process rebuilt after a deploy) and pruned what this
+      // one still loads lazily: render with the current build instead.
+      if (response.status >= 500 && currentBuild()?.dir !== build.dir) {
+        loaded.delete(build.dir);
+        return (await loadRenderer()).render(pathname, site);
+      }
       if (response.status !== 200 && response.status !== 404) throw new Error(`rendering ${pathname} answered ${response.status}: ${body.slice(0, 500)}`);
       return body;
     },

@@ -157,7 +157,7 @@ describe("the town's calendar and directory on the city page and its twin", () =
     expect(listAfter("Directory")).toEqual(["[Main Street Bakery](https://example.org/bakery) (featured): Bread and pastries since 1998"]);
   });
 
-  it("leave no trace when empty, as every town's are until listings are connected", async () => {
+  it("leave no trace when the town has none", async () => {
     const site = createSiteData(server.ctx.db, server.url);
     expect(site.city(SLUG)).toMatchObject({ events: [], directory: [] });
     const page = await sections(site);

@@ -26,7 +26,7 @@ describe("concurrent subscribes", () => {
     expect(count("SELECT count(DISTINCT email) FROM subscribers WHERE email LIKE 'load%'")).toBe(1000);
     expect(count(`SELECT count(*) FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE o.kind = 'welcome' AND s.email LIKE 'load%'`)).toBe(1000);
     expect((await (await server.get("/api/city/boise-idaho")).json()).subscriberCount).toBe(1000);
-  });
+  }, 90_000);
 
   it("one address 50 times at once: one subscription, one welcome email", async () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => subscribe("same@example.org", "tucson-arizona").then((r) => r.status)));
