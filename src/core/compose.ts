@@ -7,7 +7,10 @@ import { dayNumber, stableHash } from "./census-facts.ts";
 import type { HolidayNote } from "./holidays.ts";
 import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
+import { safeUrl } from "./safe-url.ts";
 import { describeWeatherCode } from "./wmo.ts";
+
+export { safeUrl };
 
 /** Everything one edition is made of; the pipeline gathers it, this module only writes. */
 export interface EditionInputs {
@@ -57,20 +60,6 @@ export function escapeMarkdown(s: string, max = DESCRIPTION_MAX): string {
     .replace(/\b(www)\./gi, "$1\\.")          // www.example.com
     .replace(/^(\d+)([.)])/, "$1\\$2")        // "1." or "1)" would start a list
     .replace(/^[-+=#]/, "\\$&");              // a list, a setext underline or a heading
-}
-
-/** An http(s) URL safe to put in a link destination, or null. */
-export function safeUrl(raw: string | null | undefined): string | null {
-  if (!raw) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-  // URL.href already percent-encodes spaces, quotes and angle brackets; parentheses would end the destination.
-  return url.href.replace(/[()]/g, (c) => (c === "(" ? "%28" : "%29"));
 }
 
 /** Subject lines are plain text (an email header): user text keeps only harmless characters. */

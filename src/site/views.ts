@@ -1,7 +1,7 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { censusYear } from "../core/census-fields.ts";
-import { safeUrl } from "../core/compose.ts";
+import { safeUrl } from "../core/safe-url.ts";
 import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
 import { slugify } from "../core/slug.ts";
 import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
@@ -117,6 +117,13 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
   let cities: PublishedCity[] | undefined;
   let totals: Map<string, PlaceTotals> | undefined;
   let groups: CitiesView["states"] | undefined;
+  let directory: CitiesView | undefined;
+  // One run renders many pages of the same city (its page, twin, feed, every edition): read its place once.
+  const places = new Map<string, PlaceRow | undefined>();
+  const placeOf = (slug: string) => {
+    if (!places.has(slug)) places.set(slug, findPlaceBySlug(db, slug));
+    return places.get(slug);
+  };
   const allCities = () => (cities ??= publishedCities(db));
   const totalsOf = (name: string) => (totals ??= new Map(placeTotals(db).map((t) => [t.state_name, t]))).get(name);
 
@@ -143,11 +150,11 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     },
     cities() {
       const all = allCities();
-      return {
+      return (directory ??= {
         states: stateGroups(), cityCount: all.length,
         points: all.map((c) => ({ slug: c.slug, name: c.name, state: c.state_name, latitude: c.latitude, longitude: c.longitude })),
         backdrop: placeGrid(db),
-      };
+      });
     },
     state(stateSlug) {
       const group = stateGroups().find((g) => g.slug === stateSlug);
@@ -157,7 +164,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     city(slug) {
       // Any U.S. place: the publisher renders the ones with editions; the server renders the others
       // on demand (a page that invites the first subscriber).
-      const place = findPlaceBySlug(db, slug);
+      const place = placeOf(slug);
       if (!place) return undefined;
       const [latest] = latestSiteEditions(db, place.geoid, 1);
       return {
@@ -172,13 +179,13 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       };
     },
     cityFeed(slug) {
-      const place = findPlaceBySlug(db, slug);
+      const place = placeOf(slug);
       if (!place) return [];
       const city = { slug: place.slug, name: place.name, state_name: place.state_name };
       return latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
     },
     edition(slug, date) {
-      const place = findPlaceBySlug(db, slug);
+      const place = placeOf(slug);
       const row = place && siteEdition(db, place.geoid, date);
       if (!place || !row) return undefined;
       return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date) };
