@@ -1,4 +1,5 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import { safeUrl } from "../core/safe-url.ts";
 import { localDate } from "../core/time.ts";
 import type { DB } from "../store/db.ts";
 import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
@@ -16,26 +17,16 @@ export interface CityListings {
 
 function toEvent(o: OrderRow): CalendarEvent {
   return {
-    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), startsAt: o.starts_at ?? "",
+    id: o.id, title: o.title, description: o.description, url: safeUrl(o.url), startsAt: o.starts_at ?? "",
     featured: o.tier === "featured", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
   };
 }
 
 function toDirectory(o: OrderRow): DirectoryListing {
   return {
-    id: o.id, title: o.title, description: o.description, url: safeHttpUrl(o.url), featured: o.tier === "featured",
+    id: o.id, title: o.title, description: o.description, url: safeUrl(o.url), featured: o.tier === "featured",
     endsOn: (o.run_ends_at ?? "").slice(0, 10), ...(o.address ? { address: o.address } : {}), ...(o.category ? { category: o.category } : {}),
   };
-}
-
-/** Only http(s) links reach readers (the screen already rejects others; this is the second lock). */
-function safeHttpUrl(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { censusYear } from "../core/census-fields.ts";
-import { safeUrl } from "../core/safe-url.ts";
 import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
 import { slugify } from "../core/slug.ts";
 import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
@@ -11,7 +10,7 @@ import {
   cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
-import { cityListings, type CityListings } from "./city-listings.ts";
+import { cityListings } from "./city-listings.ts";
 
 /**
  * The site's read model: the view of every page, built from the database. The Astro pages get it as
@@ -97,12 +96,6 @@ function link(c: PublishedCity): CityLink {
 export const byPopulation = (a: CityLink, b: CityLink) => (b.population ?? -1) - (a.population ?? -1) || a.name.localeCompare(b.name);
 
 /** Listing links are the lister's: only http(s) ones reach a page or a twin (no `javascript:`). */
-function safeListings({ events, directory }: CityListings): CityListings {
-  return {
-    events: events.map((e) => ({ ...e, url: safeUrl(e.url) })),
-    directory: directory.map((d) => ({ ...d, url: safeUrl(d.url) })),
-  };
-}
 
 function editionBody(e: SiteEdition): EditionBody {
   // The page prints the subject as its own <h1>; the stored HTML usually opens with the same heading.
@@ -175,7 +168,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
         census: censusFigures(place),
         censusYear: censusYear(place),
         comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
-        ...safeListings(cityListings(db, place, now())),
+        ...cityListings(db, place, now()),
       };
     },
     cityFeed(slug) {
