@@ -38,12 +38,15 @@ interface Manifest {
   version: 1;
   /** key relative to the prefix -> SHA-256 (hex) of the uncompressed file it holds. */
   objects: Record<string, string>;
+  /** Site file -> its version on this disk (inode, size, mtime) when hashed: unchanged files are not read again. */
+  versions?: Record<string, string>;
 }
 
 interface Upload {
   rel: string;
   file: string;
   sha256: string;
+  version: string;
   /** Keys to write: the file itself and any precompressed variant missing or stale. */
   keys: string[];
   phase: number;
@@ -60,9 +63,14 @@ function compressible(rel: string, size: number): boolean {
   return size >= COMPRESS_MIN_BYTES && /\.(html|md|xml|txt|json|css|js|mjs|svg)$/.test(rel);
 }
 
-async function sha256Of(file: string): Promise<{ sha256: string; size: number }> {
+/** The file's SHA-256, from the manifest when the file is the very version hashed last time. */
+async function sha256Of(file: string, known: string | undefined, versions: Record<string, string>, rel: string): Promise<{ sha256: string; size: number; version: string }> {
+  const st = await fs.stat(file);
+  // Published files are replaced by rename, never rewritten in place: a new version is a new inode.
+  const version = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  if (known !== undefined && versions[rel] === version) return { sha256: known, size: st.size, version };
   const body = await fs.readFile(file);
-  return { sha256: crypto.createHash("sha256").update(body).digest("hex"), size: body.length };
+  return { sha256: crypto.createHash("sha256").update(body).digest("hex"), size: body.length, version };
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; the first failure stops new work and is thrown. */
@@ -177,22 +185,26 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
   const files = listSiteFiles(dirs);
   const manifest = await readManifest();
   const known = manifest.objects;
+  const versions = (manifest.versions ??= {});
 
   // Plan: hash every file, keep those whose key or variants differ from the manifest.
   const uploads: Upload[] = [];
   const wanted = new Set<string>([MANIFEST]);
   let unchanged = 0;
   await pool([...files.entries()], 32, async ([rel, file]) => {
-    const { sha256, size } = await sha256Of(file);
+    const { sha256, size, version } = await sha256Of(file, known[rel], versions, rel);
     const all = [rel, ...(compressible(rel, size) ? ENCODINGS.map((e) => rel + e.suffix) : [])];
     for (const k of all) wanted.add(k);
     const keys = all.filter((k) => known[k] !== sha256);
     if (keys.length === 0) {
+      versions[rel] = version;
       unchanged++;
       return;
     }
     const phase = rel.startsWith("_astro/") ? 0 : isFeedOrSitemap(rel) ? 3 : known[rel] === undefined || isImmutable(rel) ? 1 : 2;
-    uploads.push({ rel, file, sha256, keys, phase });
+    // The version is recorded once the file itself is uploaded (a failed run must not vouch for it).
+    delete versions[rel];
+    uploads.push({ rel, file, sha256, version, keys, phase });
   });
 
   let uploaded = 0;
@@ -207,6 +219,7 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
         for (const k of [...u.keys].reverse()) {
           await put(u, k, body);
           known[k] = u.sha256;
+          if (k === u.rel) versions[k] = u.version;
           uploaded++;
           if (++sinceCheckpoint >= CHECKPOINT_EVERY) {
             sinceCheckpoint = 0;
@@ -239,6 +252,7 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
     await pool(removable, config.concurrency, async (k) => {
       await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: key(k) }));
       delete known[k];
+      delete versions[k];
       deleted++;
     });
     if (deleted > 0) await writeManifest(manifest);
