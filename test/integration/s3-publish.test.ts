@@ -199,4 +199,25 @@ describe("publishing to S3-compatible object storage", () => {
     expect(puts.filter((k) => k.includes("/2026-"))).toEqual([]);
     await expectBucketMatchesSite();
   }, 120_000);
+
+  it("removes what the site dropped, except what a published page still links to", async () => {
+    const dirs = siteDirs(server.dataDir);
+    const live = fs.realpathSync(dirs.current);
+    // Two pages only this generation has, and an archived page that links to one of them.
+    fs.writeFileSync(path.join(live, "retired-page.html"), "<!doctype html><title>retired</title><p>nobody links here</p>");
+    fs.writeFileSync(path.join(live, "moved-page.html"), "<!doctype html><title>moved</title><p>still linked</p>");
+    fs.mkdirSync(path.join(dirs.archive, "boise-idaho"), { recursive: true });
+    fs.writeFileSync(path.join(dirs.archive, "boise-idaho", "2026-01-02.html"), '<!doctype html><title>old</title><a href="/moved-page">see also</a>');
+    await publishEditions(server.ctx, []);
+    expect(await listKeys()).toEqual(expect.arrayContaining(["retired-page.html", "moved-page.html", "boise-idaho/2026-01-02.html"]));
+
+    // A full build makes a fresh generation without the two pages.
+    const result = await buildSite(server.ctx);
+    expect(listSiteFiles(dirs).has("moved-page.html")).toBe(false);
+    const keys = await listKeys();
+    expect(keys).not.toContain("retired-page.html");
+    expect(keys).toContain("moved-page.html");
+    expect((await getObject("moved-page.html")).bytes.toString()).toContain("still linked");
+    expect(result.target.deleted).toBe(1);
+  }, 120_000);
 });

@@ -100,9 +100,10 @@ function linkForms(rel: string): string[] {
 
 /** Keys of `candidates` that some published text file still links to (href, src, markdown link, sitemap loc). */
 async function stillLinked(files: Map<string, string>, candidates: string[]): Promise<Set<string>> {
+  const linked = new Set<string>();
+  if (candidates.length === 0) return linked;
   const byForm = new Map<string, string>();
   for (const rel of candidates) for (const form of linkForms(rel)) byForm.set(form, rel);
-  const linked = new Set<string>();
   // A link is a site path followed by the end of the URL: a quote, ")", "<", "#", "?" or white space.
   const LINK = /(?:https?:\/\/[^/\s"'<>()]+)?(\/[^\s"'<>()#?]*)(?=["'<>()#?\s])/g;
   await pool([...files.entries()], 16, async ([rel, file]) => {
