@@ -17,7 +17,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const BUCKET = "citydaily-site";
 const PREFIX = "www/";
-const MANIFEST = ".citydaily-manifest.json";
+const MANIFEST = ".citydaily-manifest.json.gz";
 
 let s3dir: string;
 let s3server: S3rver;

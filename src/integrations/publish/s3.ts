@@ -9,6 +9,8 @@ import { cacheControlOf, contentTypeOf, isImmutable } from "../../publish/file-h
 import { listSiteFiles, type SiteDirs } from "../../publish/site-dir.ts";
 import type { PublishTarget, TargetResult } from "./types.ts";
 
+const gzip = promisify(zlib.gzip);
+
 /**
  * Mirrors the published site to an S3-compatible bucket (S3, R2, MinIO, GCS interoperability) for a
  * CDN to serve. Keys are the site's files as they lie in DATA_DIR/site (`denver-colorado.html`,
@@ -19,16 +21,18 @@ import type { PublishTarget, TargetResult } from "./types.ts";
  *
  * Only what changed is uploaded: a manifest object (`.citydaily-manifest.json` under the prefix)
  * records each key's SHA-256 (also on the object, as `x-amz-meta-sha256`). It is saved after each
- * phase, every few hundred uploads and when a run fails, so an interrupted run is resumed by the next.
+ * phase, every 20 seconds of a long upload and when a run fails, so an interrupted run is resumed by the next.
  *
  * Order, so a reader never follows a link to something not there yet: hashed assets; then new files
  * and dated editions; then changed index pages; feeds, sitemaps and llms files last. Keys the site
  * dropped are deleted only after all that, and never while a published file still links to them.
  */
 
-const MANIFEST = ".citydaily-manifest.json";
+// Gzipped: at 200,000 files the JSON is tens of megabytes of repetitive keys and hashes.
+const MANIFEST = ".citydaily-manifest.json.gz";
 const COMPRESS_MIN_BYTES = 1024;
-const CHECKPOINT_EVERY = 250;
+/** How often the manifest is saved during a long upload (each save rewrites it whole). */
+const CHECKPOINT_MS = 20_000;
 const ENCODINGS = [
   { suffix: ".br", encoding: "br", compress: promisify(zlib.brotliCompress), options: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9 } } },
   { suffix: ".gz", encoding: "gzip", compress: promisify(zlib.gzip), options: { level: 9 } },
@@ -152,7 +156,7 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
   async function readManifest(): Promise<Manifest> {
     try {
       const res = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: key(MANIFEST) }));
-      const parsed = JSON.parse(await res.Body!.transformToString()) as Manifest;
+      const parsed = JSON.parse(zlib.gunzipSync(await res.Body!.transformToByteArray()).toString("utf8")) as Manifest;
       if (parsed.version === 1 && parsed.objects && typeof parsed.objects === "object") return parsed;
       log.warn({ target: name }, "publish manifest not understood; uploading everything");
     } catch (e) {
@@ -163,8 +167,8 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
 
   async function writeManifest(manifest: Manifest): Promise<void> {
     await client.send(new PutObjectCommand({
-      Bucket: config.bucket, Key: key(MANIFEST), Body: JSON.stringify(manifest),
-      ContentType: "application/json; charset=utf-8", CacheControl: "no-store",
+      Bucket: config.bucket, Key: key(MANIFEST), Body: await gzip(JSON.stringify(manifest)),
+      ContentType: "application/gzip", CacheControl: "no-store",
     }));
   }
 
@@ -209,7 +213,7 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
   });
 
   let uploaded = 0;
-  let sinceCheckpoint = 0;
+  let lastCheckpoint = performance.now();
   try {
     for (let phase = 0; phase < PHASES.length; phase++) {
       const batch = uploads.filter((u) => u.phase === phase);
@@ -222,14 +226,14 @@ async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dir
           known[k] = u.sha256;
           if (k === u.rel) versions[k] = u.version;
           uploaded++;
-          if (++sinceCheckpoint >= CHECKPOINT_EVERY) {
-            sinceCheckpoint = 0;
+          if (performance.now() - lastCheckpoint >= CHECKPOINT_MS) {
+            lastCheckpoint = performance.now();
             await writeManifest(manifest);
           }
         }
       });
       await writeManifest(manifest);
-      sinceCheckpoint = 0;
+      lastCheckpoint = performance.now();
       log.debug({ target: name, phase: PHASES[phase], files: batch.length }, "publish phase uploaded");
     }
   } catch (e) {
