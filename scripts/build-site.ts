@@ -13,6 +13,7 @@ if (ifMissing && siteExists(config.dataDir)) process.exit(0);
 const started = performance.now();
 await ensureRendererBuilt({ force: !ifMissing });
 const ctx = createContext(config);
-const { pagesWritten } = await buildSite(ctx);
+const { pagesWritten, target } = await buildSite(ctx);
 ctx.db.close();
 console.log(`built ${pagesWritten} files into ${siteDirs(config.dataDir).root} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+if (target.target !== "local") console.log(`${target.target}: ${target.uploaded} objects uploaded, ${target.unchanged} files unchanged, ${target.deleted} deleted`);

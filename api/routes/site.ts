@@ -4,6 +4,7 @@ import type { H3, H3Event } from "h3";
 import { LRUCache } from "lru-cache";
 import { isWellFormedSlug } from "../../src/core/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
+import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../src/publish/file-headers.ts";
 import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
@@ -16,35 +17,10 @@ import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
  * editions. Markdown twins answer at `{page}.md` or on `Accept: text/markdown`.
  */
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".md": "text/markdown; charset=utf-8",
-  ".xml": "application/xml; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".svg": "image/svg+xml",
-};
-
-const EDITION = /^[a-z0-9-]+\/\d{4}-\d{2}-\d{2}\.(html|md)$/;
-const SHORT = "public, max-age=300, s-maxage=600";
-/** An edition never changes once published; a redesign re-renders it, so browsers revalidate daily (a cheap 304). */
-const EDITION_CACHE = "public, max-age=86400, s-maxage=31536000";
-const HASHED_ASSET = "public, max-age=31536000, immutable";
+const SHORT = SHORT_CACHE;
 const NOT_FOUND_CACHE = "public, max-age=60";
-
-export function contentTypeOf(file: string): string | undefined {
-  if (path.basename(file) === "feed.xml") return "application/rss+xml; charset=utf-8";
-  return TYPES[path.extname(file)];
-}
-
-export function cacheControlOf(rel: string): string {
-  if (rel.startsWith("_astro/")) return HASHED_ASSET;
-  if (EDITION.test(rel)) return EDITION_CACHE;
-  return SHORT;
-}
+// The Content-Type and Cache-Control rules are shared with the object-storage publish target.
+export { cacheControlOf, contentTypeOf };
 
 /** The relative file for a URL path, or undefined for anything that could leave the site directory. */
 function relativeFile(pathname: string): string | undefined {

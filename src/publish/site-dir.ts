@@ -102,3 +102,33 @@ export function swapCurrent(dirs: SiteDirs, generation: string, keep = 3): void 
 export function discardGeneration(generation: string): void {
   fs.rmSync(generation, { recursive: true, force: true });
 }
+
+/**
+ * Every file of the live site as a reader sees it: relative path (slash-separated) -> absolute file.
+ * The live generation wins over the archive, as in the server's lookup. Temporary files are skipped.
+ */
+export function listSiteFiles(dirs: SiteDirs): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (root: string, dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw e;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || entry.name.endsWith(".tmp")) continue;
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(root, file);
+      else if (entry.isFile()) {
+        const rel = path.relative(root, file).split(path.sep).join("/");
+        if (!files.has(rel)) files.set(rel, file);
+      }
+    }
+  };
+  const live = currentGeneration(dirs);
+  if (live) walk(live, live);
+  walk(dirs.archive, dirs.archive);
+  return files;
+}

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { slugify } from "../core/slug.ts";
+import { createPublishTarget, type TargetResult } from "../integrations/publish/index.ts";
 import { serialised, withDirLock } from "../publish/dir-lock.ts";
 import { renderInWorker } from "../publish/render-pages.ts";
 import {
@@ -16,6 +17,8 @@ import type { AppContext } from "./context.ts";
 
 export interface PublishResult {
   pagesWritten: number;
+  /** What the configured target (PUBLISH_TARGET) did after the local swap. */
+  target: TargetResult;
 }
 
 /** Index pages every publish refreshes, and the ones only a full build writes. */
@@ -39,10 +42,18 @@ async function timed<T>(p: Promise<T>): Promise<[T, number]> {
   return [value, Math.round(performance.now() - started)];
 }
 
-/** One publish at a time per site: in this process (a queue) and across processes (a lock directory). */
-function runLocked<T>(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<T>): Promise<T> {
+/**
+ * One publish at a time per site: in this process (a queue) and across processes (a lock directory).
+ * After the local swap, the configured target gets the new site under the same lock; if that fails
+ * the publish fails (the morning retries it) and the next publish resumes the upload.
+ */
+function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Promise<PublishResult> {
   const dirs = siteDirs(ctx.config.dataDir);
-  return serialised(dirs.root, () => withDirLock(path.join(dirs.root, ".publish.lock"), () => fn(dirs)));
+  return serialised(dirs.root, () => withDirLock(path.join(dirs.root, ".publish.lock"), async () => {
+    const pagesWritten = await fn(dirs);
+    const target = await createPublishTarget(ctx.config.publishTarget, ctx.log).publish(dirs);
+    return { pagesWritten, target };
+  }));
 }
 
 /** Builds `generation`, then swaps it in; a failure leaves the live site untouched. */
@@ -63,7 +74,7 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     const started = performance.now();
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
-    const pagesWritten = await publishGeneration(dirs, generation, async () => {
+    return publishGeneration(dirs, generation, async () => {
       const extras = await writeSiteExtras(ctx.db, generation);
       publishClientAssets(dirs);
       const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
@@ -81,7 +92,6 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
       ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
       return rendered + textFiles + extras.files;
     });
-    return { pagesWritten };
   });
 }
 
@@ -99,7 +109,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     await ensureRendererBuilt();
     const keys = editionKeysByIds(ctx.db, editionIds);
     const generation = newGeneration(dirs);
-    const pagesWritten = await publishGeneration(dirs, generation, async () => {
+    return publishGeneration(dirs, generation, async () => {
       linkTree(live, generation);
       publishClientAssets(dirs);
       const pages = [
@@ -115,6 +125,5 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + textFiles;
     });
-    return { pagesWritten };
   });
 }

@@ -1,0 +1,12 @@
+import type { PublishTargetConfig } from "../../config.ts";
+import type { Logger } from "../../log.ts";
+import { localTarget } from "./local.ts";
+import { s3Target } from "./s3.ts";
+import type { PublishTarget } from "./types.ts";
+
+export type { PublishTarget, TargetResult } from "./types.ts";
+
+/** The target `PUBLISH_TARGET` names. */
+export function createPublishTarget(config: PublishTargetConfig, log: Logger): PublishTarget {
+  return config.kind === "s3" ? s3Target(config, log) : localTarget();
+}
