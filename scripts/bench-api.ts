@@ -69,7 +69,7 @@ for (let i = 0; ; i++) {
 const archiveDate = addDays(today, -1);
 interface Target { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string }
 const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const targets: Target[] = [
+const targets = ([
   { name: "/api/city/denver-colorado", method: "GET", path: "/api/city/denver-colorado" },
   { name: "/api/cities", method: "GET", path: "/api/cities" },
   { name: "/api/archive/denver-colorado/{date}", method: "GET", path: `/api/archive/denver-colorado/${archiveDate}` },
@@ -79,7 +79,7 @@ const targets: Target[] = [
     body: JSON.stringify({ email: "bench@example.org", city: "Denver", state: "Colorado", slug: "denver-colorado" }) },
   { name: "POST /mcp tools/call get_city", method: "POST", path: "/mcp", headers: { ...json, "mcp-protocol-version": "2025-06-18" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_city", arguments: { slug: "denver-colorado" } } }) },
-].filter((t) => !only || t.name.includes(only));
+] as Target[]).filter((t) => !only || t.name.includes(only));
 
 // What ours answers (status, headers, bytes), for the bare server to repeat.
 const canned: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
