@@ -34,7 +34,7 @@ export interface ResponseCache {
 export function createResponseCache(ctx: AppContext, maxEntries = 5000): ResponseCache {
   const entries = new LRUCache<string, CachedRead>({ max: maxEntries });
   return {
-    keeps: (op) => op.method === "GET" && op.auth === "public" && op.cache !== CACHE.none,
+    keeps: (op) => op.method === "GET" && op.auth !== "admin" && op.cache !== undefined && op.cache !== CACHE.none,
     version: () => dataVersion(ctx.db),
     get(key) {
       const hit = entries.get(key);
