@@ -68,9 +68,19 @@ export function compression(options: CompressionOptions = {}): Middleware {
     const type = res.headers.get("content-type") ?? "";
     // A 304 carries no Content-Type; it answers for whatever the client holds.
     if ((res.status !== 304 && !COMPRESSIBLE.test(type)) || res.headers.has("content-encoding") || (res.status !== 200 && res.status !== 304)) return res;
+    const encoding = chooseEncoding(event.req.headers.get("accept-encoding"));
+    if (!encoding && res.status === 200) {
+      // Nothing to encode: the response goes out as it is, without copying its body (unless its
+      // headers are immutable, as a fetched response's are).
+      try {
+        addVary(res.headers, "Accept-Encoding");
+        return res;
+      } catch {
+        // fall through to the copy
+      }
+    }
     const headers = new Headers(res.headers);
     addVary(headers, "Accept-Encoding");
-    const encoding = chooseEncoding(event.req.headers.get("accept-encoding"));
     const etag = headers.get("etag");
     if (event.req.method === "HEAD" && res.status === 200) {
       // The headers a GET would get: encoded when the body it would carry is large enough.

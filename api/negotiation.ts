@@ -21,10 +21,11 @@ export function markdownTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+export function markdownHeaders(markdown: string): Record<string, string> {
+  return { "X-Markdown-Tokens": String(markdownTokens(markdown)), Vary: "Accept" };
+}
+
 export function markdownRead(event: H3Event, markdown: string, cacheControl: string): Response {
-  return cachedResponse(event, markdown, "text/markdown; charset=utf-8", cacheControl, {
-    "X-Markdown-Tokens": String(markdownTokens(markdown)),
-    Vary: "Accept",
-  });
+  return cachedResponse(event, markdown, "text/markdown; charset=utf-8", cacheControl, markdownHeaders(markdown));
 }
 

@@ -1,16 +1,18 @@
 import type { H3, H3Event } from "h3";
 import type { z } from "zod";
 import { allOperations } from "../src/contract/operations/index.ts";
-import type { Operation } from "../src/contract/operation.ts";
+import { CACHE, type Operation } from "../src/contract/operation.ts";
 import { AppError, toFieldIssues } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
 import { requireAdmin } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
-import { jsonRead, jsonWrite } from "./caching.ts";
+import { cachedResponse, etagOf, jsonRead, jsonWrite } from "./caching.ts";
 import { clientAddress } from "./client-address.ts";
 import { preflight } from "./cors.ts";
-import { markdownRead } from "./negotiation.ts";
+import { markdownHeaders, markdownRead } from "./negotiation.ts";
+import { createResponseCache, type ResponseCache } from "./response-cache.ts";
+import { nextCommerceDueCached } from "../src/services/listings.ts";
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
@@ -29,15 +31,43 @@ function markdownParams(op: Operation, params: Record<string, string>): { params
 }
 
 /** One HTTP request through one operation: auth, rate limit, validation, the bound service, the response. */
-async function handle(ctx: AppContext, op: Operation, event: H3Event): Promise<Response> {
+async function handle(ctx: AppContext, op: Operation, event: H3Event, cache: ResponseCache): Promise<Response> {
   if (op.auth === "admin") requireAdmin(ctx, event);
   const caller: Caller = { transport: "http", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: op.auth === "admin" };
   admit(ctx, op, caller);
+  if (!cache.keeps(op)) return run(ctx, op, event, caller);
+  // /api/v1/x and /api/x are one resource.
+  const key = `${op.operationId} ${event.url.pathname.replace(/^\/api\/v1\//, "/api/")}${event.url.search}`;
+  const hit = cache.get(key);
+  if (hit) return cachedResponse(event, hit.body, hit.contentType, hit.cacheControl, hit.headers, hit.etag);
+  const versionBefore = cache.version();
+  const read = await readOperation(ctx, op, event, caller);
+  if (read.cacheControl !== CACHE.none) cache.set(key, versionBefore, { ...read, etag: etagOf(read.body) }, nextCommerceDueCached(ctx));
+  return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers);
+}
+
+async function input(op: Operation, event: H3Event): Promise<{ input: Record<string, unknown>; markdown: boolean }> {
   const { params: rawParams, markdown } = markdownParams(op, (event.context.params ?? {}) as Record<string, string>);
   const params = op.params ? parse(op.params, rawParams) : {};
   const query = op.query ? parse(op.query, Object.fromEntries(event.url.searchParams)) : {};
   const body = op.body ? parse(op.body, await readJsonBody(event)) : {};
-  const reply = await runOperation(ctx, op, { ...params, ...query, ...(body as object) }, caller);
+  return { input: { ...params, ...query, ...(body as object) }, markdown };
+}
+
+/** A read's encoded answer, as the response cache keeps it. */
+async function readOperation(ctx: AppContext, op: Operation, event: H3Event, caller: Caller) {
+  const { input: args, markdown } = await input(op, event);
+  const reply = await runOperation(ctx, op, args, caller);
+  const cacheControl = reply.options.cacheControl ?? op.cache;
+  if (markdown && reply.options.markdown !== undefined) {
+    return { body: reply.options.markdown, contentType: "text/markdown; charset=utf-8", cacheControl, headers: markdownHeaders(reply.options.markdown) };
+  }
+  return { body: JSON.stringify(reply.data), contentType: "application/json; charset=utf-8", cacheControl, headers: {} };
+}
+
+async function run(ctx: AppContext, op: Operation, event: H3Event, caller: Caller): Promise<Response> {
+  const { input: args, markdown } = await input(op, event);
+  const reply = await runOperation(ctx, op, args, caller);
   const cacheControl = reply.options.cacheControl ?? op.cache;
   if (markdown && reply.options.markdown !== undefined) return markdownRead(event, reply.options.markdown, cacheControl);
   return op.method === "GET" ? jsonRead(event, reply.data, cacheControl) : jsonWrite(reply.data);
@@ -49,6 +79,7 @@ async function handle(ctx: AppContext, op: Operation, event: H3Event): Promise<R
  * preflight.
  */
 export function mountOperations(app: H3, ctx: AppContext, ops: Operation[] = allOperations): void {
+  const cache = createResponseCache(ctx);
   const byPath = Map.groupBy(ops, (op) => op.path);
   for (const [path, pathOps] of byPath) {
     const methods = new Set<string>(pathOps.map((op) => op.method));
@@ -62,7 +93,7 @@ export function mountOperations(app: H3, ctx: AppContext, ops: Operation[] = all
       if (!op) {
         throw new AppError("method_not_allowed", `${event.req.method} is not allowed on ${event.url.pathname}; use ${allow}.`, { headers: { Allow: allow } });
       }
-      return handle(ctx, op, event);
+      return handle(ctx, op, event, cache);
     };
     const h3Path = path.replace(/\{(\w+)\}/g, ":$1");
     app.all(h3Path, dispatch);

@@ -44,9 +44,14 @@ interface SiteFile {
   etag: string;
 }
 
-// ETags per file version (device, inode, size, mtime): a published file is only ever replaced by
-// renaming a new one over it, so hashing once per version is enough (a 4.6 MB file took ~10 ms).
+// Files by version (device, inode, size, mtime): a published file is only ever replaced by renaming
+// a new one over it, so a version's bytes and ETag never change. Small files are kept in memory (a
+// request then costs one stat); a larger one keeps only its ETag (a 4.6 MB file took ~10 ms to hash).
+const KEEP_BYTES_UNDER = 256 * 1024;
+const files = new LRUCache<string, SiteFile>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (f) => Math.max(1, f.body.length) });
 const etags = new LRUCache<string, string>({ max: 20_000 });
+
+const versionOf = (st: { dev: number; ino: number; size: number; mtimeMs: number }) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
 
 /** Reads `rel` from the live generation, then the archive. */
 async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | undefined> {
@@ -56,13 +61,16 @@ async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | und
     if (!file.startsWith(dir + path.sep)) return undefined;
     let handle;
     try {
+      const kept = files.get(versionOf(await fs.stat(file)));
+      if (kept) return kept;
       handle = await fs.open(file, "r");
       const st = await handle.stat();
       if (!st.isFile()) continue;
       const body = await handle.readFile("utf8");
-      const version = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+      const version = versionOf(st);
       let etag = etags.get(version);
       if (etag === undefined) etags.set(version, (etag = etagOf(body)));
+      if (st.size < KEEP_BYTES_UNDER) files.set(version, { body, etag });
       return { body, etag };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;

@@ -5,9 +5,11 @@ import { shareEntry } from "../core/revenue-share.ts";
 import { localDate } from "../core/time.ts";
 import { currentGeneration, siteDirs } from "../publish/site-dir.ts";
 import { latestEditionId } from "../store/editions.ts";
-import { activeLeaseOf, expireStaleReservations, hasStaleReservations } from "../store/leases.ts";
+import { perDataVersion } from "../store/data-version.ts";
+import { connectionCache } from "../store/db.ts";
+import { activeLeaseOf, expireStaleReservations } from "../store/leases.ts";
 import { insertLedgerEntry } from "../store/ledger.ts";
-import { ordersDueToEnd, ordersDueToExpire, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
+import { nextCommerceDue, ordersDueToEnd, ordersDueToExpire, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
 import { enqueueTransactional } from "../store/outbox.ts";
 import type { AppContext } from "./context.ts";
 import { publishEditions } from "./publish.ts";
@@ -70,14 +72,20 @@ export function markPaidAndPublish(ctx: AppContext, o: OrderView, p: { feeCents:
  * orders, cities and territories and by the morning pipeline, so a frozen or restarted clock is honoured.
  * Returns the towns whose listings changed.
  */
+/** The next instant a sweep has work (ISO), read once per data version of the connection. */
+export function nextCommerceDueCached(ctx: AppContext): string | undefined {
+  const due = connectionCache(ctx.db, "commerceDue", () => new Map<string, { version: string; value: string | undefined }>());
+  return perDataVersion(due, ctx.db, "next", () => nextCommerceDue(ctx.db));
+}
+
 export function sweepCommerce(ctx: AppContext): Set<string> {
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const changed = new Set<string>();
-  // Reads first: most calls find nothing due and never take the write lock.
-  const anyDue = ordersDueToExpire(ctx.db, nowIso).length > 0 || ordersDueToEnd(ctx.db, nowIso).length > 0
-    || hasStaleReservations(ctx.db, nowIso);
-  if (!anyDue) return changed;
+  // Readers call this on every request: the earliest due instant is read once per data version, so
+  // most calls compare two strings and never take the write lock.
+  const next = nextCommerceDueCached(ctx);
+  if (next === undefined || next > nowIso) return changed;
   ctx.db.transaction(() => {
     expireStaleReservations(ctx.db, nowIso);
     for (const o of ordersDueToExpire(ctx.db, nowIso)) {

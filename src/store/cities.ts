@@ -44,20 +44,20 @@ export interface CityRow {
 }
 
 export function listTrackedCities(db: DB): CityRow[] {
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT p.slug, p.name, p.state_name FROM places p
     WHERE p.geoid IN (${TRACKED_GEOIDS})
     ORDER BY p.state_name, p.name, p.slug`).all() as CityRow[];
 }
 
 export function isTrackedCity(db: DB, geoid: string): boolean {
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT EXISTS (SELECT 1 FROM subscribers WHERE place_geoid = @g AND status = 'active')
         OR EXISTS (SELECT 1 FROM editions WHERE place_geoid = @g)`).pluck().get({ g: geoid }) === 1;
 }
 
 export function activeSubscriberCount(db: DB, geoid: string): number {
-  return db.prepare("SELECT COUNT(*) FROM subscribers WHERE place_geoid = ? AND status = 'active'").pluck().get(geoid) as number;
+  return cachedStatement(db, "SELECT COUNT(*) FROM subscribers WHERE place_geoid = ? AND status = 'active'").pluck().get(geoid) as number;
 }
 
 export type { PlaceRow };

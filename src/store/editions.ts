@@ -182,5 +182,5 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 
 /** The id of a place's newest edition, if it has one. */
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
-  return db.prepare("SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
+  return stmt(db, "SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
 }

@@ -1,24 +1,24 @@
 import os from "node:os";
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 import { deleteMeta, getMeta, setMeta } from "./meta.ts";
 import type { PlaceRow } from "./places.ts";
 import { processAlive } from "../process-alive.ts";
 
 /** Places with at least one active subscriber: the cities the morning pipeline writes for. */
 export function subscribedPlaces(db: DB): PlaceRow[] {
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT p.* FROM places p
     WHERE p.geoid IN (SELECT DISTINCT place_geoid FROM subscribers WHERE status = 'active')
     ORDER BY p.geoid`).all() as PlaceRow[];
 }
 
 export function hasEdition(db: DB, placeGeoid: string, date: string): boolean {
-  return db.prepare("SELECT EXISTS (SELECT 1 FROM editions WHERE place_geoid = ? AND date = ?)").pluck().get(placeGeoid, date) === 1;
+  return cachedStatement(db, "SELECT EXISTS (SELECT 1 FROM editions WHERE place_geoid = ? AND date = ?)").pluck().get(placeGeoid, date) === 1;
 }
 
 /** Records a just-stored edition as awaiting publication (call inside the edition's transaction). */
 export function markPending(db: DB, editionId: number): void {
-  db.prepare("INSERT OR IGNORE INTO edition_publish (edition_id) VALUES (?)").run(editionId);
+  cachedStatement(db, "INSERT OR IGNORE INTO edition_publish (edition_id) VALUES (?)").run(editionId);
 }
 
 export interface PendingEdition {
@@ -31,7 +31,7 @@ export interface PendingEdition {
 
 /** Editions whose site publish or digest queueing has not happened yet, oldest first. */
 export function pendingEditions(db: DB): PendingEdition[] {
-  const rows = db.prepare(`
+  const rows = cachedStatement(db, `
     SELECT e.id, e.place_geoid, e.date, q.site_published_at, q.digests_queued_at
     FROM edition_publish q JOIN editions e ON e.id = q.edition_id
     WHERE q.site_published_at IS NULL OR q.digests_queued_at IS NULL
@@ -40,7 +40,7 @@ export function pendingEditions(db: DB): PendingEdition[] {
 }
 
 export function markSitePublished(db: DB, editionIds: number[], at: string): void {
-  const stmt = db.prepare("UPDATE edition_publish SET site_published_at = ? WHERE edition_id = ? AND site_published_at IS NULL");
+  const stmt = cachedStatement(db, "UPDATE edition_publish SET site_published_at = ? WHERE edition_id = ? AND site_published_at IS NULL");
   db.transaction(() => {
     for (const id of editionIds) stmt.run(at, id);
   })();
@@ -48,11 +48,11 @@ export function markSitePublished(db: DB, editionIds: number[], at: string): voi
 
 /** Stamps digest queueing; returns false when another run already did (the caller then undoes nothing: it ran in the same transaction). */
 export function markDigestsQueued(db: DB, editionId: number, at: string): boolean {
-  return db.prepare("UPDATE edition_publish SET digests_queued_at = ? WHERE edition_id = ? AND digests_queued_at IS NULL").run(at, editionId).changes === 1;
+  return cachedStatement(db, "UPDATE edition_publish SET digests_queued_at = ? WHERE edition_id = ? AND digests_queued_at IS NULL").run(at, editionId).changes === 1;
 }
 
 export function digestsQueued(db: DB, editionId: number): boolean {
-  return db.prepare("SELECT digests_queued_at IS NOT NULL FROM edition_publish WHERE edition_id = ?").pluck().get(editionId) === 1;
+  return cachedStatement(db, "SELECT digests_queued_at IS NOT NULL FROM edition_publish WHERE edition_id = ?").pluck().get(editionId) === 1;
 }
 
 // ---------- the run lease ----------

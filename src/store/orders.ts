@@ -103,3 +103,14 @@ export function ordersDueToEnd(db: DB, nowIso: string): OrderView[] {
 export function ordersDueToExpire(db: DB, nowIso: string): OrderView[] {
   return stmt(db, `${VIEW} WHERE o.status = 'pending_payment' AND o.checkout_expires_at IS NOT NULL AND o.checkout_expires_at <= ?`).all(nowIso) as OrderView[];
 }
+
+/**
+ * The earliest instant (ISO) at which a sweep has something to do: a checkout expires, a listing's
+ * run ends or a lease reservation lapses; undefined when nothing is pending.
+ */
+export function nextCommerceDue(db: DB): string | undefined {
+  return (stmt(db, `SELECT MIN(t) FROM (
+      SELECT MIN(checkout_expires_at) AS t FROM listing_orders WHERE status = 'pending_payment' AND checkout_expires_at IS NOT NULL
+      UNION ALL SELECT MIN(run_ends_at) FROM listing_orders WHERE status = 'published' AND run_ends_at IS NOT NULL
+      UNION ALL SELECT MIN(reserved_until) FROM leases WHERE status = 'reserved')`).pluck().get() as string | null) ?? undefined;
+}

@@ -16,7 +16,7 @@ export function enqueueTransactional(db: DB, m: { to: string; template: string; 
 
 /** Queues one message; the unique (kind, subscriber, edition) key makes a second call a no-op. */
 export function enqueueMail(db: DB, kind: OutboxKind, subscriberId: number, editionId: number | null, nowMs: number, nowIso: string): boolean {
-  return db.prepare(`INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
+  return cachedStatement(db, `INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(kind, subscriberId, editionId, nowMs, nowIso).changes === 1;
 }
 
@@ -26,13 +26,13 @@ export function enqueueMail(db: DB, kind: OutboxKind, subscriberId: number, edit
  */
 export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: number, nowMs: number, nowIso: string): number {
   return db.transaction(() => {
-    const queued = db.prepare(`
+    const queued = cachedStatement(db, `
       INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
       SELECT 'digest', s.id, @editionId, @nowMs, @nowIso FROM subscribers s
       WHERE s.place_geoid = @placeGeoid AND s.status = 'active'
         AND NOT EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email)
       ON CONFLICT DO NOTHING`).run({ placeGeoid, editionId, nowMs, nowIso }).changes;
-    db.prepare("UPDATE subscribers SET first_digest_pending = 0 WHERE place_geoid = ? AND first_digest_pending = 1").run(placeGeoid);
+    cachedStatement(db, "UPDATE subscribers SET first_digest_pending = 0 WHERE place_geoid = ? AND first_digest_pending = 1").run(placeGeoid);
     return queued;
   }).immediate();
 }
@@ -136,15 +136,15 @@ export function editionForMail(db: DB, id: number): EditionForMail | undefined {
 }
 
 export function outboxCounts(db: DB): Record<string, number> {
-  const rows = db.prepare("SELECT status, COUNT(*) AS n FROM outbox GROUP BY status").all() as Array<{ status: string; n: number }>;
+  const rows = cachedStatement(db, "SELECT status, COUNT(*) AS n FROM outbox GROUP BY status").all() as Array<{ status: string; n: number }>;
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
 /** Epoch ms when the earliest lease held by anyone ends, if any row is in flight. */
 export function nextLeaseExpiry(db: DB): number | undefined {
-  return (db.prepare("SELECT MIN(lease_until) FROM outbox WHERE status = 'sending'").pluck().get() as number | null) ?? undefined;
+  return (cachedStatement(db, "SELECT MIN(lease_until) FROM outbox WHERE status = 'sending'").pluck().get() as number | null) ?? undefined;
 }
 
 export function nextDueAt(db: DB): number | undefined {
-  return (db.prepare("SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending'").pluck().get() as number | null) ?? undefined;
+  return (cachedStatement(db, "SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending'").pluck().get() as number | null) ?? undefined;
 }

@@ -25,7 +25,7 @@ export function findPlaceBySlug(db: DB, slug: string): PlaceRow | undefined {
 }
 
 export function findPlaceByGeoid(db: DB, geoid: string): PlaceRow | undefined {
-  return db.prepare("SELECT * FROM places WHERE geoid = ?").get(geoid) as PlaceRow | undefined;
+  return cachedStatement(db, "SELECT * FROM places WHERE geoid = ?").get(geoid) as PlaceRow | undefined;
 }
 
 export interface CensusPlaceRow {
@@ -38,7 +38,7 @@ export interface CensusPlaceRow {
 
 /** Places with at least `minPopulation` people, by state then population (largest first). */
 export function placesByPopulation(db: DB, minPopulation: number, stateName?: string): CensusPlaceRow[] {
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT p.slug, p.name, p.state_name, p.population,
       EXISTS (SELECT 1 FROM subscribers s WHERE s.place_geoid = p.geoid AND s.status = 'active') AS has_subscribers
     FROM places p
@@ -48,13 +48,13 @@ export function placesByPopulation(db: DB, minPopulation: number, stateName?: st
 
 /** The place a name and full state name mean: the most populous of that name in the state (the one with the plain slug). */
 export function findPlaceByName(db: DB, name: string, stateName: string): PlaceRow | undefined {
-  return db.prepare(`SELECT * FROM places WHERE state_name = ? AND (name = ? COLLATE NOCASE OR census_name = ? COLLATE NOCASE)
+  return cachedStatement(db, `SELECT * FROM places WHERE state_name = ? AND (name = ? COLLATE NOCASE OR census_name = ? COLLATE NOCASE)
     ORDER BY name_ambiguous_in_state, population DESC LIMIT 1`).get(stateName, name.trim(), name.trim()) as PlaceRow | undefined;
 }
 
 /** Every half-degree cell that holds a U.S. place: drawn faintly, they give the map its shape. */
 export function placeGrid(db: DB): Array<{ lat: number; lon: number }> {
-  return db.prepare("SELECT DISTINCT round(latitude * 2) / 2 AS lat, round(longitude * 2) / 2 AS lon FROM places").all() as Array<{ lat: number; lon: number }>;
+  return cachedStatement(db, "SELECT DISTINCT round(latitude * 2) / 2 AS lat, round(longitude * 2) / 2 AS lon FROM places").all() as Array<{ lat: number; lon: number }>;
 }
 
 export interface PlaceTotals extends CensusTotals {
@@ -74,7 +74,7 @@ export function placeTotals(db: DB): PlaceTotals[] {
   const weighted = (col: string) => `SUM(CASE WHEN ${col} IS NOT NULL THEN ${col} * population END) / NULLIF(SUM(CASE WHEN ${col} IS NOT NULL THEN population END), 0) AS ${col}`;
   const cols = `SUM(population) AS population, SUM(housing_units) AS housing_units, SUM(land_area_sq_mi) AS land_area_sq_mi, COUNT(*) AS places,
     ${WEIGHTED_COLUMNS.map(weighted).join(",\n    ")}`;
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT state_name, ${cols} FROM places WHERE population > 0 GROUP BY state_name
     UNION ALL
     SELECT 'United States', ${cols} FROM places WHERE population > 0`).all() as PlaceTotals[];
@@ -84,7 +84,7 @@ export function placeTotals(db: DB): PlaceTotals[] {
 export interface PlaceFinderRow { slug: string; name: string; state: string; county: string | null; ambiguous: number; population: number | null }
 
 export function placeFinderRows(db: DB): PlaceFinderRow[] {
-  return db.prepare(`
+  return cachedStatement(db, `
     SELECT slug, name, state_name AS state, county_name AS county, name_ambiguous_in_state AS ambiguous, population
     FROM places ORDER BY population DESC, slug`).all() as PlaceFinderRow[];
 }

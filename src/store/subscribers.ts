@@ -1,4 +1,4 @@
-import type { DB } from "./db.ts";
+import { cachedStatement, type DB } from "./db.ts";
 
 export type SubscriberStatus = "active" | "unsubscribed" | "bounced" | "complained";
 export type SuppressionReason = "unsubscribed" | "bounced" | "complained" | "manual";
@@ -29,7 +29,7 @@ export interface SubscriptionRow {
 
 /** Inserts the subscription unless this address already has one for the place. Returns the new id, or undefined. */
 export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
-  const row = db.prepare(`
+  const row = cachedStatement(db, `
     INSERT INTO subscribers (email, place_geoid, status, referrer, utm_source, utm_medium, utm_campaign, landing_path,
                              first_digest_pending, created_at, updated_at)
     VALUES (@email, @placeGeoid, 'active', @referrer, @utmSource, @utmMedium, @utmCampaign, @landingPath, @pending, @now, @now)
@@ -45,21 +45,21 @@ export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
 const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
 
 export function findSubscription(db: DB, id: number): SubscriptionRow | undefined {
-  return db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.id = ?`).get(id) as SubscriptionRow | undefined;
+  return cachedStatement(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.id = ?`).get(id) as SubscriptionRow | undefined;
 }
 
 /** Every city this address follows or followed, by state and name. */
 export function subscriptionsOf(db: DB, email: string): SubscriptionRow[] {
-  return db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid
+  return cachedStatement(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid
     WHERE s.email = ? ORDER BY p.state_name, p.name`).all(email) as SubscriptionRow[];
 }
 
 export function findSuppression(db: DB, email: string): { reason: SuppressionReason; source: string; created_at: string } | undefined {
-  return db.prepare("SELECT reason, source, created_at FROM suppressions WHERE email = ?").get(email) as ReturnType<typeof findSuppression>;
+  return cachedStatement(db, "SELECT reason, source, created_at FROM suppressions WHERE email = ?").get(email) as ReturnType<typeof findSuppression>;
 }
 
 export function recordMailEvent(db: DB, e: { email: string; subscriberId?: number | null; kind: string; source: string; detail?: string | null; now: string }): void {
-  db.prepare(`INSERT INTO mail_events (email, subscriber_id, kind, source, detail, created_at)
+  cachedStatement(db, `INSERT INTO mail_events (email, subscriber_id, kind, source, detail, created_at)
     VALUES (@email, @subscriberId, @kind, @source, @detail, @now)`).run({ subscriberId: null, detail: null, ...e });
 }
 
@@ -67,7 +67,7 @@ export interface MailEventRow { created_at: string; kind: string; source: string
 
 /** An address's history (subscribed, unsubscribed, bounces, complaints), oldest first. */
 export function mailEventsOf(db: DB, email: string): MailEventRow[] {
-  return db.prepare("SELECT created_at, kind, source, detail FROM mail_events WHERE email = ? ORDER BY id").all(email) as MailEventRow[];
+  return cachedStatement(db, "SELECT created_at, kind, source, detail FROM mail_events WHERE email = ? ORDER BY id").all(email) as MailEventRow[];
 }
 
 /**
@@ -75,14 +75,14 @@ export function mailEventsOf(db: DB, email: string): MailEventRow[] {
  * sender holds right now are left to it: it re-checks the subscription before sending.
  */
 function cancelUnsent(db: DB, where: string, arg: unknown): number {
-  return db.prepare(`UPDATE outbox SET status = 'cancelled'
+  return cachedStatement(db, `UPDATE outbox SET status = 'cancelled'
     WHERE status = 'pending' AND subscriber_id IN (SELECT id FROM subscribers WHERE ${where})`).run(arg).changes;
 }
 
 /** One city: the subscription stops, its unsent mail is cancelled, the history keeps a line. */
 export function unsubscribeOne(db: DB, id: number, source: string, now: string): boolean {
   return db.transaction(() => {
-    const row = db.prepare("UPDATE subscribers SET status = 'unsubscribed', first_digest_pending = 0, updated_at = ? WHERE id = ? AND status = 'active' RETURNING email")
+    const row = cachedStatement(db, "UPDATE subscribers SET status = 'unsubscribed', first_digest_pending = 0, updated_at = ? WHERE id = ? AND status = 'active' RETURNING email")
       .get(now, id) as { email: string } | undefined;
     if (!row) return false;
     cancelUnsent(db, "id = ?", id);
@@ -102,12 +102,12 @@ const STATUS_FOR: Record<SuppressionReason, SubscriberStatus> = {
  */
 export function suppressAddress(db: DB, email: string, reason: SuppressionReason, source: string, detail: string | null, now: string): boolean {
   return db.transaction(() => {
-    const added = db.prepare(`INSERT INTO suppressions (email, reason, source, detail, created_at) VALUES (?, ?, ?, ?, ?)
+    const added = cachedStatement(db, `INSERT INTO suppressions (email, reason, source, detail, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (email) DO NOTHING`).run(email, reason, source, detail, now).changes === 1;
     const status = STATUS_FOR[reason];
     // Bounces and complaints also relabel subscriptions someone had already left: it is the address that failed.
     const from = reason === "bounced" || reason === "complained" ? "('active', 'unsubscribed')" : "('active')";
-    db.prepare(`UPDATE subscribers SET status = ?, first_digest_pending = 0, updated_at = ? WHERE email = ? AND status IN ${from}`).run(status, now, email);
+    cachedStatement(db, `UPDATE subscribers SET status = ?, first_digest_pending = 0, updated_at = ? WHERE email = ? AND status IN ${from}`).run(status, now, email);
     cancelUnsent(db, "email = ?", email);
     recordMailEvent(db, { email, kind: reason === "manual" ? "suppressed" : reason === "unsubscribed" ? "unsubscribed_all" : reason, source, detail, now });
     return added;

@@ -1,0 +1,123 @@
+/**
+ * `npm run bench:api [-- --seconds=10 --connections=50 --editions=2000]`: the real server (a child
+ * process) on a fresh temporary DATA_DIR with a seeded archive and a built site, and in the same run
+ * a bare node:http server (another child) answering each path with the same bytes; autocannon drives
+ * both from this process. Prints req/s, p50 and p99 of each path and the ratio ours / bare.
+ */
+import { fork, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import net from "node:net";
+import autocannon from "autocannon";
+import { createContext } from "../src/app.ts";
+import { loadConfig, PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
+import { buildSite } from "../src/services/publish.ts";
+import { subscribe } from "../src/services/subscribe.ts";
+import { databaseFile, openDatabase } from "../src/store/db.ts";
+import { importPlaces } from "../src/store/places-import.ts";
+import { refreshSearchBits } from "../src/store/search-bits.ts";
+import { addDays, seedArchive } from "./bench/seed-archive.ts";
+
+const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
+const SECONDS = arg("seconds", 10);
+const CONNECTIONS = arg("connections", 50);
+const EDITIONS = arg("editions", 2000);
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+
+const today = new Date().toISOString().slice(0, 10);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-api-"));
+const template = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
+const started = performance.now();
+{
+  if (fs.existsSync(template)) fs.copyFileSync(template, databaseFile(dataDir));
+  const db = openDatabase(databaseFile(dataDir));
+  if (!fs.existsSync(template)) importPlaces(db, PLACES_CSV);
+  seedArchive(db, EDITIONS, today);
+  refreshSearchBits(db);
+  db.close();
+}
+const env = { LOG_LEVEL: "warn", DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: "0", MORNING_SCHEDULE: "off",
+  OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9",
+  // The subscribe path repeats one address from one client: the limiter would answer 429 after ten.
+  SUBSCRIBE_RATE_LIMIT: "1000000000" };
+{
+  const ctx = createContext(loadConfig({ ...process.env, ...env }));
+  for (const email of ["ada@example.org", "grace@example.org"]) subscribe(ctx, { email, city: "Denver", state: "Colorado", slug: "denver-colorado" });
+  await buildSite(ctx);
+  ctx.db.close();
+}
+console.log(`# citydaily API benchmark (${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "?"}, node ${process.version})`);
+console.log(`${EDITIONS.toLocaleString("en-US")} editions seeded and the site built in ${((performance.now() - started) / 1000).toFixed(0)} s; ${CONNECTIONS} connections, ${SECONDS} s per path per server, server LOG_LEVEL=warn`);
+
+// A free port, then the server on it (at LOG_LEVEL=warn it does not print its address).
+const port = await new Promise<number>((resolve) => {
+  const probe = net.createServer().listen(0, "127.0.0.1", () => {
+    const p = (probe.address() as net.AddressInfo).port;
+    probe.close(() => resolve(p));
+  });
+});
+const server = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "inherit", "inherit"] });
+const url = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+  if (await fetch(`${url}/api/cities`).then((r) => r.ok, () => false)) break;
+  if (i > 600) throw new Error("server did not start in 60 s");
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+const archiveDate = addDays(today, -1);
+interface Target { name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string }
+const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const targets = ([
+  { name: "/api/city/denver-colorado", method: "GET", path: "/api/city/denver-colorado" },
+  { name: "/api/cities", method: "GET", path: "/api/cities" },
+  { name: "/api/archive/denver-colorado/{date}", method: "GET", path: `/api/archive/denver-colorado/${archiveDate}` },
+  { name: "/denver-colorado (a static page)", method: "GET", path: "/denver-colorado" },
+  { name: "/api/search?q=weather", method: "GET", path: "/api/search?q=weather" },
+  { name: "POST /api/subscribe (same address)", method: "POST", path: "/api/subscribe", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "bench@example.org", city: "Denver", state: "Colorado", slug: "denver-colorado" }) },
+  { name: "POST /mcp tools/call get_city", method: "POST", path: "/mcp", headers: { ...json, "mcp-protocol-version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_city", arguments: { slug: "denver-colorado" } } }) },
+] as Target[]).filter((t) => !only || t.name.includes(only));
+
+// What ours answers (status, headers, bytes), for the bare server to repeat.
+const canned: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
+for (const t of targets) {
+  const res = await fetch(url + t.path, { method: t.method, headers: t.headers, body: t.body });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status >= 400) throw new Error(`${t.name}: HTTP ${res.status} ${body.toString().slice(0, 300)}`);
+  const headers = Object.fromEntries([...res.headers].filter(([k]) => !["content-length", "transfer-encoding", "connection", "keep-alive", "date"].includes(k)));
+  canned[`${t.method} ${t.path}`] = { status: res.status, headers, body: body.toString("base64") };
+}
+const cannedFile = path.join(dataDir, "bare-answers.json");
+fs.writeFileSync(cannedFile, JSON.stringify(canned));
+const bare = fork(path.join(PROJECT_ROOT, "scripts/bench/bare-server.ts"), [cannedFile], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const barePort = await new Promise<number>((resolve) => bare.once("message", (m: { port: number }) => resolve(m.port)));
+const bareUrl = `http://127.0.0.1:${barePort}`;
+
+interface Figures { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+async function drive(base: string, t: Target, seconds = SECONDS): Promise<Figures> {
+  const r = await autocannon({ url: base + t.path, method: t.method, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const rows: string[] = [];
+try {
+  for (const t of targets) {
+    await drive(url, t, 2); // warm-up: JIT and caches, not measured
+    const ours = await drive(url, t);
+    const base = await drive(bareUrl, t);
+    const bad = ours.errors + ours.non2xx ? ` (${ours.errors} errors, ${ours.non2xx} non-2xx)` : "";
+    rows.push(`| \`${t.name}\` | ${fmt(ours.rps)} | ${ours.p50} ms | ${ours.p99} ms | ${fmt(base.rps)} | ${base.p99} ms | ${(ours.rps / base.rps).toFixed(2)}x${bad} |`);
+    console.log(rows.at(-1));
+  }
+} finally {
+  server.kill("SIGTERM");
+  bare.kill("SIGTERM");
+}
+console.log(`\nload average: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+console.log(`\n| path | ours req/s | ours p50 | ours p99 | bare node:http req/s | bare p99 | ours / bare |\n|---|---|---|---|---|---|---|`);
+for (const row of rows) console.log(row);
+fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,22 @@
+import { cachedStatement, type DB } from "./db.ts";
+
+/**
+ * A value that changes whenever the database may have changed: `total_changes()` counts this
+ * connection's writes, `data_version` moves when another connection (the morning run, the admin
+ * CLI, the sender in another process) commits. One cheap step; caches of reads key on it.
+ */
+export function dataVersion(db: DB): string {
+  const row = cachedStatement(db, "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)").raw().get() as [number, number];
+  return `${row[0]}.${row[1]}`;
+}
+
+/** `compute()` once per data version of this connection, for reads that many requests repeat. */
+export function perDataVersion<T>(cache: Map<string, { version: string; value: T }>, db: DB, key: string, compute: () => T): T {
+  const version = dataVersion(db);
+  const hit = cache.get(key);
+  if (hit && hit.version === version) return hit.value;
+  const value = compute();
+  // Computing may itself write (never here: callers read), so the version is the one before.
+  cache.set(key, { version, value });
+  return value;
+}
