@@ -262,15 +262,30 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
   return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links) };
 }
 
-export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo): RenderedEmail {
+/** The parts of a digest that depend only on the edition, made once per edition, not once per reader. */
+export interface PreparedEdition {
+  date: string;
+  subject: string;
+  text: string;
+  html: string;
+  preheader: string;
+  /** "Sunday, November 22, 2026" (Intl is slow enough to matter once per reader). */
+  longDate: string;
+}
+
+export function prepareEdition(edition: EditionInfo): PreparedEdition {
+  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(edition.html), html: styleForEmail(edition.html), preheader: editionPreheader(edition.html), longDate: longDate(edition.date) };
+}
+
+export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo | PreparedEdition): RenderedEmail {
+  const prepared = "preheader" in edition ? edition : prepareEdition(edition);
   const links = mailLinks(sender, to, city);
-  const onWeb = `${links.city}/${edition.date}`;
-  const preheader = editionPreheader(edition.html);
-  const text = [htmlToPlainText(edition.html), "", `Read on the web: ${onWeb}`, "", footerText(sender, to, city, links)].join("\n");
-  const html = page(edition.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
-${styleForEmail(edition.html)}
-${footerHtml(sender, to, city, links)}`, { preheader, dateline: `${city.name}, ${city.state} · ${longDate(edition.date)}` });
-  return { to: to.email, from: sender.from, subject: edition.subject, text, html, headers: listHeaders(sender, city, links) };
+  const onWeb = `${links.city}/${prepared.date}`;
+  const text = [prepared.text, "", `Read on the web: ${onWeb}`, "", footerText(sender, to, city, links)].join("\n");
+  const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
+${prepared.html}
+${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
+  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links) };
 }
 
 /** "Monday, November 23, 2026" for a YYYY-MM-DD date (read as a calendar day, not a UTC instant). */
