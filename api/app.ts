@@ -16,6 +16,7 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
+import { subscribeFormRoutes } from "./routes/subscribe-form.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
@@ -71,6 +72,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
+  subscribeFormRoutes(app, ctx);
   paymentWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
   mcpRoutes(app, ctx);

@@ -4,6 +4,7 @@ import type { AppContext } from "../../src/services/context.ts";
 import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
 import type { SubscriptionRow } from "../../src/store/subscribers.ts";
 import { readBodyText } from "../body.ts";
+import { htmlPage } from "../html-page.ts";
 
 /**
  * Unsubscribing, outside the public API (links in emails):
@@ -15,36 +16,8 @@ import { readBodyText } from "../body.ts";
  * Tokens carry a signature over the subscriber and address (src/core/tokens.ts).
  */
 
-function html(status: number, title: string, body: string): Response {
-  return new Response(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
-<title>${e(title)} · citydaily</title>
-<style>
-body{font:17px/1.55 system-ui,sans-serif;color:#1b1b1b;background:#f6f6f4;margin:0}
-main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff}
-button{font:inherit;padding:.5rem 1rem;border:1px solid #1a55a3;background:#1a55a3;color:#fff;border-radius:4px;cursor:pointer}
-button.secondary{background:#fff;color:#1a55a3}
-a{color:#1a55a3} ul{padding-left:0;list-style:none} li{display:flex;gap:1rem;align-items:center;justify-content:space-between;padding:.5rem 0;border-bottom:1px solid #eee}
-form{margin:.75rem 0} .status{color:#555}
-</style></head>
-<body><main>
-<h1>${e(title)}</h1>
-${body}
-</main></body></html>`, {
-    status,
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-store",
-      // The token is in the URL: keep it out of Referer headers and search engines.
-      "Referrer-Policy": "no-referrer",
-      "X-Robots-Tag": "noindex",
-    },
-  });
-}
-
 const invalid = () =>
-  html(404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
+  htmlPage(404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
 
 /** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
 async function formBody(event: H3Event): Promise<URLSearchParams> {
@@ -52,6 +25,8 @@ async function formBody(event: H3Event): Promise<URLSearchParams> {
 }
 
 const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;
+/** The town's page stays open to everyone, subscribed or not. */
+const townLink = (s: SubscriptionRow) => `<a href="/${encodeURIComponent(s.slug)}">Read the ${e(s.name)} edition on the web</a>`;
 
 export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
   app.get("/unsubscribe/:token", (event) => {
@@ -60,12 +35,12 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     if (!sub) return invalid();
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
     if (sub.status !== "active") {
-      return html(200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a></p>`);
+      return htmlPage(200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
     }
-    return html(200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
+    return htmlPage(200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
 <form method="post"><button type="submit">Unsubscribe from ${e(sub.name)}</button></form>
 <form method="post"><input type="hidden" name="scope" value="all"><button type="submit" class="secondary">Unsubscribe from every city</button></form>
-<p><a href="${manage}">Manage your cities</a></p>`);
+<p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
   });
 
   app.post("/unsubscribe/:token", async (event) => {
@@ -77,9 +52,9 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     const sub = unsubscribeByToken(ctx, token, scope, source);
     if (!sub) return invalid();
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
-    return html(200, "You are unsubscribed", scope === "all"
+    return htmlPage(200, "You are unsubscribed", scope === "all"
       ? `<p>${e(sub.email)} will get no more email from citydaily.</p>`
-      : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a></p>`);
+      : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a> · ${townLink(sub)}</p>`);
   });
 
   const managePage = (token: string, notice?: string) => {
@@ -93,9 +68,9 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
       return `<li><span>${e(place(s))}</span>${action}</li>`;
     }).join("\n");
     const anyActive = !view.suppressed && view.subscriptions.some((s) => s.status === "active");
-    return html(200, "Your citydaily newsletters", `${notice ? `<p role="status">${e(notice)}</p>` : ""}
+    return htmlPage(200, "Your citydaily newsletters", `${notice ? `<p role="status" class="notice">${e(notice)}</p>` : ""}
 <p>Newsletters for ${e(view.email)}:</p>
-<ul>${items}</ul>
+<ul class="subscriptions">${items}</ul>
 ${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><button type="submit">Unsubscribe from every city</button></form>` : "<p>This address gets no citydaily email.</p>"}`);
   };
 

@@ -3,7 +3,7 @@
  * not be subscribers): an HTML and a plain-text part each, no list headers (they are not list mail),
  * the postal address in the footer. User text (titles, reasons) is escaped.
  */
-import { escapeHtml as e, page, type RenderedEmail, type Sender } from "./email-render.ts";
+import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail, type Sender } from "./email-render.ts";
 import { formatCents } from "./pricing.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated";
@@ -34,11 +34,12 @@ export interface OperatorMailData {
 function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined }>): RenderedEmail {
   const footerText = ["--", `citydaily sent this email about your purchase to ${to}.`, sender.postalAddress];
   const text = [...paragraphs.map((p) => (p.link ? `${p.text} ${p.link}` : p.text)), "", ...footerText].join("\n\n");
-  const html = page(subject, `<h1 style="font-size:24px;margin:0 0 16px">${e(subject)}</h1>
-${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}" style="color:#1a55a3">${e(p.link)}</a>` : ""}</p>`).join("\n")}
-<hr style="border:none;border-top:1px solid #ddd;margin:32px 0 16px">
-<footer style="font-size:13px;line-height:1.5;color:#555"><p>citydaily sent this email about your purchase to ${e(to)}.</p>
-<address style="font-style:normal">${e(sender.postalAddress)}</address></footer>`);
+  const body = styleForEmail(`<h1>${e(subject)}</h1>
+${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(p.link)}</a>` : ""}</p>`).join("\n")}`);
+  const html = page(subject, `${body}\n${mailFooter(`citydaily sent this email about your purchase to ${e(to)}.`, "", sender.postalAddress)}`, {
+    preheader: paragraphs[0]?.text ?? subject,
+    dateline: "Listings and town leases",
+  });
   return { to, from: sender.from, subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
 }
 

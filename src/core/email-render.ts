@@ -3,6 +3,7 @@
  * plain-text part, the list headers inbox providers require (List-Id, List-Unsubscribe with https
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
+import { convert } from "html-to-text";
 
 export interface Sender {
   /** The From header, e.g. `citydaily <news@example.com>`. */
@@ -96,23 +97,141 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
 }
 
 function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
-  const e = escapeHtml;
-  return `<hr style="border:none;border-top:1px solid #ddd;margin:32px 0 16px">
-<footer style="font-size:13px;line-height:1.5;color:#555">
-<p>You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily.</p>
-<p><a href="${e(links.manage)}" style="color:#1a55a3">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" style="color:#1a55a3">Unsubscribe from ${e(city.name)}</a></p>
-<address style="font-style:normal">${e(sender.postalAddress)}</address>
-</footer>`;
+  return mailFooter(
+    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily.`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a>`,
+    sender.postalAddress,
+  );
 }
 
-export function page(title: string, body: string): string {
+const e = escapeHtml;
+
+/** The small print under every email: why it came, what to do about it, the postal address. */
+export function mailFooter(why: string, actionsHtml: string, postalAddress: string): string {
+  return `<div class="footer" style="border-top:1px solid #d9d4c7;margin-top:32px;padding-top:16px;font-family:${SANS};font-size:13px;line-height:1.5;color:#4a5560">
+<p style="margin:0 0 8px">${why}</p>
+${actionsHtml ? `<p style="margin:0 0 8px">${actionsHtml}</p>` : ""}
+<p style="margin:0">${e(postalAddress)}</p>
+</div>`;
+}
+
+const SANS = `-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif`;
+const SERIF = `Charter,'Bitstream Charter','Sitka Text',Cambria,Georgia,serif`;
+
+/**
+ * Inline styles for the tags an edition's HTML is made of (src/core/compose.ts renderEditionHtml):
+ * several webmail clients drop <head> styles, so the look that matters is on each element; the
+ * <style> block only adds the phone and dark-mode adjustments.
+ */
+const TAG_STYLE: Record<string, string> = {
+  h1: `font-family:${SANS};font-size:26px;line-height:1.25;margin:0 0 12px;color:#1b1f23`,
+  h2: `font-family:${SANS};font-size:19px;line-height:1.3;margin:28px 0 8px;padding-top:12px;border-top:1px solid #d9d4c7;color:#1b1f23`,
+  h3: `font-family:${SANS};font-size:16px;line-height:1.3;margin:20px 0 6px;color:#1b1f23`,
+  p: "margin:0 0 14px",
+  ul: "margin:0 0 14px;padding-left:22px",
+  li: "margin:0 0 6px",
+  table: `border-collapse:collapse;width:100%;font-family:${SANS};font-size:14px;line-height:1.4;margin:0 0 14px`,
+  th: "text-align:left;padding:6px 6px;border-bottom:2px solid #1b1f23;font-weight:600",
+  td: "text-align:left;padding:6px 6px;border-bottom:1px solid #d9d4c7;vertical-align:top",
+  a: "color:#0b5c8a",
+  hr: "border:none;border-top:1px solid #d9d4c7;margin:24px 0",
+};
+
+/** Puts TAG_STYLE on each tag of trusted (sanitised) HTML; a cell's `align` becomes text-align. */
+export function styleForEmail(html: string): string {
+  return html.replace(/<(h1|h2|h3|p|ul|li|table|th|td|a|hr)(\s[^>]*)?>/g, (_m, tag: string, attrs = "") => {
+    let style = TAG_STYLE[tag];
+    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1];
+    const rest = attrs.replace(/\s(align|style)="[^"]*"/g, "");
+    if (align) style = style.replace(/text-align:left/, `text-align:${align}`);
+    if (tag === "table") return `<div class="table-wrap" style="overflow-x:auto"><table role="table"${rest} style="${style}">`;
+    return `<${tag}${rest} style="${style}">`;
+  }).replace(/<\/table>/g, "</table></div>");
+}
+
+export interface PageOptions {
+  /** The line inbox lists show after the subject (hidden in the message itself). */
+  preheader: string;
+  /** Under the masthead, e.g. the town and date. */
+  dateline?: string;
+}
+
+/**
+ * The email document: a preheader, the masthead, a 600 px column that becomes the full width on a
+ * phone, and dark-mode colours for clients that honour `prefers-color-scheme`. Tables carry the
+ * layout because Outlook for Windows still ignores max-width on divs.
+ */
+export function page(title: string, body: string, opts: PageOptions): string {
+  // Padding after the preheader keeps inbox lists from showing the body's first words after it.
+  const filler = "&#847;&zwnj;&nbsp;".repeat(40);
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body style="margin:0;padding:0;background:#f6f6f4">
-<div style="max-width:640px;margin:0 auto;padding:24px;background:#ffffff;font-family:Georgia,'Times New Roman',serif;font-size:17px;line-height:1.55;color:#1b1b1b">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark">
+<title>${e(title)}</title>
+<style>
+:root{color-scheme:light dark;supported-color-schemes:light dark}
+body{margin:0;padding:0;-webkit-text-size-adjust:100%}
+@media (max-width:620px){
+  .outer{padding:0!important}
+  .column{border-radius:0!important;border-left:0!important;border-right:0!important}
+  .body-cell{padding:20px 16px!important;font-size:16px!important}
+  .masthead-cell{padding:16px!important}
+  .body-cell table{font-size:13px!important}
+  .body-cell th,.body-cell td{padding:5px 4px!important}
+}
+@media (prefers-color-scheme:dark){
+  body,.outer{background:#111417!important}
+  .column,.masthead-cell,.body-cell{background:#1b1f23!important;color:#e8e6e1!important;border-color:#3a4148!important}
+  .body-cell h1,.body-cell h2,.body-cell h3,.brand-ink{color:#f3f1ec!important}
+  .brand-warm{color:#f08a5d!important}
+  .body-cell a{color:#7cc0ea!important}
+  .dateline,.footer,.muted-link,.footer a{color:#a9b3bc!important}
+  .body-cell h2,.body-cell td,.body-cell th,.body-cell hr,.footer,.masthead-cell{border-color:#3a4148!important}
+  .body-cell th{border-bottom-color:#a9b3bc!important}
+}
+</style></head>
+<body style="margin:0;padding:0;background:#f3f1ec">
+<div class="preheader" style="display:none;max-height:0;overflow:hidden;mso-hide:all;font-size:1px;line-height:1px;color:#f3f1ec;opacity:0">${e(opts.preheader)}${filler}</div>
+<table role="presentation" class="outer" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f1ec;padding:24px 8px">
+<tr><td align="center">
+<table role="presentation" class="column" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background:#fdfcf9;border:1px solid #d9d4c7;border-radius:8px">
+<tr><td class="masthead-cell" style="padding:20px 32px;border-bottom:3px solid #1b1f23;background:#ffffff;border-radius:8px 8px 0 0">
+<div class="masthead" style="font-family:${SANS};font-size:24px;font-weight:700;letter-spacing:-0.01em;line-height:1.2"><span class="brand-ink" style="color:#1b1f23">city</span><span class="brand-warm" style="color:#a23b12">daily</span></div>
+${opts.dateline ? `<div class="dateline" style="font-family:${SANS};font-size:13px;color:#4a5560;margin-top:4px">${e(opts.dateline)}</div>` : ""}
+</td></tr>
+<tr><td class="body-cell" style="padding:28px 32px;font-family:${SERIF};font-size:17px;line-height:1.6;color:#1b1f23">
 ${body}
-</div>
+</td></tr>
+</table>
+</td></tr>
+</table>
 </body></html>`;
+}
+
+/**
+ * The plain-text part from the email's own HTML: headings as their words, tables as aligned
+ * columns, links as "text <url>", lists with dashes. No markdown syntax reaches the reader.
+ */
+export function htmlToPlainText(html: string): string {
+  return convert(html, {
+    wordwrap: 76,
+    selectors: [
+      { selector: "h1", options: { uppercase: false, leadingLineBreaks: 0, trailingLineBreaks: 2 } },
+      { selector: "h2", options: { uppercase: true, leadingLineBreaks: 2, trailingLineBreaks: 1 } },
+      { selector: "h3", options: { uppercase: false } },
+      { selector: "table", format: "dataTable", options: { uppercaseHeaderCells: false, colSpacing: 3, maxColumnWidth: 30 } },
+      { selector: "ul", options: { itemPrefix: " - " } },
+      { selector: "a", options: { linkBrackets: ["<", ">"], hideLinkHrefIfSameAsText: true } },
+      { selector: "hr", format: "skip" },
+    ],
+  }).replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The first words a reader sees: the paragraphs after the edition's heading, in one line. */
+export function editionPreheader(editionHtml: string, max = 140): string {
+  const paragraphs = [...editionHtml.matchAll(/<p>([\s\S]*?)<\/p>/g)].slice(0, 2).map((m) => htmlToPlainText(`<p>${m[1]}</p>`).replace(/\s+/g, " "));
+  const line = paragraphs.join(" ").trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
 export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, firstDigest: "today" | "next"): RenderedEmail {
@@ -132,21 +251,44 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
     "",
     footerText(sender, to, city, links),
   ].join("\n");
-  const e = escapeHtml;
-  const html = page(subject, `<h1 style="font-size:26px;margin:0 0 16px">Welcome to the ${e(place)} daily</h1>
+  const body = styleForEmail(`<h1>Welcome to the ${e(place)} daily</h1>
 <p>Every morning you will get ${e(city.name)}'s edition: the forecast, what is on in town, sunrise and sunset, and a fact about the place.</p>
 <p>${e(when)}</p>
-<p><a href="${e(links.city)}" style="color:#1a55a3">Read past editions of ${e(city.name)}</a></p>
-${footerHtml(sender, to, city, links)}`);
+<p><a href="${e(links.city)}">Read past editions of ${e(city.name)}</a></p>`);
+  const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
+    preheader: `Your ${city.name} edition arrives each morning: forecast, what is on, sunrise and sunset.`,
+    dateline: `${place} · daily newsletter`,
+  });
   return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links) };
 }
 
-export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo): RenderedEmail {
+/** The parts of a digest that depend only on the edition, made once per edition, not once per reader. */
+export interface PreparedEdition {
+  date: string;
+  subject: string;
+  text: string;
+  html: string;
+  preheader: string;
+  /** "Sunday, November 22, 2026" (Intl is slow enough to matter once per reader). */
+  longDate: string;
+}
+
+export function prepareEdition(edition: EditionInfo): PreparedEdition {
+  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(edition.html), html: styleForEmail(edition.html), preheader: editionPreheader(edition.html), longDate: longDate(edition.date) };
+}
+
+export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo | PreparedEdition): RenderedEmail {
+  const prepared = "preheader" in edition ? edition : prepareEdition(edition);
   const links = mailLinks(sender, to, city);
-  const onWeb = `${links.city}/${edition.date}`;
-  const text = [edition.markdown.trim(), "", `Read on the web: ${onWeb}`, "", footerText(sender, to, city, links)].join("\n");
-  const html = page(edition.subject, `<p style="font-size:13px;color:#555;margin:0 0 16px"><a href="${escapeHtml(onWeb)}" style="color:#555">Read on the web</a></p>
-${edition.html}
-${footerHtml(sender, to, city, links)}`);
-  return { to: to.email, from: sender.from, subject: edition.subject, text, html, headers: listHeaders(sender, city, links) };
+  const onWeb = `${links.city}/${prepared.date}`;
+  const text = [prepared.text, "", `Read on the web: ${onWeb}`, "", footerText(sender, to, city, links)].join("\n");
+  const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
+${prepared.html}
+${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
+  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links) };
+}
+
+/** "Monday, November 23, 2026" for a YYYY-MM-DD date (read as a calendar day, not a UTC instant). */
+function longDate(date: string): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { weekday: "long", month: "long", day: "numeric", year: "numeric", timeZone: "UTC" });
 }

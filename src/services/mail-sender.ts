@@ -2,10 +2,10 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { mailFrom } from "../config.ts";
 import { renderTransactional } from "../core/commerce-mail.ts";
-import { renderDigest, renderWelcome, senderDomain, type Sender } from "../core/email-render.ts";
+import { prepareEdition, renderDigest, renderWelcome, senderDomain, type PreparedEdition, type Sender } from "../core/email-render.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
-  claimDueMail, editionForMail, markFinal, markRetry, markSent, holdsLease, renewLeases, type ClaimedRow, type EditionForMail,
+  claimDueMail, editionForMail, markFinal, markRetry, markSent, holdsLease, renewLeases, type ClaimedRow,
 } from "../store/outbox.ts";
 import { recordMailEvent, suppressAddress } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
@@ -56,9 +56,13 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
 
   const sender = mailSenderIdentity(ctx);
   const domain = senderDomain(sender.from);
-  const editions = new Map<number, EditionForMail | undefined>();
+  // Each edition's text part, styled HTML and preheader are made once per batch, not once per reader.
+  const editions = new Map<number, PreparedEdition | undefined>();
   const edition = (id: number) => {
-    if (!editions.has(id)) editions.set(id, editionForMail(ctx.db, id));
+    if (!editions.has(id)) {
+      const row = editionForMail(ctx.db, id);
+      editions.set(id, row && prepareEdition(row));
+    }
     return editions.get(id);
   };
 
