@@ -267,7 +267,9 @@ export function webMarkdown(markdown: string): string {
 
 /** The same for the stored HTML (rendered from that markdown by `renderEditionHtml`). */
 export function webHtml(html: string): string {
-  const html5 = html.replace(/<(hr|br)\s*\/>/g, "<$1>"); // HTML void elements, without XML's slash
+  const html5 = html.replace(/<(hr|br)\s*\/>/g, "<$1>") // HTML void elements, without XML's slash
+    // On a narrow screen a wide table scrolls inside its own box, never the page.
+    .replace(/<table>/g, '<div class="table-scroll"><table>').replace(/<\/table>/g, "</table></div>");
   const at = html5.lastIndexOf("<hr>");
   if (at < 0 || !html5.slice(at).includes("Read this edition online")) return html5;
   return `${html5.slice(0, at).trimEnd()}\n<p class="sources">${SOURCES_LINE}</p>\n`;

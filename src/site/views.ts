@@ -13,6 +13,8 @@ import {
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings, type CityListings } from "./city-listings.ts";
+import { withWeatherIcons } from "./weather-icons.ts";
+import { editionExcerpt } from "./excerpt.ts";
 
 /**
  * The site's read model: the view of every page, built from the database. The Astro pages get it as
@@ -49,8 +51,10 @@ export interface CityLink {
 }
 export interface StateLink { name: string; slug: string; cityCount: number }
 export interface MapPoint { slug: string; name: string; state: string; latitude: number; longitude: number }
+/** A city with its latest edition's opening lines, for the home page's cards. */
+export interface CityCard extends CityLink { excerpt: string }
 export interface HomeView {
-  featured: CityLink[]; cityCount: number; stateCount: number; recent: CityLink[];
+  featured: CityCard[]; cityCount: number; stateCount: number; recent: CityCard[];
   /** The states counted as readers count them: "3 states and D.C." (D.C. and Puerto Rico are not states). */
   where: string;
 }
@@ -112,7 +116,8 @@ function safeListings({ events, directory }: CityListings): CityListings {
 function editionBody(e: SiteEdition): EditionBody {
   // The page prints the subject as its own <h1>; the stored HTML usually opens with the same heading.
   // The email footer (a link to this very page) is not shown on the web.
-  const html = webHtml(e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, ""));
+  // Weather emoji become inline SVG (some systems draw them as empty boxes).
+  const html = withWeatherIcons(webHtml(e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, "")));
   const weather = readStoredWeather(e.weather_json);
   return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
 }
@@ -145,7 +150,12 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
       const recent = [...all].sort((a, b) => b.latest_date.localeCompare(a.latest_date) || (b.population ?? 0) - (a.population ?? 0));
-      return { featured: byPop.slice(0, 12).map(link), recent: recent.slice(0, 8).map(link), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
+      const card = (c: PublishedCity): CityCard => {
+        const place = findPlaceBySlug(db, c.slug);
+        const e = place && siteEdition(db, place.geoid, c.latest_date);
+        return { ...link(c), excerpt: e ? editionExcerpt(webMarkdown(e.markdown)) : "" };
+      };
+      return { featured: byPop.slice(0, 12).map(card), recent: recent.slice(0, 8).map(card), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
     },
     cities() {
       const all = allCities();
