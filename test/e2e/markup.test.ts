@@ -43,6 +43,28 @@ describe("clean markup", () => {
     });
   }
 
+  it("/states lists states apart from D.C. and Puerto Rico, /states/ leads there, and its markdown twin exists", async () => {
+    const page = await fetch(server.url + "/states/");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<h1>States and territories</h1>");
+    expect(html).toMatch(/3 cities in 2 states and Puerto Rico/);
+    expect(html).toMatch(/District and territories[\s\S]*Puerto Rico/);
+    const twin = await fetch(server.url + "/states.md");
+    expect(twin.status).toBe(200);
+    expect(await twin.text()).toContain(`[Idaho](${server.url}/states/idaho.md)`);
+    const sitemap = await (await fetch(server.url + "/sitemaps/pages.xml")).text();
+    expect(sitemap).toContain(`<loc>${server.url}/states</loc>`);
+  });
+
+  it("names a city's state apart from the city when they share a name, and its time zone as readers say it", async () => {
+    const html = await (await fetch(server.url + PAGE_TYPES["city same name as state"])).text();
+    expect(html).toContain(">New York State</a>");
+    expect(html).toContain("on Eastern Time");
+    expect(html).not.toContain("America/New York");
+    expect(html).toContain("Principal county: Kings County");
+  });
+
   it("the edition's web page leaves out the email footer, and its tables carry no align attribute", async () => {
     const html = await (await fetch(server.url + PAGE_TYPES.edition)).text();
     expect(html).toContain("<h2>Weather</h2>");
