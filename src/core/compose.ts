@@ -92,6 +92,12 @@ function temperature(n: number): string {
   return `${Math.round(n)}°F`;
 }
 
+/** The day's condition: the forecast's row for today when there is one, else the condition now. */
+export function dayCondition(w: WeatherSnapshot): { condition: string; emoji: string } {
+  const first = w.daily[0];
+  return first ? describeWeatherCode(first.code) : { condition: w.today.condition, emoji: w.today.emoji };
+}
+
 function weatherSection(w: WeatherSnapshot | null): string[] {
   const out = ["## Weather", ""];
   if (!w) {
@@ -102,7 +108,11 @@ function weatherSection(w: WeatherSnapshot | null): string[] {
   const details = [`high ${temperature(t.high)}`, `low ${temperature(t.low)}`];
   if (t.precipitationChance != null) details.push(`${Math.round(t.precipitationChance)}% chance of precipitation`);
   if (t.windSpeed != null) details.push(`wind ${Math.round(t.windSpeed)} mph`);
-  out.push(`${t.emoji} **${escapeMarkdown(t.condition)}**, ${temperature(t.current)} at publication: ${details.join(", ")}.`, "");
+  // The headline gives the day's condition, the one the table's first row shows; the sky at
+  // publication is named apart when it differs, so the two never contradict each other.
+  const day = dayCondition(w);
+  const now = t.condition === day.condition ? "" : ` today; ${escapeMarkdown(t.condition.toLowerCase())} and`;
+  out.push(`${day.emoji} **${escapeMarkdown(day.condition)}**${now || ","} ${temperature(t.current)} at publication: ${details.join(", ")}.`, "");
   if (w.daily.length > 0) {
     // One row per day with plain numbers, so the table doubles as the data for a chart.
     out.push("| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |", "|---|---|---:|---:|---:|");
@@ -197,7 +207,7 @@ export function subjectOf(i: EditionInputs, cal: { today: CalendarEvent[] }): st
   if (holiday) parts.push(subjectText(holiday.name, 60));
   const featured = cal.today.find((e) => e.featured);
   if (featured) parts.push(subjectText(featured.title, 60));
-  if (i.weather) parts.push(`${i.weather.today.condition}, high ${temperature(i.weather.today.high)}`);
+  if (i.weather) parts.push(`${dayCondition(i.weather).condition}, high ${temperature(i.weather.today.high)}`);
   if (parts.length === 0 && i.sun.sunrise && i.sun.sunset) parts.push(`sunrise ${i.sun.sunrise}, sunset ${i.sun.sunset}`);
   if (parts.length === 0) parts.push("your daily town briefing");
   return `${i.place.name}, ${dateParts(i.date).monthDay}: ${parts.join(" · ")}`;
@@ -212,7 +222,8 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   const lines: string[] = [
     `# ${town} Daily: ${dateParts(i.date).long}`,
     "",
-    `Good morning, ${town}. Here is your day in ${escapeMarkdown(place.stateName)}.`,
+    // The town is named as everywhere else on the site and in its emails: "Boise, Idaho".
+    `Good morning, ${town}, ${escapeMarkdown(place.stateName)}. Here is your day.`,
     "",
     ...weatherSection(i.weather),
     ...sunSection(i.sun),
@@ -222,13 +233,38 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   ];
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
   lines.push(
-    "---",
+    EMAIL_FOOTER_RULE,
     "",
-    `[Read this edition online](${pageUrl}/${i.date}) · [All ${town} editions](${pageUrl}) · Census figures: U.S. Census Bureau. Forecast: Open-Meteo.`,
+    `[Read this edition online](${pageUrl}/${i.date}) · [All ${town} editions](${pageUrl}) · ${SOURCES_LINE}`,
     "",
   );
   return { subject: subjectOf(i, cal), markdown: lines.join("\n") };
 }
+
+/** The rule that opens the email footer; it is the only thematic break an edition has. */
+const EMAIL_FOOTER_RULE = "---";
+
+/**
+ * The edition as the web shows it: without the email footer ("Read this edition online", a link
+ * to the page itself, and the archive link the page already has). The sources line stays.
+ */
+export function webMarkdown(markdown: string): string {
+  const at = markdown.lastIndexOf(`\n${EMAIL_FOOTER_RULE}\n`);
+  if (at < 0 || !markdown.slice(at).includes("Read this edition online")) return markdown;
+  return `${markdown.slice(0, at).trimEnd()}\n\n${SOURCES_LINE}\n`;
+}
+
+/** The same for the stored HTML (rendered from that markdown by `renderEditionHtml`). */
+export function webHtml(html: string): string {
+  const html5 = html.replace(/<(hr|br)\s*\/>/g, "<$1>") // HTML void elements, without XML's slash
+    // On a narrow screen a wide table scrolls inside its own box, never the page.
+    .replace(/<table>/g, '<div class="table-scroll"><table>').replace(/<\/table>/g, "</table></div>");
+  const at = html5.lastIndexOf("<hr>");
+  if (at < 0 || !html5.slice(at).includes("Read this edition online")) return html5;
+  return `${html5.slice(0, at).trimEnd()}\n<p class="sources">${SOURCES_LINE}</p>\n`;
+}
+
+const SOURCES_LINE = "Census figures: U.S. Census Bureau. Forecast: Open-Meteo.";
 
 // ---------- HTML ----------
 
@@ -237,15 +273,23 @@ const marked = new Marked({ gfm: true, breaks: false, async: false });
 /** Tags our markdown produces; anything else (from any source) is dropped. */
 const ALLOWED_TAGS = ["h1", "h2", "h3", "p", "strong", "em", "a", "ul", "ol", "li", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "code", "del"];
 
+function alignToClass(tagName: string, attribs: Record<string, string>): { tagName: string; attribs: Record<string, string> } {
+  const cls = attribs.align === "right" ? "num" : attribs.align === "center" ? "center" : undefined;
+  return { tagName, attribs: cls ? { class: cls } : {} };
+}
+
 /** The edition's HTML, rendered once from its markdown and sanitised as a second line of defence. */
 export function renderEditionHtml(markdown: string): string {
   const html = marked.parse(markdown) as string;
-  return sanitizeHtml(html, {
+  const clean = sanitizeHtml(html, {
     allowedTags: ALLOWED_TAGS,
-    allowedAttributes: { a: ["href"], th: ["align", "style"], td: ["align", "style"] },
-    allowedStyles: { "*": { "text-align": [/^(left|right|center)$/] } },
+    // Markdown table alignment arrives as the obsolete `align` attribute; it becomes a class.
+    allowedAttributes: { a: ["href"], th: ["class"], td: ["class"] },
+    allowedClasses: { th: ["num", "center"], td: ["num", "center"] },
+    transformTags: { th: alignToClass, td: alignToClass },
     allowedSchemes: ["http", "https", "mailto"],
     allowProtocolRelative: false,
     disallowedTagsMode: "escape",
   });
+  return clean.replace(/<(hr|br)\s*\/>/g, "<$1>");
 }

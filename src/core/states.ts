@@ -19,3 +19,22 @@ const byLowerName = new Map(STATES.map((s) => [s.name.toLowerCase(), s]));
 export function canonicalStateName(name: string): string | undefined {
   return byLowerName.get(name.trim().toLowerCase())?.name;
 }
+
+/** Not states: the District of Columbia and Puerto Rico are counted apart from the 50. */
+const NOT_STATES = new Set(["District of Columbia", "Puerto Rico"]);
+
+/**
+ * How a set of state names is counted in prose: "12 states", "12 states and D.C.",
+ * "12 states, D.C. and Puerto Rico", "Puerto Rico" alone. D.C. and Puerto Rico are never "states".
+ */
+export function statesPhrase(names: Iterable<string>): string {
+  const all = new Set(names);
+  const states = [...all].filter((n) => !NOT_STATES.has(n)).length;
+  const others = [all.has("District of Columbia") && "D.C.", all.has("Puerto Rico") && "Puerto Rico"].filter((x): x is string => Boolean(x));
+  const parts = [...(states ? [`${states} ${states === 1 ? "state" : "states"}`] : []), ...others];
+  if (parts.length === 0) return "no state";
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+}
+
+/** Whether a name from STATES is one of the 50 states (not D.C. or Puerto Rico). */
+export const isState = (name: string): boolean => !NOT_STATES.has(name);

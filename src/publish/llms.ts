@@ -1,6 +1,7 @@
 import type { CityLink, PlacedEdition } from "../site/views.ts";
 import { demoteHeadings, formatInt, md, mdLink } from "./markdown-text.ts";
 import { SITE_NAME } from "./markdown-pages.ts";
+import { statesPhrase } from "../core/states.ts";
 
 // llms.txt (https://llmstxt.org): an h1, a blockquote summary, a few lines of guidance, then h2
 // sections of "- [name](url): notes" links to the markdown twins, the OpenAPI document and the feeds.
@@ -18,7 +19,7 @@ export const LLMS_TOP_CITIES = 50;
 
 function summary(base: string, i: LlmsInput): string[] {
   const coverage = i.cityCount
-    ? ` ${formatInt(i.cityCount)} ${i.cityCount === 1 ? "city" : "cities"} in ${i.states.length} ${i.states.length === 1 ? "state" : "states"} ` +
+    ? ` ${formatInt(i.cityCount)} ${i.cityCount === 1 ? "city" : "cities"} in ${statesPhrase(i.states.map((s) => s.name))} ` +
       `have ${formatInt(i.editionCount)} published ${i.editionCount === 1 ? "edition" : "editions"}${i.latestDate ? `, the latest dated ${i.latestDate}` : ""}.`
     : "";
   return [
@@ -36,7 +37,7 @@ function summary(base: string, i: LlmsInput): string[] {
 
 function statesSection(base: string, i: LlmsInput): string[] {
   if (!i.states.length) return [];
-  return ["## States", "", ...i.states.map((s) => `- ${mdLink(s.name, `${base}/states/${s.slug}.md`)}: ${formatInt(s.cities)} ${s.cities === 1 ? "city" : "cities"}`), ""];
+  return ["## States and territories", "", ...i.states.map((s) => `- ${mdLink(s.name, `${base}/states/${s.slug}.md`)}: ${formatInt(s.cities)} ${s.cities === 1 ? "city" : "cities"}`), ""];
 }
 
 export function llmsTxt(base: string, i: LlmsInput): string {

@@ -1,6 +1,9 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
+import { isState, statesPhrase } from "../core/states.ts";
+import { webMarkdown } from "../core/compose.ts";
+import { timeZoneName } from "../site/format.ts";
 import type { CitiesView, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
@@ -13,7 +16,8 @@ export const SITE_NAME = "citydaily";
 
 /** `/{slug}/{date}.md`: the stored edition markdown under a metadata header. */
 export function editionMarkdown(base: string, e: PlacedEdition): string {
-  const body = e.markdown.replace(/\r\n?/g, "\n").trim();
+  // The email footer links to the edition's own page; the twin leaves it out, like the page.
+  const body = webMarkdown(e.markdown.replace(/\r\n?/g, "\n")).trim();
   return [
     frontMatter({
       title: e.subject,
@@ -69,13 +73,15 @@ function listingsSections(view: CityView): string[] {
 export function cityMarkdown(base: string, view: CityView): string {
   const { place, latest, archive } = view;
   const page = `${base}/${place.slug}`;
-  const where = [place.name, place.county, place.state].filter(Boolean).map((s) => md(s!)).join(", ");
+  // Only a place's principal county is known (some cities span several), so it is named as such.
+  const where = `${md(place.name)}, ${md(place.state)}`;
+  const county = place.county ? ` Its principal county is ${md(place.county)}.` : "";
   const out = [
     frontMatter({ title: `${place.name}, ${place.state}`, url: page, latest_edition: latest?.date, feed: `${page}/feed.xml` }),
     `# ${md(place.name)}, ${md(place.state)}`,
     "",
     `${md(place.name)} Daily is a free morning newsletter for ${where}: the forecast, the town's calendar and directory, ` +
-      `census facts, sunrise and sunset, published each morning in ${md(place.timezone)}. ` +
+      `census facts, sunrise and sunset, published each morning on ${md(timeZoneName(place.timezone))}.${county} ` +
       `Subscribe on the ${mdLink("city page", page)} or with \`POST ${base}/api/subscribe\`.`,
     "",
   ];
@@ -109,7 +115,7 @@ export function citiesMarkdown(base: string, view: CitiesView): string {
     frontMatter({ title: "Cities", url: `${base}/cities` }),
     "# Cities",
     "",
-    `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city has" : "cities have"} a published newsletter, in ${groups.length} ${groups.length === 1 ? "state" : "states"}. ` +
+    `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city has" : "cities have"} a published newsletter, in ${statesPhrase(groups.map((g) => g.name))}. ` +
       `Any other U.S. place starts one when someone subscribes (\`POST ${base}/api/subscribe\`).`,
     "",
   ];
@@ -119,6 +125,24 @@ export function citiesMarkdown(base: string, view: CitiesView): string {
     out.push("");
   }
   return out.join("\n");
+}
+
+/** `/states.md`: the states and territories with a newsletter (D.C. and Puerto Rico apart). */
+export function statesMarkdown(base: string, view: CitiesView): string {
+  const row = (g: CitiesView["states"][number]) => `- ${mdLink(g.name, `${base}/states/${g.slug}.md`)}: ${formatInt(g.cityCount)} ${g.cityCount === 1 ? "city" : "cities"}`;
+  const states = view.states.filter((g) => isState(g.name));
+  const others = view.states.filter((g) => !isState(g.name));
+  return [
+    frontMatter({ title: "States and territories", url: `${base}/states` }),
+    "# States and territories",
+    "",
+    `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city" : "cities"} in ${statesPhrase(view.states.map((g) => g.name))} ${view.cityCount === 1 ? "has" : "have"} a published newsletter.`,
+    "",
+    ...(states.length ? ["## States", "", ...states.map(row), ""] : []),
+    ...(others.length ? ["## District and territories", "", ...others.map(row), ""] : []),
+    `Back to ${mdLink("all cities", `${base}/cities.md`)}.`,
+    "",
+  ].join("\n");
 }
 
 /** `/states/{state}.md`: the state's cities with a newsletter, largest first. */
@@ -132,7 +156,7 @@ export function stateMarkdown(base: string, view: StateView): string {
       `Every city in the state: ${mdLink(`/api/cities-census?state=${state}`, `${base}/api/cities-census?state=${encodeURIComponent(state)}`)}.`,
     "",
     mdTable(
-      ["#", "City", "County", "Population", "Latest edition"],
+      ["#", "City", "Principal county", "Population", "Latest edition"],
       cities.map((c, i) => [
         String(i + 1),
         mdLink(c.name, `${base}/${c.slug}.md`),
@@ -147,6 +171,9 @@ export function stateMarkdown(base: string, view: StateView): string {
   ].join("\n");
 }
 
+/** Newest edition date first; editions of one day by publication, latest first. */
+const newestFirst = (a: PlacedEdition, b: PlacedEdition) => b.date.localeCompare(a.date) || b.published_at.localeCompare(a.published_at);
+
 /** `/feed.md`: the most recent editions across all cities. */
 export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): string {
   return [
@@ -155,7 +182,7 @@ export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): st
     "",
     `The ${recent.length} most recently published editions across all cities, newest first. RSS: ${mdLink("feed.xml", `${base}/feed.xml`)}.`,
     "",
-    ...recent.map((e) => `- ${e.date} · ${mdLink(`${e.name}, ${e.state_name}`, `${base}/${e.slug}.md`)}: ${mdLink(e.subject, `${base}/${e.slug}/${e.date}.md`)}`),
+    ...[...recent].sort(newestFirst).map((e) => `- ${e.date} · ${mdLink(`${e.name}, ${e.state_name}`, `${base}/${e.slug}.md`)}: ${mdLink(e.subject, `${base}/${e.slug}/${e.date}.md`)}`),
     "",
   ].join("\n");
 }

@@ -5,7 +5,7 @@ import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditio
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
-  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown,
+  citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown, statesMarkdown,
 } from "./markdown-pages.ts";
 import { frontMatter } from "./markdown-text.ts";
 import { renderRss, type RssItem } from "./rss.ts";
@@ -112,6 +112,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   // Global lists: small and bounded, rewritten on every run.
   const recent = site.recent(FEED_ITEMS);
   await out.write("cities.md", citiesMarkdown(base, directory));
+  await out.write("states.md", statesMarkdown(base, directory));
   await out.write("feed.md", feedMarkdown(base, recent.slice(0, RECENT_ITEMS)));
   await out.write("feed.xml", renderRss({
     title: `${SITE_NAME}: recent editions`,
@@ -148,6 +149,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const pages: SitemapUrl[] = [
     { loc: `${base}/`, lastmod: newest },
     { loc: `${base}/cities`, lastmod: newest },
+    { loc: `${base}/states`, lastmod: newest },
     { loc: `${base}/developers` },
     ...states.map((g) => ({ loc: `${base}/states/${g.slug}`, lastmod: maxOf(g.cities.map((c) => c.latestPublishedAt)) })),
   ];

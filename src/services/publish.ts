@@ -22,7 +22,7 @@ export interface PublishResult {
 }
 
 /** Index pages every publish refreshes, and the ones only a full build writes. */
-const GLOBAL_PAGES = ["/", "/cities"];
+const GLOBAL_PAGES = ["/", "/cities", "/states"];
 const FULL_ONLY_PAGES = ["/developers", "/404"];
 
 /** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */

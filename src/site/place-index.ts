@@ -11,26 +11,30 @@ import { placeFinderRows } from "../store/places.ts";
  * Names are indexed ASCII-folded and lowercased (`Cañon` as `canon`); the browser folds the query the
  * same way, so no function has to travel with the JSON.
  */
-export const PLACE_INDEX_VERSION = 1;
+export const PLACE_INDEX_VERSION = 2;
 
 /** Keep in step with `fold` in src/site/place-finder.js. */
 export function fold(text: string): string {
   return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
 }
 
-/** `n` and `s` are the folded name and state that are searched; the others are shown. */
-interface PlaceDoc { slug: string; name: string; state: string; county?: string; population: number; n: string; s: string }
+/**
+ * `n` and `s` are the folded name and state that are searched, `c` the name's letters run together
+ * when it has several words ("sanfrancisco"), for readers who type it so; the others are shown.
+ */
+interface PlaceDoc { slug: string; name: string; state: string; county?: string; population: number; n: string; s: string; c?: string }
 
 export function buildPlaceIndex(db: DB): string {
   const rows = placeFinderRows(db);
   const options = {
     idField: "slug",
-    fields: ["n", "s"],
+    fields: ["n", "s", "c"],
     storeFields: ["name", "state", "county", "population"],
   };
   const index = new MiniSearch<PlaceDoc>(options);
   index.addAll(rows.map((r) => ({
     slug: r.slug, name: r.name, state: r.state, population: r.population ?? 0, n: fold(r.name), s: fold(r.state),
+    ...(/[^a-z0-9]/.test(fold(r.name)) ? { c: fold(r.name).replace(/[^a-z0-9]+/g, "") } : {}),
     // The county tells apart places that share a name within a state.
     ...(r.ambiguous > 1 && r.county ? { county: r.county } : {}),
   })));

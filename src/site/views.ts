@@ -1,8 +1,10 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { censusYear } from "../core/census-fields.ts";
+import { webHtml, webMarkdown } from "../core/compose.ts";
 import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
 import { slugify } from "../core/slug.ts";
+import { statesPhrase } from "../core/states.ts";
 import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
 import type { DB } from "../store/db.ts";
@@ -11,6 +13,8 @@ import {
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings } from "./city-listings.ts";
+import { editionExcerpt } from "./excerpt.ts";
+import { withWeatherIcons } from "./weather-icons.ts";
 
 /**
  * The site's read model: the view of every page, built from the database. The Astro pages get it as
@@ -47,7 +51,13 @@ export interface CityLink {
 }
 export interface StateLink { name: string; slug: string; cityCount: number }
 export interface MapPoint { slug: string; name: string; state: string; latitude: number; longitude: number }
-export interface HomeView { featured: CityLink[]; cityCount: number; stateCount: number; recent: CityLink[] }
+/** A city with its latest edition's opening lines, for the home page's cards. */
+export interface CityCard extends CityLink { excerpt: string }
+export interface HomeView {
+  featured: CityCard[]; cityCount: number; stateCount: number; recent: CityCard[];
+  /** The states counted as readers count them: "3 states and D.C." (D.C. and Puerto Rico are not states). */
+  where: string;
+}
 export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }> }
 export interface StateView { name: string; slug: string; cities: CityLink[]; population: number }
 export interface PlaceInfo { slug: string; name: string; state: string; stateSlug: string; county: string | null; placeType: string; timezone: string; population: number | null; latitude: number; longitude: number }
@@ -99,9 +109,11 @@ export const byPopulation = (a: CityLink, b: CityLink) => (b.population ?? -1) -
 
 function editionBody(e: SiteEdition): EditionBody {
   // The page prints the subject as its own <h1>; the stored HTML usually opens with the same heading.
-  const html = e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, "");
+  // The email footer (a link to this very page) is not shown on the web.
+  // Weather emoji become inline SVG (some systems draw them as empty boxes).
+  const html = withWeatherIcons(webHtml(e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, "")));
   const weather = readStoredWeather(e.weather_json);
-  return { date: e.date, subject: e.subject, html, markdown: e.markdown, publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
+  return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
 }
 
 export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; now?: () => Date } = {}): SiteData {
@@ -139,7 +151,12 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
       const recent = [...all].sort((a, b) => b.latest_date.localeCompare(a.latest_date) || (b.population ?? 0) - (a.population ?? 0));
-      return { featured: byPop.slice(0, 12).map(link), recent: recent.slice(0, 8).map(link), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size };
+      const card = (c: PublishedCity): CityCard => {
+        const place = findPlaceBySlug(db, c.slug);
+        const e = place && siteEdition(db, place.geoid, c.latest_date);
+        return { ...link(c), excerpt: e ? editionExcerpt(webMarkdown(e.markdown)) : "" };
+      };
+      return { featured: byPop.slice(0, 12).map(card), recent: recent.slice(0, 8).map(card), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
     },
     cities() {
       const all = allCities();

@@ -130,6 +130,36 @@ describe("place finder", () => {
     await page.close();
   });
 
+  // Issue #12: a missing letter at the end, words run together, a typo shared with a rarer name.
+  async function suggestionsFor(typed: string): Promise<string[]> {
+    const { page, errors } = await open();
+    const input = page.getByRole("combobox", { name: "Find your town" });
+    await input.pressSequentially(typed);
+    await expect.poll(() => options(page).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const texts = await options(page).allTextContents();
+    expect(errors).toEqual([]);
+    await page.close();
+    return texts;
+  }
+
+  it("offers Pittsburgh, PA first for 'Pittsburg', with the smaller Pittsburgs after it", async () => {
+    const texts = await suggestionsFor("Pittsburg");
+    expect(texts[0]).toBe("Pittsburgh, Pennsylvania");
+    expect(texts).toContain("Pittsburg, California");
+  });
+
+  it("offers San Francisco for 'Sanfrancisco'", async () => {
+    expect((await suggestionsFor("Sanfrancisco"))[0]).toBe("San Francisco, California");
+  });
+
+  it("offers Breckenridge, CO before Brackenridge, PA for 'Breckenrige'", async () => {
+    const texts = await suggestionsFor("Breckenrige");
+    const co = texts.indexOf("Breckenridge, Colorado");
+    expect(co).toBeGreaterThanOrEqual(0);
+    const pa = texts.indexOf("Brackenridge, Pennsylvania");
+    if (pa >= 0) expect(co).toBeLessThan(pa);
+  });
+
   it("loaded nothing from outside 127.0.0.1", () => {
     expect(outside).toEqual([]);
   });

@@ -174,11 +174,11 @@ describe("a full build", () => {
         seen.push(u.loc);
       }
     }
-    // Every page exactly once: 12 editions, 4 city pages, 3 state pages, home, /cities, /developers.
+    // Every page exactly once: 12 editions, 4 city pages, 3 state pages, home, /cities, /states, /developers.
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.filter((l) => /\/\d{4}-\d{2}-\d{2}$/.test(l))).toHaveLength(editionIds.length);
-    expect(seen).toEqual(expect.arrayContaining([`${BASE}/`, `${BASE}/cities`, `${BASE}/developers`, `${BASE}/states/missouri`, `${BASE}/st-louis-missouri`]));
-    expect(seen).toHaveLength(editionIds.length + 4 + 3 + 3);
+    expect(seen).toEqual(expect.arrayContaining([`${BASE}/`, `${BASE}/cities`, `${BASE}/states`, `${BASE}/developers`, `${BASE}/states/missouri`, `${BASE}/st-louis-missouri`]));
+    expect(seen).toHaveLength(editionIds.length + 4 + 3 + 4);
     // A day with four editions and a limit of two is split into two parts.
     expect(children.map((c) => c.loc)).toEqual(expect.arrayContaining([`${BASE}/sitemaps/editions-2026-11-21.xml`, `${BASE}/sitemaps/editions-2026-11-21.2.xml`]));
   });
@@ -262,7 +262,7 @@ describe("a full build", () => {
     expect(tokens[0]).toMatchObject({ type: "heading", depth: 1, text: "citydaily" });
     expect(tokens.find((t) => t.type !== "space" && t !== tokens[0])?.type).toBe("blockquote");
     const sections = tokens.filter((t) => t.type === "heading" && (t as Tokens.Heading).depth === 2).map((t) => (t as Tokens.Heading).text);
-    expect(sections).toEqual(["Start here", "Feeds", "States", "Optional"]);
+    expect(sections).toEqual(["Start here", "Feeds", "States and territories", "Optional"]);
     const links = tokens.filter((t) => t.type === "list").flatMap((l) => (l as Tokens.List).items.map((i) => /^\[[^\]]+\]\(([^)]+)\)(: .+)?$/.exec(i.text)?.[1]));
     expect(links).toEqual(expect.arrayContaining([`${BASE}/cities.md`, `${BASE}/feed.md`, `${BASE}/developers.md`, `${BASE}/openapi.json`, `${BASE}/feed.xml`, `${BASE}/sitemap.xml`, `${BASE}/llms-full.txt`, `${BASE}/states/missouri.md`]));
     expect(links.every((l) => l?.startsWith(`${BASE}/`))).toBe(true);
@@ -312,7 +312,7 @@ describe("an incremental build", () => {
     expect(changed).toEqual([
       "cities.md", "feed.md", "feed.xml", "index.md", "kailua-hawaii.md", "kailua-hawaii/2026-11-22.md", "kailua-hawaii/feed.xml",
       "llms-full.txt", "llms.txt", "sitemap.xml", "sitemaps/cities-hawaii.xml", "sitemaps/cities-missouri.xml", "sitemaps/editions-2026-11-22.xml",
-      "sitemaps/pages.xml", "sitemaps/pages.2.xml", "sitemaps/pages.3.xml",
+      "sitemaps/pages.xml", "sitemaps/pages.2.xml", "sitemaps/pages.3.xml", "sitemaps/pages.4.xml", "states.md",
       "st-louis-missouri.md", "st-louis-missouri/2026-11-22.md", "st-louis-missouri/feed.xml", "states/hawaii.md", "states/missouri.md",
     ].sort());
     // Yesterday's sitemap children are untouched, and the index still lists them.

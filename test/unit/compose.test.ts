@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, type EditionInputs } from "../../src/core/compose.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
 import type { WeatherSnapshot } from "../../src/core/weather.ts";
@@ -204,5 +204,46 @@ describe("holidays and sun", () => {
     const polarNight = sunTimes({ date: "2026-12-21", latitude: 71.29, longitude: -156.78, timezone: "America/Anchorage" });
     expect(polarNight.sunrise).toBeNull();
     expect(composeEdition(inputs({ sun: polarNight })).markdown).toContain("The sun neither rises nor sets today.");
+  });
+});
+
+describe("the edition says one thing everywhere (issue #12)", () => {
+  it("heads the weather with the day's condition, the one the table's first row shows", () => {
+    // At publication the sky is clear, but the day's forecast (the table's first row) is light rain.
+    const w: WeatherSnapshot = { ...weather, today: { ...weather.today, code: 0, condition: "Clear sky", emoji: "☀️" } };
+    const { markdown, subject } = composeEdition(inputs({ weather: w }));
+    const headline = markdown.split("\n").find((l) => l.includes("at publication"))!;
+    const firstRow = markdown.split("\n").find((l) => l.startsWith("| Sun, Nov 22 |"))!;
+    expect(firstRow).toContain("Light rain");
+    expect(headline).toMatch(/\*\*Light rain\*\* today; clear sky and 41°F at publication/);
+    expect(subject).toContain("Light rain, high 54°F");
+    expect(subject).not.toContain("Clear sky");
+  });
+
+  it("greets the town as every page names it: name, state", () => {
+    const { markdown } = composeEdition(inputs());
+    expect(markdown).toContain("Good morning, Springfield, Illinois.");
+  });
+
+  it("keeps the email footer out of the web's markdown and HTML", () => {
+    const { markdown } = composeEdition(inputs());
+    const html = renderEditionHtml(markdown);
+    expect(html).toContain("Read this edition online");
+    const web = webHtml(html);
+    expect(web).not.toContain("Read this edition online");
+    expect(web).not.toContain("<hr");
+    expect(web).toContain("Forecast: Open-Meteo.");
+    expect(web).toContain("<h2>Weather</h2>");
+    const md = webMarkdown(markdown);
+    expect(md).not.toContain("Read this edition online");
+    expect(md).toContain("## Weather");
+    expect(md.trimEnd().endsWith("Forecast: Open-Meteo.")).toBe(true);
+  });
+
+  it("renders tables without obsolete align attributes and void elements without a slash", () => {
+    const html = renderEditionHtml(composeEdition(inputs()).markdown);
+    expect(html).not.toMatch(/\salign=/);
+    expect(html).toMatch(/<td class="num">54<\/td>/);
+    expect(html).not.toMatch(/<(hr|br) \/>/);
   });
 });

@@ -2,13 +2,14 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { marked, type Token, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
 import { llmsTxt } from "../../src/publish/llms.ts";
-import { cityMarkdown, NOT_AVAILABLE } from "../../src/publish/markdown-pages.ts";
+import { cityMarkdown, feedMarkdown, NOT_AVAILABLE } from "../../src/publish/markdown-pages.ts";
+import { statesPhrase } from "../../src/core/states.ts";
 import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
 import { absolutizeHtml, renderRss, rfc822, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
 import { xml } from "../../src/publish/xml.ts";
 import { censusFigures } from "../../src/core/census-figures.ts";
-import type { CityView } from "../../src/site/views.ts";
+import type { CityView, PlacedEdition } from "../../src/site/views.ts";
 import type { PlaceRow } from "../../src/store/places.ts";
 
 // The pure renderers of the text outputs, each checked by reading its output back with an
@@ -161,5 +162,30 @@ describe("pages", () => {
     const tokens = marked.lexer(llmsTxt(BASE, { states: [], cityCount: 0, editionCount: 0, latestDate: undefined }));
     expect(tokens[0]).toMatchObject({ type: "heading", depth: 1 });
     expect(tokens.filter((t) => t.type === "heading" && (t as Tokens.Heading).depth === 2).map((t) => (t as Tokens.Heading).text)).toEqual(["Start here", "Feeds", "Optional"]);
+  });
+});
+
+describe("what the text outputs count and order (issue #12)", () => {
+  const edition = (slug: string, date: string, publishedAt: string) => ({
+    id: 1, slug, name: slug, state_name: "Idaho", date, subject: `${slug} ${date}`, markdown: "", html: "", published_at: publishedAt,
+  }) as unknown as PlacedEdition;
+
+  it("lists feed.md newest edition first, even when an older day was published later", () => {
+    const text = feedMarkdown(BASE, [
+      edition("boise-idaho", "2026-11-20", "2026-11-23T09:00:00Z"), // a past morning, published late
+      edition("nampa-idaho", "2026-11-22", "2026-11-22T13:00:00Z"),
+      edition("eagle-idaho", "2026-11-21", "2026-11-21T13:00:00Z"),
+    ]);
+    const dates = [...text.matchAll(/^- (\d{4}-\d{2}-\d{2}) ·/gm)].map((m) => m[1]);
+    expect(dates).toEqual(["2026-11-22", "2026-11-21", "2026-11-20"]);
+  });
+
+  it("never counts D.C. or Puerto Rico as states", () => {
+    expect(statesPhrase(["Idaho", "District of Columbia", "Puerto Rico", "Ohio"])).toBe("2 states, D.C. and Puerto Rico");
+    expect(statesPhrase(["Idaho"])).toBe("1 state");
+    expect(statesPhrase(["Puerto Rico"])).toBe("Puerto Rico");
+    const llms = llmsTxt(BASE, { states: ["Idaho", "District of Columbia", "Puerto Rico"].map((name) => ({ name, slug: name, cities: 1 })), cityCount: 3, editionCount: 3, latestDate: "2026-11-22" });
+    expect(llms).toContain("3 cities in 1 state, D.C. and Puerto Rico have");
+    expect(llms).not.toMatch(/3 states/);
   });
 });
