@@ -48,42 +48,51 @@ interface SiteFile {
 // a new one over it, so a version's bytes and ETag never change. Small files are kept in memory (a
 // request then costs one stat); a larger one keeps only its ETag (a 4.6 MB file took ~10 ms to hash).
 const KEEP_BYTES_UNDER = 256 * 1024;
-const files = new LRUCache<string, SiteFile>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (f) => Math.max(1, f.body.length) });
-const etags = new LRUCache<string, string>({ max: 20_000 });
 
 const versionOf = (st: { dev: number; ino: number; size: number; mtimeMs: number }) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
 
-/** Reads `rel` from the live generation, then the archive. */
-async function readSiteFile(dirs: SiteDirs, rel: string): Promise<SiteFile | undefined> {
-  const live = currentGeneration(dirs);
-  for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
-    const file = path.join(dir, rel);
-    if (!file.startsWith(dir + path.sep)) return undefined;
-    let handle;
-    try {
-      const kept = files.get(versionOf(await fs.stat(file)));
-      if (kept) return kept;
-      handle = await fs.open(file, "r");
-      const st = await handle.stat();
-      if (!st.isFile()) continue;
-      const body = await handle.readFile("utf8");
-      const version = versionOf(st);
-      let etag = etags.get(version);
-      if (etag === undefined) etags.set(version, (etag = etagOf(body)));
-      if (st.size < KEEP_BYTES_UNDER) files.set(version, { body, etag });
-      return { body, etag };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR" && code !== "ENAMETOOLONG") throw e;
-    } finally {
-      await handle?.close();
-    }
-  }
-  return undefined;
+/** The published site's files as the server reads them, with the caches of one app. */
+export interface SiteFiles {
+  dirs: SiteDirs;
+  /** Reads `rel` from the live generation, then the archive. */
+  read(rel: string): Promise<SiteFile | undefined>;
 }
 
-async function notFound(event: H3Event, dirs: SiteDirs): Promise<Response> {
-  const page = (await readSiteFile(dirs, "404.html"))?.body ??
+export function createSiteFiles(dirs: SiteDirs): SiteFiles {
+  const files = new LRUCache<string, SiteFile>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (f) => Math.max(1, f.body.length) });
+  const etags = new LRUCache<string, string>({ max: 20_000 });
+  async function read(rel: string): Promise<SiteFile | undefined> {
+    const live = currentGeneration(dirs);
+    for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
+      const file = path.join(dir, rel);
+      if (!file.startsWith(dir + path.sep)) return undefined;
+      let handle;
+      try {
+        const kept = files.get(versionOf(await fs.stat(file)));
+        if (kept) return kept;
+        handle = await fs.open(file, "r");
+        const st = await handle.stat();
+        if (!st.isFile()) continue;
+        const body = await handle.readFile("utf8");
+        const version = versionOf(st);
+        let etag = etags.get(version);
+        if (etag === undefined) etags.set(version, (etag = etagOf(body)));
+        if (st.size < KEEP_BYTES_UNDER) files.set(version, { body, etag });
+        return { body, etag };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR" && code !== "ENAMETOOLONG") throw e;
+      } finally {
+        await handle?.close();
+      }
+    }
+    return undefined;
+  }
+  return { dirs, read };
+}
+
+async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
+  const page = (await site.read("404.html"))?.body ??
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
   return new Response(event.req.method === "HEAD" ? null : page, {
     status: 404,
@@ -104,7 +113,7 @@ async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<
   return html === undefined ? undefined : cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
 }
 
-export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext): Promise<Response> {
+export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContext): Promise<Response> {
   const { pathname, search } = event.url;
   if (pathname.length > 1 && pathname.endsWith("/")) {
     // One leading slash: `//evil.example/` must not become a protocol-relative redirect off the site.
@@ -112,17 +121,17 @@ export async function serveSite(event: H3Event, dirs: SiteDirs, ctx?: AppContext
     return new Response(null, { status: 301, headers: { Location: location + search, "Cache-Control": SHORT } });
   }
   const rel = relativeFile(pathname);
-  if (!rel || rel === "404.html") return notFound(event, dirs);
+  if (!rel || rel === "404.html") return notFound(event, site);
 
   const isPage = rel.endsWith(".html");
   if (isPage && prefersMarkdown(event.req.headers.get("accept"))) {
     const twinRel = rel === "index.html" ? "index.md" : rel.replace(/\.html$/, ".md");
-    const twin = await readSiteFile(dirs, twinRel);
+    const twin = await site.read(twinRel);
     if (twin !== undefined) return markdown(event, twin, twinRel);
   }
   const type = contentTypeOf(rel);
-  const file = type && (await readSiteFile(dirs, rel));
-  if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, dirs);
+  const file = type && (await site.read(rel));
+  if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, site);
   if (rel.endsWith(".md")) return markdown(event, file, rel);
   // Pages are negotiated on Accept, so a shared cache must key on it too.
   const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};
@@ -139,10 +148,10 @@ function markdown(event: H3Event, file: SiteFile, rel: string): Response {
 
 /** Every path outside /api that no other route claims: GET and HEAD read the site; it takes no writes. */
 export function siteRoutes(app: H3, ctx: AppContext): void {
-  const dirs = siteDirs(ctx.config.dataDir);
+  const site = createSiteFiles(siteDirs(ctx.config.dataDir));
   const handler = (event: H3Event) => {
     const method = event.req.method;
-    if (method === "GET" || method === "HEAD") return serveSite(event, dirs, ctx);
+    if (method === "GET" || method === "HEAD") return serveSite(event, site, ctx);
     const headers = { Allow: "GET, HEAD, OPTIONS", "Cache-Control": "no-store" };
     if (method === "OPTIONS") return new Response(null, { status: 204, headers });
     return new Response(`${method} is not allowed here: the site is read-only (GET, HEAD).\n`, {
