@@ -128,6 +128,22 @@ describe("generated from the OpenAPI description", () => {
     }), { numRuns: 300 });
   });
 
+  it("/mcp answers random and malformed JSON-RPC with a JSON-RPC error or a 4xx, never a 5xx", async () => {
+    const method = fc.oneof(fc.constantFrom("initialize", "tools/list", "tools/call", "resources/read", "prompts/get", "ping", "server/discover", "nope"), text);
+    const message = fc.oneof(
+      fc.record({ jsonrpc: fc.constantFrom("2.0", "1.0", 2), id: fc.oneof(fc.integer(), text, fc.constant(null)), method, params: fc.oneof(fc.constant(undefined), fc.dictionary(text, jsonValue, { maxKeys: 3 }), fc.record({ name: fc.constantFrom("get_city", "subscribe_city", "nope"), arguments: fc.dictionary(text, jsonValue, { maxKeys: 3 }) })) }).map((m) => JSON.stringify(m)),
+      fc.array(fc.record({ jsonrpc: fc.constant("2.0"), id: fc.integer(), method }), { maxLength: 3 }).map((m) => JSON.stringify(m)),
+      text,
+    );
+    await fc.assert(fc.asyncProperty(message, fc.constantFrom("application/json, text/event-stream", "application/json", "*/*", "text/html"), fc.constantFrom(undefined, "2025-11-25", "2026-07-28", "1999-01-01", "<script>"), async (body, accept, version) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json", Accept: accept };
+      if (version) headers["MCP-Protocol-Version"] = version;
+      const res = await send("/mcp", { method: "POST", headers, body });
+      expect(res.status, body.slice(0, 200)).toBeLessThan(500);
+      await res.arrayBuffer();
+    }), { numRuns: 150 });
+  });
+
   it("leaves the database sound, holding only what valid requests created", () => {
     const db = server.ctx.db;
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
