@@ -1,5 +1,8 @@
 import crypto from "node:crypto";
 import type { H3Event } from "h3";
+// srvx (h3's server layer) writes a FastResponse's string body to the socket in one go, where a
+// web Response goes through a ReadableStream and several writes (a quarter of a cached read's CPU).
+import { FastResponse } from "srvx/node";
 
 /** A strong validator over the exact bytes sent. */
 export function etagOf(body: string): string {
@@ -24,10 +27,10 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
  */
 export function cachedResponse(event: H3Event, body: string, contentType: string, cacheControl: string, extra: Record<string, string> = {}, etag = etagOf(body)): Response {
   const headers = { "Cache-Control": cacheControl, ETag: etag, ...extra };
-  if (matches(event.req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  if (matches(event.req.headers.get("if-none-match"), etag)) return new FastResponse(null, { status: 304, headers });
   // HEAD says how long the body would be, so the headers match a GET's (compression reads it).
-  if (event.req.method === "HEAD") return new Response(null, { status: 200, headers: { "Content-Type": contentType, "Content-Length": String(Buffer.byteLength(body)), ...headers } });
-  return new Response(body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
+  if (event.req.method === "HEAD") return new FastResponse(null, { status: 200, headers: { "Content-Type": contentType, "Content-Length": String(Buffer.byteLength(body)), ...headers } });
+  return new FastResponse(body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
 }
 
 export function jsonRead(event: H3Event, data: unknown, cacheControl: string): Response {
@@ -35,7 +38,7 @@ export function jsonRead(event: H3Event, data: unknown, cacheControl: string): R
 }
 
 export function jsonWrite(data: unknown, status = 200): Response {
-  return new Response(JSON.stringify(data), {
+  return new FastResponse(JSON.stringify(data), {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
   });
