@@ -33,9 +33,6 @@ export function cachedResponse(event: H3Event, body: string, contentType: string
   return new FastResponse(body, { status: 200, headers: { "Content-Type": contentType, ...headers } });
 }
 
-export function jsonRead(event: H3Event, data: unknown, cacheControl: string): Response {
-  return cachedResponse(event, JSON.stringify(data), "application/json; charset=utf-8", cacheControl);
-}
 
 export function jsonWrite(data: unknown, status = 200): Response {
   return new FastResponse(JSON.stringify(data), {

@@ -1,6 +1,3 @@
-import type { H3Event } from "h3";
-import { cachedResponse } from "./caching.ts";
-
 // Content negotiation: markdown twins for `.md` paths and for clients that prefer `text/markdown`.
 
 /** Whether the client prefers markdown: `text/markdown` listed with a q at least that of `text/html`. */
@@ -25,7 +22,4 @@ export function markdownHeaders(markdown: string): Record<string, string> {
   return { "X-Markdown-Tokens": String(markdownTokens(markdown)), Vary: "Accept" };
 }
 
-export function markdownRead(event: H3Event, markdown: string, cacheControl: string): Response {
-  return cachedResponse(event, markdown, "text/markdown; charset=utf-8", cacheControl, markdownHeaders(markdown));
-}
 

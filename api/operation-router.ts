@@ -4,15 +4,15 @@ import { allOperations } from "../src/contract/operations/index.ts";
 import { CACHE, type Operation } from "../src/contract/operation.ts";
 import { AppError, toFieldIssues } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
+import { nextCommerceDueCached } from "../src/services/listings.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
 import { requireAdmin } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
-import { cachedResponse, etagOf, jsonRead, jsonWrite } from "./caching.ts";
+import { cachedResponse, etagOf, jsonWrite } from "./caching.ts";
 import { clientAddress } from "./client-address.ts";
 import { preflight } from "./cors.ts";
-import { markdownHeaders, markdownRead } from "./negotiation.ts";
+import { markdownHeaders } from "./negotiation.ts";
 import { createResponseCache, type ResponseCache } from "./response-cache.ts";
-import { nextCommerceDueCached } from "../src/services/listings.ts";
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
@@ -42,8 +42,9 @@ async function handle(ctx: AppContext, op: Operation, event: H3Event, cache: Res
   if (hit) return cachedResponse(event, hit.body, hit.contentType, hit.cacheControl, hit.headers, hit.etag);
   const versionBefore = cache.version();
   const read = await readOperation(ctx, op, event, caller);
-  if (read.cacheControl !== CACHE.none) cache.set(key, versionBefore, { ...read, etag: etagOf(read.body) }, nextCommerceDueCached(ctx));
-  return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers);
+  const etag = etagOf(read.body);
+  if (read.cacheControl !== CACHE.none) cache.set(key, versionBefore, { ...read, etag }, nextCommerceDueCached(ctx));
+  return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers, etag);
 }
 
 async function input(op: Operation, event: H3Event): Promise<{ input: Record<string, unknown>; markdown: boolean }> {
@@ -65,12 +66,14 @@ async function readOperation(ctx: AppContext, op: Operation, event: H3Event, cal
   return { body: JSON.stringify(reply.data), contentType: "application/json; charset=utf-8", cacheControl, headers: {} };
 }
 
+/** An operation whose answers are not kept: a read answered as the cache would, or a write. */
 async function run(ctx: AppContext, op: Operation, event: H3Event, caller: Caller): Promise<Response> {
-  const { input: args, markdown } = await input(op, event);
-  const reply = await runOperation(ctx, op, args, caller);
-  const cacheControl = reply.options.cacheControl ?? op.cache;
-  if (markdown && reply.options.markdown !== undefined) return markdownRead(event, reply.options.markdown, cacheControl);
-  return op.method === "GET" ? jsonRead(event, reply.data, cacheControl) : jsonWrite(reply.data);
+  if (op.method === "GET") {
+    const read = await readOperation(ctx, op, event, caller);
+    return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers);
+  }
+  const reply = await runOperation(ctx, op, (await input(op, event)).input, caller);
+  return jsonWrite(reply.data);
 }
 
 /**

@@ -1,22 +1,22 @@
 import { operationsById, type OperationId } from "../contract/operations/index.ts";
 import type { Operation, OperationInput, OperationOutput } from "../contract/operation.ts";
 import { AppError } from "../core/errors.ts";
+import { createBusinessCheckout, createListingCheckout } from "./checkout.ts";
 import { getCity, listCensusCities, listCities } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { readEdition } from "./editions.ts";
 import { getFacts } from "./facts.ts";
 import { takeToken } from "./limits.ts";
+import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
 import { getOEmbed } from "./oembed.ts";
+import { getListingQuote, getPricing } from "./pricing.ts";
 import { unwrap, type Reply } from "./reply.ts";
 import { searchArchive } from "./search.ts";
 import { getStatus } from "./status.ts";
 import { subscribe } from "./subscribe.ts";
 import { handleMailWebhook } from "./suppressions.ts";
-import { getWeather } from "./weather.ts";
-import { createBusinessCheckout, createListingCheckout } from "./checkout.ts";
-import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
-import { getListingQuote, getPricing } from "./pricing.ts";
 import { getTerritories, operatorAction } from "./territories.ts";
+import { getWeather } from "./weather.ts";
 
 /** Who is calling, as the transport established it. */
 export interface Caller {
