@@ -1,9 +1,11 @@
 import crypto from "node:crypto";
-import { H3, type H3Event } from "h3";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { H3, toNodeHandler, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { compression } from "./compression.ts";
+import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
 import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
@@ -40,33 +42,42 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
 }
 
+/** Headers every answer carries (besides X-Request-Id), errors included. */
+function finishHeaders(ctx: AppContext, headers: Headers, pathname: string): void {
+  baseSecurityHeaders(headers);
+  if (isApi(pathname)) apiHeaders(headers);
+  // The home page advertises the API catalog (RFC 9727 section 3).
+  if (pathname === "/") headers.append("Link", apiCatalogLink(ctx.config.baseUrl));
+}
+
+const requestIdOf = (incoming: string | null | undefined) => (incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
+
+function logRequest(ctx: AppContext, requestId: string, method: string, path: string, status: number, startedAt: number): void {
+  ctx.log.info({ requestId, method, path, status, ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "request");
+}
+
 /**
  * The HTTP app: every operation of the contract (api/operation-router.ts), the pages outside the API
  * (unsubscribe, the built site), and problem+json for everything that fails. `extend` lets a caller
- * (a test) add routes before the catch-alls.
+ * (a test) add routes before the catch-alls; `edge` keeps finished answers of public reads
+ * (api/edge-cache.ts).
  */
-export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
+export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache): H3 {
   const app = new H3({
     silent: true,
     onRequest(event) {
-      const incoming = event.req.headers.get("x-request-id");
-      event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      event.context.requestId = requestIdOf(event.req.headers.get("x-request-id"));
       event.context.startedAt = performance.now();
     },
     onError: (error, event) => errorResponse(ctx, event, error.cause ?? error),
     onResponse(response, event) {
       response.headers.set("X-Request-Id", String(event.context.requestId));
-      baseSecurityHeaders(response.headers);
-      if (isApi(event.url.pathname)) apiHeaders(response.headers);
-      // The home page advertises the API catalog (RFC 9727 section 3).
-      if (event.url.pathname === "/") response.headers.append("Link", apiCatalogLink(ctx.config.baseUrl));
-      ctx.log.info({
-        requestId: event.context.requestId, method: event.req.method, path: event.url.pathname, status: response.status,
-        ms: Math.round((performance.now() - Number(event.context.startedAt)) * 10) / 10,
-      }, "request");
+      finishHeaders(ctx, response.headers, event.url.pathname);
+      logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt));
     },
   });
 
+  if (edge) app.use(edge.middleware);
   // Outermost first: compression sees the final page, security headers the uncompressed one.
   app.use(compression());
   app.use(contentSecurityPolicy());
@@ -91,7 +102,10 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
 
   let openapi: string | undefined;
   // Cached and open to every origin, like the API's reads (browser-based tools load it).
-  app.get("/openapi.json", (event) => cachedResponse(event, (openapi ??= JSON.stringify(openApiDocument(ctx.config.baseUrl))), "application/json; charset=utf-8", "public, max-age=300, s-maxage=3600", { "Access-Control-Allow-Origin": "*" }));
+  app.get("/openapi.json", (event) => {
+    keepAtEdge(event);
+    return cachedResponse(event, (openapi ??= JSON.stringify(openApiDocument(ctx.config.baseUrl))), "application/json; charset=utf-8", "public, max-age=300, s-maxage=3600", { "Access-Control-Allow-Origin": "*" });
+  });
 
   app.all("/api/**", (event) => {
     if (event.req.method === "OPTIONS") return preflight("GET, HEAD, POST, OPTIONS");
@@ -103,4 +117,17 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void): H3 {
   // The built site answers every other GET/HEAD (specific routes above still win).
   siteRoutes(app, ctx);
   return app;
+}
+
+/** The node:http request listener: kept answers straight from the edge cache, the rest through the app. */
+export function createRequestListener(ctx: AppContext, extend?: (app: H3) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  const edge = createEdgeCache(ctx, {
+    finish: (headers, pathname) => finishHeaders(ctx, headers, pathname),
+    log: (requestId, method, path, status, startedAt) => logRequest(ctx, requestId, method, path, status, startedAt),
+    requestId: requestIdOf,
+  });
+  const app = toNodeHandler(createApp(ctx, extend, edge));
+  return (req, res) => {
+    if (!edge.serve(req, res)) void app(req, res);
+  };
 }

@@ -4,6 +4,7 @@ import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
 import { mcpClientSetups } from "../src/mcp/setup.ts";
 import { toolOperations } from "../src/mcp/catalog.ts";
+import { createToolCatalog } from "../src/mcp/tools.ts";
 import type { AppContext } from "../src/services/context.ts";
 import type { Caller } from "../src/services/operations.ts";
 import { clientAddress } from "./client-address.ts";
@@ -63,6 +64,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   // Read per request: the base URL is only final once the server listens (PORT=0).
   const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
+  const tools = createToolCatalog(ctx);
   app.all("/mcp", async (event) => {
     const url = `${ctx.config.baseUrl}/mcp`;
     if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
@@ -73,7 +75,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
       return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
-    const handler = createMcpHandler(() => createMcpServer(ctx, caller), {
+    const handler = createMcpHandler(() => createMcpServer(ctx, caller, tools), {
       maxRequestBodySize: BODY_LIMIT_BYTES,
       onerror: (err) => ctx.log.warn({ err: err.message, requestId: event.context.requestId }, "MCP request rejected"),
     });

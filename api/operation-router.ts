@@ -10,9 +10,10 @@ import { requireAdmin } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { cachedResponse, etagOf, jsonWrite } from "./caching.ts";
 import { clientAddress } from "./client-address.ts";
+import { keepAtEdge } from "./edge-cache.ts";
 import { preflight } from "./cors.ts";
 import { markdownHeaders } from "./negotiation.ts";
-import { createResponseCache, type ResponseCache } from "./response-cache.ts";
+import { createResponseCache, type ResponseCache } from "../src/services/response-cache.ts";
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
@@ -39,11 +40,17 @@ async function handle(ctx: AppContext, op: Operation, event: H3Event, cache: Res
   // /api/v1/x and /api/x are one resource.
   const key = `${op.operationId} ${event.url.pathname.replace(/^\/api\/v1\//, "/api/")}${event.url.search}`;
   const hit = cache.get(key);
-  if (hit) return cachedResponse(event, hit.body, hit.contentType, hit.cacheControl, hit.headers, hit.etag);
+  if (hit) {
+    keepAtEdge(event, hit.until);
+    return cachedResponse(event, hit.body, hit.contentType, hit.cacheControl, hit.headers, hit.etag);
+  }
   const versionBefore = cache.version();
   const read = await readOperation(ctx, op, event, caller);
   const etag = etagOf(read.body);
-  if (read.cacheControl !== CACHE.none) cache.set(key, versionBefore, { ...read, etag }, nextCommerceDueCached(ctx));
+  if (read.cacheControl !== CACHE.none) {
+    const until = cache.set(key, versionBefore, { ...read, etag }, nextCommerceDueCached(ctx));
+    if (until !== undefined) keepAtEdge(event, until);
+  }
   return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers, etag);
 }
 

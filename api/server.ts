@@ -1,13 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { toNodeHandler } from "h3";
 import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
-import { createApp } from "./app.ts";
+import { createRequestListener } from "./app.ts";
 
 export interface RunningServer {
   url: string;
@@ -36,13 +35,12 @@ function drain(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
-  const app = createApp(ctx);
   const server = http.createServer({
     headersTimeout: config.http.headersTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     // Node checks the two timeouts above on this period; keep it finer than the shorter one.
     connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
-  }, toNodeHandler(app));
+  }, createRequestListener(ctx));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -146,6 +146,8 @@ async function benchSize(size: number, reuse?: string): Promise<void> {
     console.log(`\nload average before the queries: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
     console.log(`\n| query kind | n | distinct | p50 ms | p95 ms | p99 ms | max ms | first-time p95 ms | server CPU ms/query | median total |`);
     console.log(`|---|---|---|---|---|---|---|---|---|---|`);
+    // The mix: every kind in equal parts, as a reader population might send them.
+    const mix = { times: [] as number[], cpu: 0, n: 0 };
     for (const [kind, make] of Object.entries(queryKinds(slugs))) {
       const times: number[] = [];
       const firstTimes: number[] = [];
@@ -161,11 +163,16 @@ async function benchSize(size: number, reuse?: string): Promise<void> {
         if (!seen.has(key)) { seen.add(key); firstTimes.push(r.ms); }
       }
       const cpu = (cpuMsOf(server.pid) - cpuBefore) / perKind;
+      mix.times.push(...times);
+      mix.cpu += cpu * perKind;
+      mix.n += perKind;
       times.sort((a, b) => a - b);
       firstTimes.sort((a, b) => a - b);
       totals.sort((a, b) => a - b);
       console.log(`| ${kind} | ${times.length} | ${seen.size} | ${ms(percentile(times, 50))} | ${ms(percentile(times, 95))} | ${ms(percentile(times, 99))} | ${ms(times.at(-1)!)} | ${ms(percentile(firstTimes, 95))} | ${ms(cpu)} | ${percentile(totals, 50).toLocaleString("en-US")} |`);
     }
+    mix.times.sort((a, b) => a - b);
+    console.log(`| **the mix** (every kind) | ${mix.n} | | ${ms(percentile(mix.times, 50))} | ${ms(percentile(mix.times, 95))} | ${ms(percentile(mix.times, 99))} | ${ms(mix.times.at(-1)!)} | | ${ms(mix.cpu / mix.n)} | |`);
     const mem = memoryOf(server.pid);
     console.log(`\nserver memory: ${mb(idle.rss)} RSS after start, ${mb(mem.rss)} after the queries (peak ${mb(mem.peak)})`);
   } finally {

@@ -10,6 +10,7 @@ import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { cachedResponse, etagOf } from "../caching.ts";
+import { keepAtEdge } from "../edge-cache.ts";
 import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
 
 /**
@@ -109,8 +110,12 @@ async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<
   const slug = rel.slice(0, -".html".length);
   if (slug.includes("/") || !isWellFormedSlug(slug) || !findPlaceBySlug(ctx.db, slug)) return undefined;
   const renderer = await loadRenderer();
-  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl, { now: () => ctx.config.now() }));
-  return html === undefined ? undefined : cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
+  const now = ctx.config.now().getTime();
+  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl, { now: () => new Date(now) }));
+  if (html === undefined) return undefined;
+  // Rendered from the database at this instant: good for the edge until the clock's next second.
+  keepAtEdge(event, Math.floor(now / 1000) * 1000 + 1000);
+  return cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
 }
 
 export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContext): Promise<Response> {
@@ -127,11 +132,16 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
   if (isPage && prefersMarkdown(event.req.headers.get("accept"))) {
     const twinRel = rel === "index.html" ? "index.md" : rel.replace(/\.html$/, ".md");
     const twin = await site.read(twinRel);
-    if (twin !== undefined) return markdown(event, twin, twinRel);
+    if (twin !== undefined) {
+      keepAtEdge(event);
+      return markdown(event, twin, twinRel);
+    }
   }
   const type = contentTypeOf(rel);
   const file = type && (await site.read(rel));
   if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, site);
+  // A published file changes only with a new generation (the edge keys its entries on it).
+  keepAtEdge(event);
   if (rel.endsWith(".md")) return markdown(event, file, rel);
   // Pages are negotiated on Accept, so a shared cache must key on it too.
   const extra: Record<string, string> = isPage ? { Vary: "Accept" } : {};

@@ -9,6 +9,13 @@ import { Slug } from "../contract/common.ts";
 
 const slugArg = Slug.meta({ description: "City slug `{city}-{state-name}`, e.g. `st-louis-missouri` (list_cities gives them)" });
 
+// Made once: every request's server registers them.
+const slugArgs = z.object({ slug: slugArg });
+const businessArgs = z.object({
+  slug: slugArg,
+  business: z.string().min(1).max(120).meta({ description: "The business's name" }),
+});
+
 function userText(text: string): GetPromptResult {
   return { messages: [{ role: "user", content: { type: "text", text } }] };
 }
@@ -17,7 +24,7 @@ export function registerPrompts(server: McpServer, baseUrl: string): void {
   server.registerPrompt("brief_me_on_a_town", {
     title: "Brief me on a town",
     description: "A short briefing on one city: today's weather, the latest edition, upcoming events and a census fact.",
-    argsSchema: z.object({ slug: slugArg }),
+    argsSchema: slugArgs,
   }, ({ slug }) => userText([
     `Brief me on the town with slug \`${slug}\`, using the citydaily tools.`,
     `1. Call get_city with {"slug": "${slug}"} for its census figures, events, directory and the dates of its editions (\`archives\`).`,
@@ -30,7 +37,7 @@ export function registerPrompts(server: McpServer, baseUrl: string): void {
   server.registerPrompt("find_events_this_week", {
     title: "Find events this week",
     description: "What is on in a city over the next seven days, from its calendar and recent editions.",
-    argsSchema: z.object({ slug: slugArg }),
+    argsSchema: slugArgs,
   }, ({ slug }) => userText([
     `Find the events happening this week in the town with slug \`${slug}\`.`,
     `1. Call get_city with {"slug": "${slug}"}: its \`events\` list is the town's calendar.`,
@@ -42,10 +49,7 @@ export function registerPrompts(server: McpServer, baseUrl: string): void {
   server.registerPrompt("list_my_business", {
     title: "List my business",
     description: "Put a business in a city's directory: prices, the listing request and the payment link.",
-    argsSchema: z.object({
-      slug: slugArg,
-      business: z.string().min(1).max(120).meta({ description: "The business's name" }),
-    }),
+    argsSchema: businessArgs,
   }, ({ slug, business }) => userText([
     `Help me list my business "${business}" in the citydaily directory of \`${slug}\`.`,
     `1. Call get_listing_prices with {"slug": "${slug}"} and show me the tiers (free with review, flat, featured) and prices.`,

@@ -3,7 +3,7 @@ import type { AppContext } from "../services/context.ts";
 import type { Caller } from "../services/operations.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
-import { registerTools } from "./tools.ts";
+import { registerTools, type ToolCatalog } from "./tools.ts";
 
 export const MCP_SERVER_NAME = "citydaily";
 export const MCP_SERVER_VERSION = "1.0.0";
@@ -20,14 +20,15 @@ const INSTRUCTIONS = [
 /**
  * One MCP server instance: the tools (one per operation with an `mcp` projection), resources and
  * prompts. A fresh instance serves each HTTP request (api/mcp.ts), so nothing is kept between
- * requests and any server process can answer any request.
+ * requests and any server process can answer any request; the tool catalog (`createToolCatalog`) is
+ * made once per app.
  */
-export function createMcpServer(ctx: AppContext, caller: Caller): McpServer {
+export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: "citydaily", version: MCP_SERVER_VERSION, websiteUrl: `${ctx.config.baseUrl}/developers` },
     { instructions: INSTRUCTIONS, supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS] },
   );
-  registerTools(server, ctx, caller);
+  registerTools(server, ctx, caller, tools);
   registerResources(server, ctx, caller);
   registerPrompts(server, ctx.config.baseUrl);
   return server;

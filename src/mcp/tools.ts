@@ -1,12 +1,14 @@
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Operation } from "../contract/operation.ts";
+import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, toFieldIssues } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
+import { nextCommerceDueCached } from "../services/listings.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
-import { toolOperations } from "./catalog.ts";
+import { createResponseCache, type ResponseCache } from "../services/response-cache.ts";
+import { toolOperations, type ToolOperation } from "./catalog.ts";
 
 /** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
 export interface ToolInput {
@@ -31,6 +33,20 @@ export function toolInput(op: Operation): ToolInput {
   };
 }
 
+type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
+
+/** A converter that converts once per direction and target: every request's server reuses it. */
+function convertOnce(converter: JsonConverter): JsonConverter {
+  const done = new Map<string, Record<string, unknown>>();
+  const once = (io: "input" | "output") => (options: Parameters<JsonConverter["input"]>[0]) => {
+    const key = `${io} ${options.target}`;
+    let schema = done.get(key);
+    if (!schema) done.set(key, (schema = converter[io](options)));
+    return schema;
+  };
+  return { input: once("input"), output: once("output") };
+}
+
 /**
  * The input schema as the SDK sees it: the contract's JSON Schema for `tools/list`, but a `validate`
  * that lets everything through, so the tool itself validates with zod and answers a bad input with
@@ -38,8 +54,44 @@ export function toolInput(op: Operation): ToolInput {
  */
 function advertised(schema: z.ZodType): StandardSchemaWithJSON {
   const std = schema["~standard"] as unknown as StandardSchemaWithJSON["~standard"];
-  return { "~standard": { version: 1, vendor: "citydaily", validate: (value: unknown) => ({ value }), jsonSchema: std.jsonSchema } };
+  return { "~standard": { version: 1, vendor: "citydaily", validate: (value: unknown) => ({ value }), jsonSchema: convertOnce(std.jsonSchema) } };
 }
+
+/** The output schema: zod validates each result, its JSON Schema is made once. */
+function described(schema: z.ZodType): StandardSchemaWithJSON {
+  const std = schema["~standard"] as unknown as StandardSchemaWithJSON["~standard"];
+  return { "~standard": { ...std, jsonSchema: convertOnce(std.jsonSchema) } };
+}
+
+/**
+ * The tools as every request's server registers them, made once per app: building the zod input
+ * objects and converting the schemas to JSON Schema was most of an MCP request's CPU when each
+ * request's server did it again.
+ */
+export interface ToolCatalog {
+  tools: Array<{ op: ToolOperation; input: ToolInput; inputSchema: StandardSchemaWithJSON; outputSchema: StandardSchemaWithJSON }>;
+  /** Results of the reads HTTP keeps too, kept the same way (src/services/response-cache.ts). */
+  reads: ResponseCache<{ result: CallToolResult }>;
+}
+
+export function createToolCatalog(ctx: AppContext, ops: readonly Operation[] = operations): ToolCatalog {
+  const tools = toolOperations(ops).map((op) => {
+    const input = toolInput(op);
+    return { op, input, inputSchema: advertised(input.schema), outputSchema: described(op.response) };
+  });
+  return { tools, reads: createResponseCache(ctx) };
+}
+
+/** One tool call: the bound operation's reply as an MCP result (markdown or JSON text plus structured content). */
+async function callTool(ctx: AppContext, op: ToolOperation, input: Record<string, unknown>, caller: Caller): Promise<{ result: CallToolResult; keep: boolean }> {
+  const reply = await runOperation(ctx, op, input, caller);
+  const data = JSON.parse(JSON.stringify(reply.data)) as Record<string, unknown>;
+  const text = op.mcp.output === "markdown" && reply.options.markdown !== undefined ? reply.options.markdown : JSON.stringify(data);
+  return { result: { content: [{ type: "text", text }], structuredContent: data }, keep: (reply.options.cacheControl ?? op.cache) !== CACHE.none };
+}
+
+/** A kept result, copied so the SDK's handling of one answer cannot change the next. */
+const copyOf = (result: CallToolResult): CallToolResult => ({ ...result, content: result.content.map((c) => ({ ...c })) });
 
 function parseInput(schema: z.ZodType, args: unknown): Record<string, unknown> {
   const result = schema.safeParse(args ?? {});
@@ -68,23 +120,28 @@ export function toolError(ctx: AppContext, tool: string, error: unknown): CallTo
  * Registers one tool per operation with an `mcp` projection. Each call goes through the same
  * `admit` (rate limits) and `runOperation` (the bound service) as the HTTP route.
  */
-export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, ops: readonly Operation[] = operations): void {
-  for (const op of toolOperations(ops)) {
+export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, catalog: ToolCatalog): void {
+  const { reads } = catalog;
+  for (const { op, input, inputSchema, outputSchema } of catalog.tools) {
     const { mcp } = op;
-    const input = toolInput(op);
     server.registerTool(mcp.tool, {
       title: mcp.title,
       description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
-      inputSchema: advertised(input.schema),
-      outputSchema: op.response as unknown as StandardSchemaWithJSON,
+      inputSchema,
+      outputSchema,
       annotations: { title: mcp.title, ...mcp.annotations },
     }, async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
-        const reply = await runOperation(ctx, op, input.toOperation(parseInput(input.schema, args)), caller);
-        const data = JSON.parse(JSON.stringify(reply.data)) as Record<string, unknown>;
-        const text = mcp.output === "markdown" && reply.options.markdown !== undefined ? reply.options.markdown : JSON.stringify(data);
-        return { content: [{ type: "text", text }], structuredContent: data };
+        const parsed = input.toOperation(parseInput(input.schema, args)) as Record<string, unknown>;
+        if (!reads.keeps(op)) return (await callTool(ctx, op, parsed, caller)).result;
+        const key = `${op.operationId} ${JSON.stringify(parsed)}`;
+        const hit = reads.get(key);
+        if (hit) return copyOf(hit.result);
+        const versionBefore = reads.version();
+        const { result, keep } = await callTool(ctx, op, parsed, caller);
+        if (keep) reads.set(key, versionBefore, { result: copyOf(result) }, nextCommerceDueCached(ctx));
+        return result;
       } catch (error) {
         return toolError(ctx, mcp.tool, error);
       }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createResponseCache } from "../../api/response-cache.ts";
+import { createResponseCache } from "../../src/services/response-cache.ts";
 import { allOperations } from "../../src/contract/operations/index.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { openDatabase } from "../../src/store/db.ts";
