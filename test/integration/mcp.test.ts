@@ -272,6 +272,20 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
 });
 
 describe("subscribe_city over MCP", () => {
+  it("shows the new subscriber to the next get_city, though get_city's results are kept", async () => {
+    const c = await CLIENTS[0][1](`${server.url}/mcp`);
+    const count = async () => ((await call(c.client, "get_city", { slug: "boise-idaho" })).structuredContent as { subscriberCount: number }).subscriberCount;
+    try {
+      const before = await count();
+      expect(await count()).toBe(before);
+      const r = await call(c.client, "subscribe_city", { email: "kept-read@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" });
+      expect(r.isError).toBeFalsy();
+      expect(await count()).toBe(before + 1);
+    } finally {
+      await c.close();
+    }
+  });
+
   it("stores the subscriber and delivers a real welcome email, like POST /api/subscribe", async () => {
     const c = await CLIENTS[0][1](`${server.url}/mcp`);
     try {
