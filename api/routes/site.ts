@@ -9,7 +9,7 @@ import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
-import { cachedResponse, etagOf } from "../caching.ts";
+import { bodilessResponse, cachedResponse, etagOf } from "../caching.ts";
 import { keepAtEdge } from "../edge-cache.ts";
 import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
 
@@ -45,6 +45,12 @@ interface SiteFile {
   etag: string;
 }
 
+/** What a HEAD or a conditional request needs of a file: no bytes. */
+interface SiteFileMeta {
+  etag: string;
+  size: number;
+}
+
 // Files by version (device, inode, size, mtime): a published file is only ever replaced by renaming
 // a new one over it, so a version's bytes and ETag never change. Small files are kept in memory (a
 // request then costs one stat); a larger one keeps only its ETag (a 4.6 MB file took ~10 ms to hash).
@@ -57,6 +63,8 @@ export interface SiteFiles {
   dirs: SiteDirs;
   /** Reads `rel` from the live generation, then the archive. */
   read(rel: string): Promise<SiteFile | undefined>;
+  /** The validator and size of `rel` when known without reading it (one stat), else undefined. */
+  meta(rel: string): Promise<SiteFileMeta | undefined>;
 }
 
 export function createSiteFiles(dirs: SiteDirs): SiteFiles {
@@ -89,7 +97,19 @@ export function createSiteFiles(dirs: SiteDirs): SiteFiles {
     }
     return undefined;
   }
-  return { dirs, read };
+  async function meta(rel: string): Promise<SiteFileMeta | undefined> {
+    const live = currentGeneration(dirs);
+    for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
+      const file = path.join(dir, rel);
+      if (!file.startsWith(dir + path.sep)) return undefined;
+      const st = await fs.stat(file).catch(() => undefined);
+      if (!st) continue;
+      const etag = st.isFile() ? etags.get(versionOf(st)) : undefined;
+      return etag === undefined ? undefined : { etag, size: st.size };
+    }
+    return undefined;
+  }
+  return { dirs, read, meta };
 }
 
 async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
@@ -138,6 +158,12 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
     }
   }
   const type = contentTypeOf(rel);
+  if (type && !isPage && !rel.endsWith(".md") && (event.req.method === "HEAD" || event.req.headers.has("if-none-match"))) {
+    // A large file's HEAD or revalidation is answered from its remembered validator, without reading it.
+    const known = await site.meta(rel);
+    const bodiless = known && bodilessResponse(event, known.etag, () => known.size, type, cacheControlOf(rel));
+    if (bodiless) return bodiless;
+  }
   const file = type && (await site.read(rel));
   if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, site);
   // A published file changes only with a new generation (the edge keys its entries on it).

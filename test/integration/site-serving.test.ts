@@ -103,6 +103,32 @@ describe("serving the built site", () => {
     expect(await head.text()).toBe("");
   });
 
+  it("answers HEAD and If-None-Match for a large file with its validator and length, old validators with the new file", async () => {
+    const first = await server.get("/place-index.json", { headers: { "Accept-Encoding": "identity" } });
+    const bytes = Buffer.from(await first.arrayBuffer()).byteLength;
+    expect(bytes).toBeGreaterThan(256 * 1024); // not kept in memory: the case this path is for
+    const etag = first.headers.get("etag")!;
+    for (let i = 0; i < 2; i++) {
+      const head = await server.get("/place-index.json", { method: "HEAD", headers: { "Accept-Encoding": "identity" } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("etag")).toBe(etag);
+      expect(head.headers.get("content-length")).toBe(String(bytes));
+      expect(head.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      const again = await server.get("/place-index.json", { headers: { "If-None-Match": etag, "Accept-Encoding": "identity" } });
+      expect(again.status).toBe(304);
+      expect(again.headers.get("etag")).toBe(etag);
+    }
+    // A new file under the same name (a publish renames one over it): the old validator no longer matches.
+    const file = path.join(fs.realpathSync(siteDirs(server.dataDir).current), "place-index.json");
+    const tmp = `${file}.tmp`;
+    fs.writeFileSync(tmp, `${fs.readFileSync(file, "utf8")} `);
+    fs.renameSync(tmp, file);
+    const changed = await server.get("/place-index.json", { headers: { "If-None-Match": etag, "Accept-Encoding": "identity" } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(Buffer.from(await changed.arrayBuffer()).byteLength).toBe(bytes + 1);
+  });
+
   it("serves markdown twins at .md and on Accept: text/markdown", async () => {
     for (const p of ["/boise-idaho.md", "/boise-idaho/2026-11-20.md", "/states/idaho.md", "/feed.md", "/developers.md"]) {
       const r = await server.get(p);
