@@ -30,7 +30,7 @@ try {
     if (!place) throw new Error(`demo city ${slug} is missing from the places dataset`);
     // Two readers per city, rotating, so each address follows several cities.
     for (const email of [READERS[i % READERS.length]!, READERS[(i + 1) % READERS.length]!]) {
-      subscribe(ctx, { email, city: place.name, state: place.state_name, slug });
+      await subscribe(ctx, { email, city: place.name, state: place.state_name, slug });
       subscriptions++;
     }
   }

@@ -9,6 +9,7 @@ import { createSecrets } from "./services/secrets.ts";
 import { createWeatherCache } from "./services/weather-cache.ts";
 import { LIVE_WEATHER_TTL_MS } from "./services/weather.ts";
 import { databaseFile, openDatabase } from "./store/db.ts";
+import { createGroupCommit } from "./store/group-commit.ts";
 import { importPlaces } from "./store/places-import.ts";
 
 /**
@@ -32,6 +33,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     limits: createLimits(config),
     secrets,
     payments: createPaymentProvider(config, db, secrets.stored),
+    commits: createGroupCommit(db),
   };
 }
 

@@ -10,7 +10,7 @@ const canned = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as Canned;
 const answers = new Map(Object.entries(canned).map(([key, a]) => [key, { ...a, body: Buffer.from(a.body, "base64") }]));
 
 const server = http.createServer((req, res) => {
-  const answer = answers.get(`${req.method} ${req.url}`);
+  const answer = answers.get(`${req.method} ${req.url} ${req.headers["accept-encoding"] ?? ""}`);
   // The body of a POST is read (like ours must) before answering.
   req.resume();
   req.on("end", () => {

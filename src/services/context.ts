@@ -4,6 +4,7 @@ import type { PaymentProvider } from "../integrations/payments/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
 import type { DB } from "../store/db.ts";
+import type { GroupCommit } from "../store/group-commit.ts";
 import type { Limits } from "./limits.ts";
 import type { Secrets } from "./secrets.ts";
 import type { WeatherCache } from "./weather-cache.ts";
@@ -36,4 +37,6 @@ export interface AppContext {
   secrets: Secrets;
   /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
   payments: PaymentProvider;
+  /** Writes that must be on disk before their answer, committed together per event-loop turn. */
+  commits: GroupCommit;
 }

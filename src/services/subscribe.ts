@@ -47,9 +47,10 @@ function silently(ctx: AppContext, reason: string): SubscribeResponse {
 /**
  * POST /api/subscribe: validates the place, silently drops abuse (honeypot, disposable domain,
  * suppressed address), then stores the subscription and queues the welcome email and the first
- * digest in one transaction. Subscribing again to the same city changes nothing.
+ * digest in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
+ * Subscribing again to the same city changes nothing.
  */
-export function subscribe(ctx: AppContext, req: SubscribeRequest): SubscribeResponse {
+export async function subscribe(ctx: AppContext, req: SubscribeRequest): Promise<SubscribeResponse> {
   const place = placeFor(ctx, req);
   if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
   const email = req.email.trim().toLowerCase();
@@ -58,7 +59,7 @@ export function subscribe(ctx: AppContext, req: SubscribeRequest): SubscribeResp
 
   const now = ctx.config.now();
   const nowIso = now.toISOString();
-  const created = ctx.db.transaction(() => {
+  const created = await ctx.commits.run(() => {
     // Today's edition in the city's own timezone, if the morning run has published it.
     const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
     const id = insertSubscriber(ctx.db, {
@@ -70,7 +71,7 @@ export function subscribe(ctx: AppContext, req: SubscribeRequest): SubscribeResp
     if (today) enqueueMail(ctx.db, "digest", id, today.id, now.getTime(), nowIso);
     recordMailEvent(ctx.db, { email, subscriberId: id, kind: "subscribed", source: "api", now: nowIso });
     return true;
-  }).immediate();
+  });
   ctx.log.info({ place: place.slug, created }, created ? "subscribed" : "subscribe repeated");
   if (created) ctx.mail.kick(); // the welcome email goes out now rather than at the sender's next tick
   return ACCEPTED;
