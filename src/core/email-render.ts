@@ -45,10 +45,23 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-/** The domain of the From address (also names the lists and the unsubscribe mailbox). */
+/**
+ * The domain of the From address: the sending domain of Message-IDs and the unsubscribe mailbox.
+ * It may be an address literal (`[127.0.0.1]`, `[ipv6:::1]`).
+ */
 export function senderDomain(from: string): string {
-  const m = /@([^\s>]+)>?\s*$/.exec(from);
-  return m ? m[1].toLowerCase() : "localhost";
+  const m = /@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.exec(from);
+  if (!m) throw new Error(`the From address has no domain: "${from}"`);
+  return m[1].toLowerCase(); // domains and the literal's "IPv6:" tag are case-insensitive; nodemailer writes them lowercased
+}
+
+/**
+ * The namespace of List-Id (RFC 2919): the sending domain, or "localhost", the namespace RFC 2919
+ * sets aside for lists without a domain, when mail is sent from an address literal.
+ */
+export function listIdNamespace(from: string): string {
+  const domain = senderDomain(from);
+  return domain.startsWith("[") ? "localhost" : domain;
 }
 
 export interface MailLinks {
@@ -65,7 +78,8 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
   const token = encodeURIComponent(to.token);
   return {
     unsubscribe: `${sender.baseUrl}/unsubscribe/${token}`,
-    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from)}?subject=unsubscribe%20${token}`,
+    // RFC 6068: an address literal's brackets are percent-encoded in a mailto URI.
+    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
     manage: `${sender.baseUrl}/subscriptions/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
   };
@@ -79,7 +93,7 @@ function asciiPhrase(s: string): string {
 function listHeaders(sender: Sender, city: CityInfo, links: MailLinks): Record<string, string> {
   return {
     // RFC 2919: one list per city.
-    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${senderDomain(sender.from)}>`,
+    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
     "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-Archive": `<${links.city}>`,
