@@ -4,6 +4,7 @@
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
 import { convert } from "html-to-text";
+import { withoutWeatherEmoji } from "./compose.ts";
 
 export interface Sender {
   /** The From header, e.g. `citydaily <news@example.com>`. */
@@ -288,7 +289,9 @@ export interface PreparedEdition {
 }
 
 export function prepareEdition(edition: EditionInfo): PreparedEdition {
-  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(edition.html), html: styleForEmail(edition.html), preheader: editionPreheader(edition.html), longDate: longDate(edition.date) };
+  // Editions stored before the text went emoji-free lose their weather emoji here (the words stay).
+  const html = withoutWeatherEmoji(edition.html);
+  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(html), html: styleForEmail(html), preheader: editionPreheader(html), longDate: longDate(edition.date) };
 }
 
 export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo | PreparedEdition): RenderedEmail {
