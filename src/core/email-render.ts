@@ -156,7 +156,9 @@ const TAG_STYLE: Record<string, string> = {
 export function styleForEmail(html: string): string {
   return html.replace(/<(h1|h2|h3|p|ul|li|table|th|td|a|hr)(\s[^>]*)?>/g, (_m, tag: string, attrs = "") => {
     let style = TAG_STYLE[tag];
-    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1];
+    // The edition's HTML marks number columns with class="num" (src/core/compose.ts): right-aligned, as on the web.
+    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1]
+      ?? (/\sclass="num"/.test(attrs) ? "right" : /\sclass="center"/.test(attrs) ? "center" : undefined);
     const rest = attrs.replace(/\s(align|style)="[^"]*"/g, "");
     if (align) style = style.replace(/text-align:left/, `text-align:${align}`);
     if (tag === "table") return `<div class="table-wrap" style="overflow-x:auto"><table role="table"${rest} style="${style}">`;

@@ -88,6 +88,8 @@ describe("no emoji where readers read text, the conditions in words", () => {
     for (const part of [html, text, mail.parsed.subject!]) expect(part).not.toMatch(EMOJI);
     expect(html).toMatch(/<strong>Partly cloudy<\/strong>, \d+°F at publication/);
     expect(html).toMatch(/<td style="[^"]*">Partly cloudy<\/td>/);
+    // Number columns read right-aligned, as on the web.
+    expect(html).toMatch(/<td class="num" style="[^"]*text-align:right[^"]*">\d+<\/td>/);
     expect(text).toMatch(/^Partly cloudy, \d+°F at publication/m);
     expect(text).toMatch(/^(Sun|Mon), Nov \d+\s+Partly cloudy\s+\d+/m);
   });
