@@ -159,6 +159,8 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
     if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR) throw new Error("DKIM_PRIVATE_KEY needs DKIM_DOMAIN and DKIM_SELECTOR");
     dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n") };
   }
+  // The From address's domain is the sending domain (Message-IDs, the unsubscribe mailbox): it must have one.
+  if (env.MAIL_FROM && !/@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.test(env.MAIL_FROM)) throw new Error(`MAIL_FROM must be an address such as "citydaily <news@example.com>", got "${env.MAIL_FROM}"`);
   return {
     from: env.MAIL_FROM || undefined,
     postalAddress: env.POSTAL_ADDRESS || "citydaily (postal address not configured: set POSTAL_ADDRESS)",
@@ -177,15 +179,21 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
   };
 }
 
-/** The From header: `MAIL_FROM`, or `citydaily <news@host>` with the BASE_URL host (`localhost` for an IP). */
+/**
+ * The From header: `MAIL_FROM`, or `citydaily <news@host>` with the BASE_URL host. An IP host is
+ * written as an RFC 5322 address literal (`news@[127.0.0.1]`, `news@[IPv6:::1]`): the mail then
+ * names the machine that sends it, and Message-IDs stay on that sending domain, never `localhost`.
+ */
 export function mailFrom(config: Config): string {
   if (config.mail.from) return config.mail.from;
   return `citydaily <news@${mailDomainOf(config.baseUrl)}>`;
 }
 
-function mailDomainOf(baseUrl: string): string {
-  const host = new URL(baseUrl).hostname;
-  return /^[\d.]+$|^\[|:/.test(host) ? "localhost" : host;
+/** The domain part of a mailbox on the BASE_URL host: its name, or an address literal for an IP. */
+export function mailDomainOf(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname; // WHATWG URL: IPv6 in brackets, IPv4 normalised
+  if (host.startsWith("[")) return `[IPv6:${host.slice(1, -1)}]`;
+  return /^\d+\.\d+\.\d+\.\d+$/.test(host) ? `[${host}]` : host;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { HolidayNote } from "./holidays.ts";
 import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
 import { safeUrl } from "./safe-url.ts";
-import { describeWeatherCode } from "./wmo.ts";
+import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "./wmo.ts";
 
 export { safeUrl };
 
@@ -93,9 +93,9 @@ function temperature(n: number): string {
 }
 
 /** The day's condition: the forecast's row for today when there is one, else the condition now. */
-export function dayCondition(w: WeatherSnapshot): { condition: string; emoji: string } {
+export function dayCondition(w: WeatherSnapshot): { condition: string } {
   const first = w.daily[0];
-  return first ? describeWeatherCode(first.code) : { condition: w.today.condition, emoji: w.today.emoji };
+  return { condition: first ? describeWeatherCode(first.code).condition : w.today.condition };
 }
 
 function weatherSection(w: WeatherSnapshot | null): string[] {
@@ -112,13 +112,15 @@ function weatherSection(w: WeatherSnapshot | null): string[] {
   // publication is named apart when it differs, so the two never contradict each other.
   const day = dayCondition(w);
   const now = t.condition === day.condition ? "" : ` today; ${escapeMarkdown(t.condition.toLowerCase())} and`;
-  out.push(`${day.emoji} **${escapeMarkdown(day.condition)}**${now || ","} ${temperature(t.current)} at publication: ${details.join(", ")}.`, "");
+  // Words only, no weather emoji: some systems draw them as empty boxes, and the text is what the
+  // email, the feeds and the markdown twin carry (the web pages add drawn icons, src/site/weather-icons.ts).
+  out.push(`**${escapeMarkdown(day.condition)}**${now || ","} ${temperature(t.current)} at publication: ${details.join(", ")}.`, "");
   if (w.daily.length > 0) {
     // One row per day with plain numbers, so the table doubles as the data for a chart.
     out.push("| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |", "|---|---|---:|---:|---:|");
     for (const d of w.daily) {
       const c = describeWeatherCode(d.code);
-      out.push(`| ${dateParts(d.date).short} | ${c.emoji} ${escapeMarkdown(c.condition)} | ${Math.round(d.high)} | ${Math.round(d.low)} | ${d.precipitationChance == null ? "–" : Math.round(d.precipitationChance)} |`);
+      out.push(`| ${dateParts(d.date).short} | ${escapeMarkdown(c.condition)} | ${Math.round(d.high)} | ${Math.round(d.low)} | ${d.precipitationChance == null ? "–" : Math.round(d.precipitationChance)} |`);
     }
     out.push("");
   }
@@ -248,7 +250,8 @@ const EMAIL_FOOTER_RULE = "---";
  * The edition as the web shows it: without the email footer ("Read this edition online", a link
  * to the page itself, and the archive link the page already has). The sources line stays.
  */
-export function webMarkdown(markdown: string): string {
+export function webMarkdown(stored: string): string {
+  const markdown = withoutWeatherEmoji(stored);
   const at = markdown.lastIndexOf(`\n${EMAIL_FOOTER_RULE}\n`);
   if (at < 0 || !markdown.slice(at).includes("Read this edition online")) return markdown;
   return `${markdown.slice(0, at).trimEnd()}\n\n${SOURCES_LINE}\n`;
@@ -256,7 +259,7 @@ export function webMarkdown(markdown: string): string {
 
 /** The same for the stored HTML (rendered from that markdown by `renderEditionHtml`). */
 export function webHtml(html: string): string {
-  const html5 = html.replace(/<(hr|br)\s*\/>/g, "<$1>") // HTML void elements, without XML's slash
+  const html5 = withoutWeatherEmoji(html).replace(/<(hr|br)\s*\/>/g, "<$1>") // HTML void elements, without XML's slash
     // On a narrow screen a wide table scrolls inside its own box, never the page.
     .replace(/<table>/g, '<div class="table-scroll"><table>').replace(/<\/table>/g, "</table></div>");
   const at = html5.lastIndexOf("<hr>");
@@ -265,6 +268,20 @@ export function webHtml(html: string): string {
 }
 
 const SOURCES_LINE = "Census figures: U.S. Census Bureau. Forecast: Open-Meteo.";
+
+// Editions composed before the text went emoji-free put a weather emoji before each condition
+// ("🌦️ **Light rain**", "| ☁️ Overcast |"). Stored editions are never rewritten, so every path that
+// shows one (site, twins, feeds, emails) takes them out on the way: only an emoji of src/core/wmo.ts
+// directly before a condition name, so emoji a lister typed stay as typed.
+const WEATHER_EMOJI = [...new Set([...Object.values(WMO_CONDITIONS), UNKNOWN_CONDITION].map((c) => c.emoji.replace(/\uFE0F/g, "")))];
+const CONDITION_NAMES = [...new Set([...Object.values(WMO_CONDITIONS), UNKNOWN_CONDITION].map((c) => c.condition))]
+  .sort((a, b) => b.length - a.length);
+const LEGACY_EMOJI = new RegExp(`(?:${WEATHER_EMOJI.join("|")})\uFE0F? (?=(?:\\*\\*|<strong>)?(?:${CONDITION_NAMES.join("|")})\\b)`, "gu");
+
+/** Text (markdown or HTML) of a stored edition without the weather emoji older editions carry. */
+export function withoutWeatherEmoji(text: string): string {
+  return text.replace(LEGACY_EMOJI, "");
+}
 
 // ---------- HTML ----------
 

@@ -4,6 +4,7 @@
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
 import { convert } from "html-to-text";
+import { withoutWeatherEmoji } from "./compose.ts";
 
 export interface Sender {
   /** The From header, e.g. `citydaily <news@example.com>`. */
@@ -45,10 +46,23 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-/** The domain of the From address (also names the lists and the unsubscribe mailbox). */
+/**
+ * The domain of the From address: the sending domain of Message-IDs and the unsubscribe mailbox.
+ * It may be an address literal (`[127.0.0.1]`, `[ipv6:::1]`).
+ */
 export function senderDomain(from: string): string {
-  const m = /@([^\s>]+)>?\s*$/.exec(from);
-  return m ? m[1].toLowerCase() : "localhost";
+  const m = /@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.exec(from);
+  if (!m) throw new Error(`the From address has no domain: "${from}"`);
+  return m[1].toLowerCase(); // domains and the literal's "IPv6:" tag are case-insensitive; nodemailer writes them lowercased
+}
+
+/**
+ * The namespace of List-Id (RFC 2919): the sending domain, or "localhost", the namespace RFC 2919
+ * sets aside for lists without a domain, when mail is sent from an address literal.
+ */
+export function listIdNamespace(from: string): string {
+  const domain = senderDomain(from);
+  return domain.startsWith("[") ? "localhost" : domain;
 }
 
 export interface MailLinks {
@@ -65,7 +79,8 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
   const token = encodeURIComponent(to.token);
   return {
     unsubscribe: `${sender.baseUrl}/unsubscribe/${token}`,
-    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from)}?subject=unsubscribe%20${token}`,
+    // RFC 6068: an address literal's brackets are percent-encoded in a mailto URI.
+    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
     manage: `${sender.baseUrl}/subscriptions/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
   };
@@ -79,7 +94,7 @@ function asciiPhrase(s: string): string {
 function listHeaders(sender: Sender, city: CityInfo, links: MailLinks): Record<string, string> {
   return {
     // RFC 2919: one list per city.
-    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${senderDomain(sender.from)}>`,
+    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
     "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-Archive": `<${links.city}>`,
@@ -141,7 +156,9 @@ const TAG_STYLE: Record<string, string> = {
 export function styleForEmail(html: string): string {
   return html.replace(/<(h1|h2|h3|p|ul|li|table|th|td|a|hr)(\s[^>]*)?>/g, (_m, tag: string, attrs = "") => {
     let style = TAG_STYLE[tag];
-    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1];
+    // The edition's HTML marks number columns with class="num" (src/core/compose.ts): right-aligned, as on the web.
+    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1]
+      ?? (/\sclass="num"/.test(attrs) ? "right" : /\sclass="center"/.test(attrs) ? "center" : undefined);
     const rest = attrs.replace(/\s(align|style)="[^"]*"/g, "");
     if (align) style = style.replace(/text-align:left/, `text-align:${align}`);
     if (tag === "table") return `<div class="table-wrap" style="overflow-x:auto"><table role="table"${rest} style="${style}">`;
@@ -274,7 +291,9 @@ export interface PreparedEdition {
 }
 
 export function prepareEdition(edition: EditionInfo): PreparedEdition {
-  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(edition.html), html: styleForEmail(edition.html), preheader: editionPreheader(edition.html), longDate: longDate(edition.date) };
+  // Editions stored before the text went emoji-free lose their weather emoji here (the words stay).
+  const html = withoutWeatherEmoji(edition.html);
+  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(html), html: styleForEmail(html), preheader: editionPreheader(html), longDate: longDate(edition.date) };
 }
 
 export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo | PreparedEdition): RenderedEmail {

@@ -4,7 +4,7 @@ import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/compose.ts";
 import { timeZoneName } from "../site/format.ts";
-import type { CitiesView, CityView, PlacedEdition, StateView } from "../site/views.ts";
+import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
 
@@ -108,6 +108,12 @@ export function cityMarkdown(base: string, view: CityView): string {
   return out.join("\n");
 }
 
+/** One city card as a list item: name, latest edition's lead (linked) and date, its excerpt. */
+function cardItem(base: string, c: CityCard, bullet: string, extra = ""): string {
+  const lead = `${mdLink(c.latestSubject, `${base}/${c.slug}/${c.latestDate}.md`)} (${formatDate(c.latestDate)})`;
+  return `${bullet} ${mdLink(c.name, `${base}/${c.slug}.md`)}${extra}: ${lead}${c.excerpt ? `. ${md(c.excerpt)}` : ""}`;
+}
+
 /** `/cities.md`: the directory of cities with a newsletter, by state. */
 export function citiesMarkdown(base: string, view: CitiesView): string {
   const groups = view.states;
@@ -120,8 +126,11 @@ export function citiesMarkdown(base: string, view: CitiesView): string {
     "",
   ];
   for (const g of groups) {
+    // As on the page: the largest cities with their latest edition's lead and excerpt, then the others.
     out.push(`## ${mdLink(g.name, `${base}/states/${g.slug}.md`)}`, "");
-    for (const c of g.cities) out.push(`- ${mdLink(c.name, `${base}/${c.slug}.md`)}: latest edition ${c.latestDate}`);
+    const carded = new Set(g.cards.map((c) => c.slug));
+    for (const c of g.cards) out.push(cardItem(base, c, "-"));
+    for (const c of g.cities) if (!carded.has(c.slug)) out.push(`- ${mdLink(c.name, `${base}/${c.slug}.md`)}: latest edition ${c.latestDate}`);
     out.push("");
   }
   return out.join("\n");
@@ -145,26 +154,18 @@ export function statesMarkdown(base: string, view: CitiesView): string {
   ].join("\n");
 }
 
-/** `/states/{state}.md`: the state's cities with a newsletter, largest first. */
+/** `/states/{state}.md`: the state's cities with a newsletter, largest first, each with its latest edition. */
 export function stateMarkdown(base: string, view: StateView): string {
   const { name: state, slug, cities } = view;
+  const facts = (c: CityCard) => [c.county ? md(c.county) : "", c.population === null ? "" : `population ${formatInt(c.population)}`].filter(Boolean).join(", ");
   return [
     frontMatter({ title: `Cities in ${state}`, url: `${base}/states/${slug}` }),
     `# Cities in ${md(state)}`,
     "",
-    `${formatInt(cities.length)} ${cities.length === 1 ? "city" : "cities"} in ${md(state)} ${cities.length === 1 ? "has" : "have"} a published newsletter, largest first. ` +
+    `${formatInt(cities.length)} ${cities.length === 1 ? "city" : "cities"} in ${md(state)} ${cities.length === 1 ? "has" : "have"} a published newsletter, largest first, each with its latest edition. ` +
       `Every city in the state: ${mdLink(`/api/cities-census?state=${state}`, `${base}/api/cities-census?state=${encodeURIComponent(state)}`)}.`,
     "",
-    mdTable(
-      ["#", "City", "Principal county", "Population", "Latest edition"],
-      cities.map((c, i) => [
-        String(i + 1),
-        mdLink(c.name, `${base}/${c.slug}.md`),
-        c.county ? md(c.county) : "",
-        c.population === null ? `*${NOT_AVAILABLE}*` : formatInt(c.population),
-        mdLink(c.latestDate, `${base}/${c.slug}/${c.latestDate}.md`),
-      ]),
-    ),
+    ...cities.map((c, i) => cardItem(base, c, `${i + 1}.`, facts(c) ? ` (${facts(c)})` : "")),
     "",
     `Back to ${mdLink("all cities", `${base}/cities.md`)}.`,
     "",

@@ -1,4 +1,5 @@
 import { operations } from "../contract/operations/index.ts";
+import { withoutWeatherEmoji } from "../core/compose.ts";
 import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
@@ -169,7 +170,8 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
 }
 
 function rssItem(base: string, e: PlacedEdition): RssItem {
-  return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: e.html, category: `${e.name}, ${e.state_name}` };
+  // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds.
+  return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutWeatherEmoji(e.html), category: `${e.name}, ${e.state_name}` };
 }
 
 function maxOf(values: readonly string[]): string | undefined {

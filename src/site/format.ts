@@ -18,20 +18,5 @@ export const formatInt = (n: number) => int.format(Math.round(n));
 export const formatUsd = (n: number) => usd.format(n);
 export const formatDec1 = (n: number) => dec1.format(n);
 
-const zoneNames = new Map<string, string>();
-/** Readers' name for an IANA zone: "Eastern Time", "Mountain Standard Time" (Arizona), "Hawaii Time". */
-export function timeZoneName(zone: string): string {
-  let name = zoneNames.get(zone);
-  if (name === undefined) {
-    try {
-      name = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longGeneric" })
-        .formatToParts(new Date(0)).find((p) => p.type === "timeZoneName")?.value ?? zone;
-    } catch {
-      name = zone.replace(/_/g, " ");
-    }
-    // Hawaii keeps one clock all year; "Hawaii-Aleutian Standard Time" is not what people there say.
-    if (name === "Hawaii-Aleutian Standard Time") name = "Hawaii Time";
-    zoneNames.set(zone, name);
-  }
-  return name;
-}
+/** Readers' name for an IANA zone ("Eastern Time", "Atlantic Time"): src/core/zone-names.ts. */
+export { timeZoneName } from "../core/zone-names.ts";

@@ -44,6 +44,14 @@ export interface SiteData {
 export const CITY_ARCHIVE_ITEMS = 60;
 /** Items in each /{slug}/feed.xml. */
 export const CITY_FEED_ITEMS = 10;
+/**
+ * Cities per state shown on /cities as cards with their latest edition's lead and excerpt (the
+ * largest); the others are listed by name, and their state page has the cards. Keeps /cities light
+ * however many cities have editions.
+ */
+export const CITIES_PAGE_CARDS = 6;
+/** Cities of a state page whose card carries an excerpt (the largest); the rest show the lead only. */
+export const STATE_PAGE_EXCERPTS = 100;
 
 export interface CityLink {
   slug: string; name: string; state: string; county: string | null; population: number | null;
@@ -51,15 +59,20 @@ export interface CityLink {
 }
 export interface StateLink { name: string; slug: string; cityCount: number }
 export interface MapPoint { slug: string; name: string; state: string; latitude: number; longitude: number }
-/** A city with its latest edition's opening lines, for the home page's cards. */
+/** A city with its latest edition's lead (`latestSubject`) and opening lines, for cards. */
 export interface CityCard extends CityLink { excerpt: string }
 export interface HomeView {
   featured: CityCard[]; cityCount: number; stateCount: number; recent: CityCard[];
   /** The states counted as readers count them: "3 states and D.C." (D.C. and Puerto Rico are not states). */
   where: string;
 }
-export interface CitiesView { states: Array<StateLink & { cities: CityLink[] }>; cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }> }
-export interface StateView { name: string; slug: string; cities: CityLink[]; population: number }
+export interface CitiesView {
+  /** `cities`: every city of the state; `cards`: its `CITIES_PAGE_CARDS` largest, with their excerpts. */
+  states: Array<StateLink & { cities: CityLink[]; cards: CityCard[] }>;
+  cityCount: number; points: MapPoint[]; backdrop: Array<{ lat: number; lon: number }>;
+}
+/** A state's cities, largest first; the `STATE_PAGE_EXCERPTS` largest carry an excerpt. */
+export interface StateView { name: string; slug: string; cities: CityCard[]; population: number }
 export interface PlaceInfo { slug: string; name: string; state: string; stateSlug: string; county: string | null; placeType: string; timezone: string; population: number | null; latitude: number; longitude: number }
 export interface EditionBody {
   date: string; subject: string;
@@ -130,6 +143,19 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     return places.get(slug);
   };
   const allCities = () => (cities ??= publishedCities(db));
+  // A city's excerpt is read once per run, whichever page (home, /cities, its state) shows it first.
+  const excerpts = new Map<string, string>();
+  let bySlug: Map<string, PublishedCity> | undefined;
+  const card = (c: CityLink, withExcerpt = true): CityCard => {
+    if (!withExcerpt) return { ...c, excerpt: "" };
+    let excerpt = excerpts.get(c.slug);
+    if (excerpt === undefined) {
+      const pc = (bySlug ??= new Map(allCities().map((x) => [x.slug, x]))).get(c.slug);
+      const e = pc && siteEdition(db, pc.geoid, pc.latest_date);
+      excerpts.set(c.slug, (excerpt = e ? editionExcerpt(webMarkdown(e.markdown)) : ""));
+    }
+    return { ...c, excerpt };
+  };
   const totalsOf = (name: string) => (totals ??= new Map(placeTotals(db).map((t) => [t.state_name, t]))).get(name);
 
   const stateGroups = () => {
@@ -137,10 +163,12 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     groups = [];
     for (const c of allCities()) {
       let g = groups.at(-1);
-      if (g?.name !== c.state_name) groups.push((g = { name: c.state_name, slug: slugify(c.state_name), cityCount: 0, cities: [] }));
+      if (g?.name !== c.state_name) groups.push((g = { name: c.state_name, slug: slugify(c.state_name), cityCount: 0, cities: [], cards: [] }));
       g.cities.push(link(c));
       g.cityCount++;
     }
+    // At most CITIES_PAGE_CARDS excerpts a state, whatever the number of cities.
+    for (const g of groups) g.cards = [...g.cities].sort(byPopulation).slice(0, CITIES_PAGE_CARDS).map((c) => card(c));
     return groups;
   };
 
@@ -151,12 +179,8 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
       const recent = [...all].sort((a, b) => b.latest_date.localeCompare(a.latest_date) || (b.population ?? 0) - (a.population ?? 0));
-      const card = (c: PublishedCity): CityCard => {
-        const place = findPlaceBySlug(db, c.slug);
-        const e = place && siteEdition(db, place.geoid, c.latest_date);
-        return { ...link(c), excerpt: e ? editionExcerpt(webMarkdown(e.markdown)) : "" };
-      };
-      return { featured: byPop.slice(0, 12).map(card), recent: recent.slice(0, 8).map(card), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
+      const homeCard = (c: PublishedCity) => card(link(c));
+      return { featured: byPop.slice(0, 12).map(homeCard), recent: recent.slice(0, 8).map(homeCard), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
     },
     cities() {
       const all = allCities();
@@ -169,7 +193,8 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     state(stateSlug) {
       const group = stateGroups().find((g) => g.slug === stateSlug);
       if (!group) return undefined;
-      return { name: group.name, slug: group.slug, cities: [...group.cities].sort(byPopulation), population: totalsOf(group.name)?.population ?? 0 };
+      const cities = [...group.cities].sort(byPopulation).map((c, i) => card(c, i < STATE_PAGE_EXCERPTS));
+      return { name: group.name, slug: group.slug, cities, population: totalsOf(group.name)?.population ?? 0 };
     },
     city(slug) {
       // Any U.S. place: the publisher renders the ones with editions; the server renders the others

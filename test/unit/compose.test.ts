@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
+import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
 import type { WeatherSnapshot } from "../../src/core/weather.ts";
@@ -62,9 +63,11 @@ describe("composeEdition", () => {
     }));
     expect(subject).toBe("Springfield, Nov 22: Light rain, high 54°F");
     expect(markdown).toContain("# Springfield Daily: Sunday, November 22, 2026");
-    expect(markdown).toContain("🌦️ **Light rain**, 41°F at publication: high 54°F, low 38°F, 70% chance of precipitation, wind 10 mph.");
+    // Words, never emoji (some systems draw them as empty boxes): the line opens with the condition.
+    expect(markdown).toMatch(/^\*\*Light rain\*\*, 41°F at publication: high 54°F, low 38°F, 70% chance of precipitation, wind 10 mph\.$/m);
     expect(markdown).toContain("| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |");
-    expect(markdown).toContain("| Sun, Nov 22 | 🌦️ Light rain | 54 | 38 | 70 |");
+    expect(markdown).toContain("| Sun, Nov 22 | Light rain | 54 | 38 | 70 |");
+    expect(markdown).not.toMatch(/\p{Extended_Pictographic}/u);
     expect(markdown.match(/^\| (Sun|Mon|Tue|Wed|Thu|Fri|Sat), /gm)).toHaveLength(7);
     expect(markdown).toContain("Sunrise 6:52 AM, sunset 4:31 PM: 9 h 39 min of daylight.");
     expect(markdown).toContain("- Thu, Nov 26: Thanksgiving Day (federal holiday)");
@@ -245,5 +248,41 @@ describe("the edition says one thing everywhere (issue #12)", () => {
     expect(html).not.toMatch(/\salign=/);
     expect(html).toMatch(/<td class="num">54<\/td>/);
     expect(html).not.toMatch(/<(hr|br) \/>/);
+  });
+});
+
+describe("no weather emoji in an edition's text", () => {
+  it("names every condition in words, in the headline and in the table", () => {
+    for (const code of Object.keys(WMO_CONDITIONS).map(Number)) {
+      const daily = weather.daily.map((d) => ({ ...d, code }));
+      const { markdown, subject } = composeEdition(inputs({ weather: { ...weather, daily } }));
+      const condition = WMO_CONDITIONS[code]!.condition;
+      expect(markdown).not.toMatch(/\p{Extended_Pictographic}/u);
+      expect(subject).not.toMatch(/\p{Extended_Pictographic}/u);
+      expect(markdown).toContain(`**${condition}**`);
+      expect(markdown).toContain(`| Sun, Nov 22 | ${condition} |`);
+    }
+  });
+
+  // An edition stored before the change, as the composer wrote it then.
+  const legacy = [
+    "# Springfield Daily: Sunday, November 22, 2026", "",
+    "## Weather", "", "🌦️ **Light rain**, 41°F at publication: high 54°F.", "",
+    "| Day | Conditions | High (°F) |", "|---|---|---:|", "| Sun, Nov 22 | 🌦️ Light rain | 54 |", "| Mon, Nov 23 | ⛅ Partly cloudy | 50 |", "| Tue, Nov 24 | ☁️ Overcast | 48 |", "",
+    "## On the calendar", "", "- **🎃 Pumpkin walk ☀️ Sunny side** — bring a lantern 🏮", "",
+  ].join("\n");
+
+  it("takes the weather emoji out of an old stored edition, words kept, a lister's own emoji untouched", () => {
+    for (const text of [withoutWeatherEmoji(legacy), webMarkdown(legacy)]) {
+      expect(text).toContain("**Light rain**, 41°F at publication");
+      expect(text).toContain("| Sun, Nov 22 | Light rain | 54 |");
+      expect(text).toContain("| Mon, Nov 23 | Partly cloudy | 50 |");
+      expect(text).toContain("| Tue, Nov 24 | Overcast | 48 |");
+      expect(text).toContain("- **🎃 Pumpkin walk ☀️ Sunny side** — bring a lantern 🏮");
+    }
+    const html = webHtml(renderEditionHtml(legacy));
+    expect(html).toContain("<p><strong>Light rain</strong>, 41°F");
+    expect(html).toContain("<td>Partly cloudy</td>");
+    expect(html).not.toMatch(/🌦|⛅|☁/u);
   });
 });
