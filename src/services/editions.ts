@@ -1,5 +1,6 @@
 import { IsoDate } from "../contract/common.ts";
 import type { ArchiveResponse } from "../contract/resources.ts";
+import { withoutWeatherEmoji } from "../core/compose.ts";
 import { AppError } from "../core/errors.ts";
 import { findEdition } from "../store/editions.ts";
 import { requireCity } from "./cities.ts";
@@ -15,7 +16,8 @@ export function getEdition(ctx: AppContext, slug: string | undefined, date: stri
   const place = requireCity(ctx, slug);
   const row = findEdition(ctx.db, place.geoid, date);
   if (!row) throw new AppError("edition_not_found", `${place.name}, ${place.state_name} has no edition for ${date}.`);
-  return { html: row.html, subject: row.subject, date: row.date, markdown: row.markdown };
+  // Editions stored before conditions were named in words carry weather emoji: they go, as everywhere readers read.
+  return { html: withoutWeatherEmoji(row.html), subject: row.subject, date: row.date, markdown: withoutWeatherEmoji(row.markdown) };
 }
 
 /**

@@ -116,6 +116,15 @@ describe("no emoji where readers read text, the conditions in words", () => {
     }
   });
 
+  it("the archive API (JSON and markdown) gives an old edition without them, its words kept", async () => {
+    const json = (await (await server.get("/api/archive/boston-massachusetts/2026-11-21")).json()) as { html: string; markdown?: string };
+    expect(json.html).not.toMatch(EMOJI);
+    expect(json.html).toContain("Partly cloudy");
+    const md = await (await server.get("/api/archive/boston-massachusetts/2026-11-21.md")).text();
+    expect(md).not.toMatch(EMOJI);
+    expect(md).toContain("**Partly cloudy**");
+  });
+
   it("the feeds: all cities, each city, and the feed twin", async () => {
     for (const path of ["/feed.xml", "/new-york-new-york/feed.xml", "/boston-massachusetts/feed.xml", "/feed.md"]) {
       const res = await server.get(path);
