@@ -18,18 +18,20 @@ export interface CallbackResult {
 /**
  * The payment callback: the provider verifies the signature over the raw body (unsigned, tampered
  * and stale requests are refused before anything is read), then the event id is recorded in the
- * same transaction as its effect, so a replay changes nothing.
+ * same transaction as its effect, so a replay changes nothing; the transaction is a durable group
+ * commit (src/store/group-commit.ts).
  */
 export async function handlePaymentCallback(ctx: AppContext, rawBody: string, headers: Headers): Promise<CallbackResult> {
   const event = await ctx.payments.verifyCallback(rawBody, headers);
   const changed = new Set<string>();
   const nowIso = ctx.config.now().toISOString();
   const reference = "reference" in event ? event.reference : "paymentId" in event ? event.paymentId : "subscriptionId" in event ? event.subscriptionId : null;
-  const fresh = ctx.db.transaction(() => {
+  // On disk before the provider hears 200: it would not send the event again.
+  const fresh = await ctx.commits.run(() => {
     if (!recordPaymentEvent(ctx.db, { eventId: event.eventId, provider: ctx.payments.name, type: event.type, reference }, nowIso)) return false;
     apply(ctx, event, nowIso, changed);
     return true;
-  }).immediate();
+  });
   if (!fresh) ctx.log.info({ eventId: event.eventId }, "payment callback replayed; nothing changed");
   else ctx.log.info({ eventId: event.eventId, type: event.type, reference }, "payment callback applied");
   if (fresh) afterListingsChanged(ctx, changed);
