@@ -75,15 +75,16 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
     const details = stmt(db, `
       SELECT e.id, p.slug, p.name AS city, p.state_name AS state, e.date, e.subject
       FROM editions e JOIN places p ON p.geoid = e.place_geoid WHERE e.id = ?`);
-    // CAST: FTS5 drops a `rowid = ?` constraint next to MATCH when the bound value is not an integer
-    // (better-sqlite3 binds JS numbers as REAL) and returns the first matching row instead.
+    // The rowid is bound as a BigInt: FTS5 drops a `rowid = ?` constraint next to MATCH when the bound
+    // value is not an integer (better-sqlite3 binds JS numbers as REAL) and returns the first matching
+    // row instead. (A `CAST(? AS INTEGER)` also works, but costs a quarter more per snippet.)
     const snippets = [0, 1].map((column) => stmt(db,
-      `SELECT snippet(edition_search, ${column}, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM edition_search WHERE edition_search MATCH ? AND rowid = CAST(? AS INTEGER)`,
+      `SELECT snippet(edition_search, ${column}, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM edition_search WHERE edition_search MATCH ? AND rowid = ?`,
     ).pluck());
     const hits = ranked.slice(0, opts.limit).map((r) => {
       const hit = details.get(r.id) as Omit<SearchHit, "snippet">;
       // The passage from the text when the text matches, else from the subject.
-      const snippet = String(snippets[r.tf[1] > 0 || r.tf[0] === 0 ? 1 : 0].get(match, r.id) ?? "");
+      const snippet = String(snippets[r.tf[1] > 0 || r.tf[0] === 0 ? 1 : 0].get(match, BigInt(r.id)) ?? "");
       return { ...hit, snippet };
     });
     return { total, hits };
