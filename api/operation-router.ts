@@ -6,14 +6,14 @@ import { AppError, toFieldIssues } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { nextCommerceDueCached } from "../src/services/listings.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
+import { createResponseCache, type ResponseCache } from "../src/services/response-cache.ts";
 import { requireAdmin } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { cachedResponse, etagOf, jsonWrite } from "./caching.ts";
 import { clientAddress } from "./client-address.ts";
-import { keepAtEdge } from "./edge-cache.ts";
 import { preflight } from "./cors.ts";
+import { keepAtEdge } from "./edge-cache.ts";
 import { markdownHeaders } from "./negotiation.ts";
-import { createResponseCache, type ResponseCache } from "../src/services/response-cache.ts";
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
