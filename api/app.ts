@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, toNodeHandler, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError } from "../src/core/errors.ts";
+import { readPrecompressed } from "../src/publish/precompressed.ts";
+import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { compression } from "./compression.ts";
 import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
@@ -79,7 +81,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
 
   if (edge) app.use(edge.middleware);
   // Outermost first: compression sees the final page, security headers the uncompressed one.
-  app.use(compression());
+  const site = siteDirs(ctx.config.dataDir);
+  app.use(compression({ stored: (etag, encoding) => readPrecompressed(site, etag, encoding) }));
   app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);

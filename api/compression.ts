@@ -1,16 +1,12 @@
-import { promisify } from "node:util";
-import zlib from "node:zlib";
 import type { H3Event, Middleware } from "h3";
 import { LRUCache } from "lru-cache";
+import { compress, type Encoding } from "../src/publish/precompressed.ts";
 
 // Compression on the wire: brotli or gzip by Accept-Encoding for text responses above a small size.
 // A response with an ETag is compressed once per validator and encoding and kept (published files
-// and cached reads repeat), so a 4.6 MB place index costs its brotli pass once, not per request.
+// and cached reads repeat), so a 4.6 MB place index costs its brotli pass once, not per request;
+// the site's larger files come already compressed from their publish (`stored`).
 
-const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
-
-type Encoding = "br" | "gzip";
 const COMPRESSIBLE = /^(text\/|application\/(json|problem\+json|xml|rss\+xml|linkset\+json|javascript)|image\/svg\+xml)/;
 
 /** The best encoding the client accepts (q-values honoured; brotli preferred on a tie). */
@@ -42,6 +38,8 @@ export interface CompressionOptions {
   minBytes?: number;
   /** Bytes of compressed bodies kept, keyed by ETag and encoding. */
   cacheBytes?: number;
+  /** A compressed copy made ahead of time (src/publish/precompressed.ts), looked up by ETag. */
+  stored?: (etag: string, encoding: Encoding) => Promise<Uint8Array | undefined>;
 }
 
 export function compression(options: CompressionOptions = {}): Middleware {
@@ -52,12 +50,9 @@ export function compression(options: CompressionOptions = {}): Middleware {
     const key = etag && `${etag}:${encoding}`;
     const hit = key ? cache.get(key) : undefined;
     if (hit) return hit;
-    const encoded = encoding === "br"
-      // Kept bodies get a tighter pass (quality 5: 0.99 MB for the 4.6 MB place index in 1.1 s; quality 9
-      // saves 3% more for 4x the time); one-off ones a quick one.
-      ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: etag ? 5 : 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
-      : await gzip(body, { level: 6 });
-    const bytes = new Uint8Array(encoded);
+    const stored = etag && options.stored ? await options.stored(etag, encoding) : undefined;
+    // Kept bodies get a tighter brotli pass than one-off ones.
+    const bytes = new Uint8Array(stored ?? (await compress(body, encoding, etag ? 5 : 4)));
     if (key) cache.set(key, bytes);
     return bytes;
   }

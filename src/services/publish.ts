@@ -3,6 +3,7 @@ import path from "node:path";
 import { slugify } from "../core/slug.ts";
 import { createPublishTarget, type TargetResult } from "../integrations/publish/index.ts";
 import { serialised, withDirLock } from "../publish/dir-lock.ts";
+import { precompressTree } from "../publish/precompressed.ts";
 import { renderInWorker } from "../publish/render-pages.ts";
 import {
   currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
@@ -56,10 +57,11 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
   }));
 }
 
-/** Builds `generation`, then swaps it in; a failure leaves the live site untouched. */
+/** Builds `generation` and compresses its larger files, then swaps it in; a failure leaves the live site untouched. */
 async function publishGeneration(dirs: SiteDirs, generation: string, build: () => Promise<number>): Promise<number> {
   try {
     const n = await build();
+    await precompressTree(dirs, generation);
     swapCurrent(dirs, generation);
     return n;
   } catch (e) {

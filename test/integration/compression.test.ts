@@ -1,6 +1,9 @@
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteDirs } from "../../src/publish/site-dir.ts";
 import { buildSite } from "../../src/services/publish.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -35,6 +38,25 @@ const decode = (r: Raw) =>
 const PATHS = ["/", "/boise-idaho", "/boise-idaho/2026-11-20", "/boise-idaho.md", "/place-index.json", "/feed.xml", "/api/cities-census", "/openapi.json"];
 
 describe("compression on the wire", () => {
+  // First in this file: the server has compressed nothing yet.
+  it("sends the place index compressed at publish time, not by the first reader", async () => {
+    const plain = await raw("/place-index.json");
+    const etag = String(plain.headers.etag);
+    const store = path.join(siteDirs(server.dataDir).root, "compressed");
+    const stored = { br: path.join(store, `${etag.replace(/"/g, "")}.br`), gzip: path.join(store, `${etag.replace(/"/g, "")}.gz`) };
+    expect(zlib.gunzipSync(fs.readFileSync(stored.gzip)).equals(plain.bytes)).toBe(true);
+    // Replace the copy with one the server would never make itself (quality 1): it must send exactly that.
+    const quick = zlib.brotliCompressSync(plain.bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } });
+    expect(quick.equals(fs.readFileSync(stored.br))).toBe(false);
+    fs.writeFileSync(stored.br, quick);
+    const br = await raw("/place-index.json", { "Accept-Encoding": "br" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.bytes.equals(quick)).toBe(true);
+    // Small files have no copies: they are compressed once, on their first request.
+    const page = await raw("/boise-idaho");
+    expect(fs.existsSync(path.join(store, `${String(page.headers.etag).replace(/"/g, "")}.br`))).toBe(false);
+  });
+
   it("serves brotli or gzip by Accept-Encoding, the same bytes once decoded, with Vary and a validator per encoding", async () => {
     const sizes: string[] = [];
     for (const path of PATHS) {
