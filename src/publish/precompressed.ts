@@ -49,9 +49,14 @@ export async function readPrecompressed(dirs: SiteDirs, etag: string, encoding: 
   }
 }
 
-/** Compresses every text file of `dir` from PRECOMPRESS_FROM_BYTES whose content has no copies yet. */
-export async function precompressTree(dirs: SiteDirs, dir: string): Promise<number> {
+/**
+ * Compresses every text file of `dir` from PRECOMPRESS_FROM_BYTES whose content has no copies yet,
+ * then removes copies of contents no longer in `dir` once they are a day old (a reader of an older
+ * generation may still be served one for a while).
+ */
+export async function precompressTree(dirs: SiteDirs, dir: string, now = Date.now()): Promise<number> {
   let written = 0;
+  const live = new Set<string>();
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
@@ -59,12 +64,19 @@ export async function precompressTree(dirs: SiteDirs, dir: string): Promise<numb
     if (!type || fs.statSync(file).size < PRECOMPRESS_FROM_BYTES) continue;
     const body = fs.readFileSync(file, "utf8");
     const etag = etagOf(body);
+    live.add(etag.replace(/"/g, ""));
     for (const encoding of ["br", "gzip"] as const) {
       const target = fileOf(dirs, etag, encoding);
       if (fs.existsSync(target)) continue;
       writeAtomic(target, await compress(Buffer.from(body), encoding));
       written++;
     }
+  }
+  if (!fs.existsSync(storeOf(dirs))) return written;
+  for (const name of fs.readdirSync(storeOf(dirs), { withFileTypes: true })) {
+    const file = path.join(storeOf(dirs), name.name);
+    if (!name.isFile() || live.has(name.name.replace(/\.(br|gz)$/, ""))) continue;
+    if (now - fs.statSync(file).mtimeMs > 24 * 3600 * 1000) fs.rmSync(file, { force: true });
   }
   return written;
 }
