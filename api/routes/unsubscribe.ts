@@ -49,7 +49,7 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     const scope = form.get("scope") === "all" ? "all" : "city";
     // RFC 8058 clients post `List-Unsubscribe=One-Click`; the confirmation page posts its form.
     const source = form.get("List-Unsubscribe") === "One-Click" ? "one-click" : "confirmation page";
-    const sub = unsubscribeByToken(ctx, token, scope, source);
+    const sub = await unsubscribeByToken(ctx, token, scope, source);
     if (!sub) return invalid();
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
     return htmlPage(200, "You are unsubscribed", scope === "all"
@@ -80,11 +80,11 @@ ${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><bu
     const token = event.context.params!.token;
     const form = await formBody(event);
     if (form.get("all") === "1") {
-      if (!unsubscribeByToken(ctx, token, "all", "manage page")) return invalid();
+      if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid();
       return managePage(token, "You are unsubscribed from every city.");
     }
     const id = Number(form.get("subscription"));
-    if (!Number.isInteger(id) || !unsubscribeCityOfAddress(ctx, token, id)) return managePage(token, "Nothing changed.");
+    if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return managePage(token, "Nothing changed.");
     return managePage(token, "Unsubscribed.");
   });
 }

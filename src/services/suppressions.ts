@@ -23,12 +23,12 @@ export function handleMailNotification(ctx: AppContext, n: MailNotification): { 
 }
 
 /** The provider's notifications in order: suppressions, soft bounces and mailto unsubscribes. */
-export function handleMailEvents(ctx: AppContext, events: MailEvent[]): { processed: number; suppressed: number; unsubscribed: number } {
+export async function handleMailEvents(ctx: AppContext, events: MailEvent[]): Promise<{ processed: number; suppressed: number; unsubscribed: number }> {
   let suppressed = 0, unsubscribed = 0;
   for (const n of events) {
     if (n.type === "unsubscribe") {
       const token = n.token ?? /unsubscribe\s+(\S+)/i.exec(n.subject ?? "")?.[1] ?? "";
-      if (unsubscribeByToken(ctx, token, "city", "mailto")) unsubscribed++;
+      if (await unsubscribeByToken(ctx, token, "city", "mailto")) unsubscribed++;
     } else if (handleMailNotification(ctx, n).suppressed) suppressed++;
   }
   return { processed: events.length, suppressed, unsubscribed };

@@ -17,13 +17,18 @@ export function resolveToken(ctx: AppContext, token: string): SubscriptionRow | 
 
 export type UnsubscribeScope = "city" | "all";
 
-/** Unsubscribes the token's city (or the whole address). Idempotent: doing it twice is fine. */
-export function unsubscribeByToken(ctx: AppContext, token: string, scope: UnsubscribeScope, source: string): SubscriptionRow | undefined {
+/**
+ * Unsubscribes the token's city (or the whole address), on disk before the reader is told (a group
+ * commit: src/store/group-commit.ts). Idempotent: doing it twice is fine.
+ */
+export async function unsubscribeByToken(ctx: AppContext, token: string, scope: UnsubscribeScope, source: string): Promise<SubscriptionRow | undefined> {
   const sub = resolveToken(ctx, token);
   if (!sub) return undefined;
   const now = ctx.config.now().toISOString();
-  if (scope === "all") suppressAddress(ctx.db, sub.email, "unsubscribed", source, null, now);
-  else unsubscribeOne(ctx.db, sub.id, source, now);
+  await ctx.commits.run(() => {
+    if (scope === "all") suppressAddress(ctx.db, sub.email, "unsubscribed", source, null, now);
+    else unsubscribeOne(ctx.db, sub.id, source, now);
+  });
   ctx.log.info({ subscriberId: sub.id, scope, source }, "unsubscribed");
   return findSubscription(ctx.db, sub.id);
 }
@@ -41,12 +46,12 @@ export function manageView(ctx: AppContext, token: string): ManageView | undefin
   return { email: sub.email, suppressed: findSuppression(ctx.db, sub.email) !== undefined, subscriptions: subscriptionsOf(ctx.db, sub.email) };
 }
 
-/** From the manage page: leave one city of the token's address (the token proves the address). */
-export function unsubscribeCityOfAddress(ctx: AppContext, token: string, subscriptionId: number): boolean {
+/** From the manage page: leave one city of the token's address (the token proves the address); durable like the above. */
+export async function unsubscribeCityOfAddress(ctx: AppContext, token: string, subscriptionId: number): Promise<boolean> {
   const sub = resolveToken(ctx, token);
   if (!sub) return false;
   const target = findSubscription(ctx.db, subscriptionId);
   if (!target || target.email.toLowerCase() !== sub.email.toLowerCase()) return false;
-  unsubscribeOne(ctx.db, target.id, "manage page", ctx.config.now().toISOString());
+  await ctx.commits.run(() => unsubscribeOne(ctx.db, target.id, "manage page", ctx.config.now().toISOString()));
   return true;
 }
