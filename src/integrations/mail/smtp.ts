@@ -1,5 +1,5 @@
 import nodemailer from "nodemailer";
-import { MailSendError, type Mailer, type OutgoingMessage } from "./types.ts";
+import { MailSendError, type Mailer, type OutgoingMessage, type RawMessage } from "./types.ts";
 
 export interface SmtpMailerOptions {
   /** e.g. `smtp://user:pass@mail.example.com:587` or `smtps://...:465`. */
@@ -32,6 +32,14 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
         throw toSendError(err);
       }
     },
+    async sendRaw(message: RawMessage) {
+      try {
+        await transport.sendMail(nodemailerRaw(message, opts.dkim));
+        return { messageId: message.messageId };
+      } catch (err) {
+        throw toSendError(err);
+      }
+    },
     async close() {
       transport.close();
     },
@@ -46,6 +54,12 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
 export function nodemailerMessage(message: OutgoingMessage, dkim?: SmtpMailerOptions["dkim"]) {
   const headers = Object.fromEntries(Object.entries(message.headers).map(([k, value]) => [k, { prepared: true, value }]));
   return { ...message, headers, ...(dkim ? { dkim } : {}) };
+}
+
+/** A composed message as nodemailer takes it: sent as it is, with the envelope given (not read from its headers). */
+export function nodemailerRaw(message: RawMessage, dkim?: SmtpMailerOptions["dkim"]) {
+  // The Message-ID is the one the raw message carries; given here, nodemailer does not make up another for its own bookkeeping.
+  return { raw: message.raw, messageId: message.messageId, envelope: { from: message.envelope.from, to: [message.envelope.to] }, ...(dkim ? { dkim } : {}) };
 }
 
 /** 5xx replies are permanent (RFC 5321); connection errors and 4xx are worth retrying. */
