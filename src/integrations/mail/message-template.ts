@@ -76,16 +76,26 @@ export async function compileMessageTemplate(rendered: RenderedEmail): Promise<M
   const valueFor = (values: SlotValues, slot: SlotName, context: Context) => (context === "html" ? escapeHtml(values[slot]) : values[slot]);
   const join = (list: Piece[], values: SlotValues) => list.map((p) => (typeof p === "string" ? p : valueFor(values, p.slot, p.context))).join("");
 
+  // The fixed pieces (adjacent ones joined) as bytes once, so a message is one Buffer.concat of them and its few values.
+  const parts: Array<Buffer | Exclude<Piece, string>> = [];
+  for (const p of pieces) {
+    const last = parts.at(-1);
+    if (typeof p !== "string") parts.push(p);
+    else if (Buffer.isBuffer(last)) parts[parts.length - 1] = Buffer.concat([last, Buffer.from(p, "latin1")]);
+    else parts.push(Buffer.from(p, "latin1"));
+  }
   return {
     envelopeFrom,
     fill(values) {
-      let out = "";
-      for (const p of pieces) {
-        if (typeof p === "string") out += p;
-        else if (p.context === "header") out += values[p.slot];
-        else out += `=\r\n${qpWrap(qpEncode(valueFor(values, p.slot, p.context)), 75)}=\r\n`;
+      const list: Buffer[] = [];
+      let length = 0;
+      for (const p of parts) {
+        const b = Buffer.isBuffer(p) ? p
+          : Buffer.from(p.context === "header" ? values[p.slot] : `=\r\n${qpWrap(qpEncode(valueFor(values, p.slot, p.context)), 75)}=\r\n`, "latin1");
+        list.push(b);
+        length += b.length;
       }
-      return Buffer.from(out, "latin1");
+      return Buffer.concat(list, length);
     },
     plain(values) {
       return {
