@@ -96,7 +96,7 @@ try {
   console.log(`sent ${sent.toLocaleString("en-US")} digests in ${seconds.toFixed(1)} s: ${Math.round(rate).toLocaleString("en-US")} messages/s `
     + `(batch ${BATCH}, ${CONCURRENCY} SMTP connections); sink received ${received.toLocaleString("en-US")}, `
     + `${((sinkAfter.bytes! - sinkBefore.bytes!) / 1024 / sent).toFixed(1)} KiB a message on the wire`);
-  console.log(`CPU per message: sender ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms (user+system), `
+  console.log(`CPU per message: sender ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms (${(cpu.system / 1000 / sent).toFixed(3)} of it in the kernel), `
     + `sink ${((sinkAfter.cpuMs! - sinkBefore.cpuMs!) / sent).toFixed(3)} ms; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
   console.log(`peak memory (RSS) of the sender process: ${mb(peakRss).toFixed(0)} MB (${mb(startRss).toFixed(0)} MB after start-up); outbox ${JSON.stringify(outboxCounts(ctx.db))}`);
   const met = rate >= GOAL.messagesPerSecond && mb(peakRss) < GOAL.peakRssMB;

@@ -17,7 +17,7 @@ import { subscriberToken } from "./unsubscribe.ts";
 export interface SendOptions {
   /** Rows claimed at once (default MAIL_BATCH_SIZE). */
   batchSize?: number;
-  /** Messages in flight at once (default MAIL_CONCURRENCY). */
+  /** SMTP connections (default MAIL_CONCURRENCY); twice as many messages are in flight, so a connection that finishes one finds the next already waiting. */
   concurrency?: number;
   /** Epoch ms clock; defaults to the configured clock. Tests move it forward to pass a backoff. */
   now?: () => number;
@@ -179,7 +179,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     recordSent(row.id, info.messageId);
   };
 
-  // A fixed number of workers pull from the batch: at most `concurrency` messages in flight. The
+  // A fixed number of workers pull from the batch: at most 2 x `concurrency` messages in flight. The
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
   const worker = async () => {
@@ -192,7 +192,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     if (leaseCertain) leaseUntil = t + leaseMs;
   }, leaseMs / 3);
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? cfg.concurrency, rows.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(2 * (opts.concurrency ?? cfg.concurrency), rows.length) }, worker));
   } finally {
     clearInterval(renew);
     flush();
