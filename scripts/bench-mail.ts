@@ -22,7 +22,7 @@ const GOAL = { messagesPerSecond: 1500, peakRssMB: 300 };
 if (process.argv.includes("--help")) {
   console.log(`npm run bench:mail [-- options]
   --subscribers=N   readers of the one city, each gets the digest (default 100000)
-  --concurrency=N   SMTP connections, messages in flight (MAIL_CONCURRENCY, default 10)
+  --concurrency=N   SMTP connections (MAIL_CONCURRENCY, default 10; twice as many messages in flight)
   --batch=N         outbox rows claimed at once (MAIL_BATCH_SIZE, default 500)
 Goal: ${GOAL.messagesPerSecond.toLocaleString("en-US")} messages/s with the sender's peak RSS under ${GOAL.peakRssMB} MB.`);
   process.exit(0);

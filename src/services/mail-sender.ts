@@ -44,9 +44,9 @@ export function backoffMs(baseSeconds: number, attempts: number): number {
 
 /**
  * Claims one batch of due outbox rows under a lease and sends them. A delivery is recorded only
- * after the server accepted it: the acceptances of one event-loop turn are committed together
- * right after it (one transaction), before any worker waits on the network again, so a crash can
- * only re-send the messages that were in flight, and those carry the same Message-ID. Temporary
+ * after the server accepted it: the acceptances of one event-loop turn are committed together at
+ * the end of that turn (one transaction), so a crash can only re-send the messages that were in
+ * flight or accepted in that same turn, and those carry the same Message-ID. Temporary
  * failures go back to the queue with exponential backoff; a permanent (5xx) refusal marks the
  * address bounced and suppresses it. Mail for a subscription that ended after it was queued is
  * cancelled, not sent.
@@ -206,11 +206,15 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
  * if the template does not reproduce that message exactly, digests go the per-message way.
  */
 async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
-  const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token }, city, e));
-  const expected = renderDigest(sender, first, city, e);
-  const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "" });
-  if (got.text === expected.text && got.html === expected.html && JSON.stringify(got.headers) === JSON.stringify(expected.headers)) return template;
-  ctx.log.warn({ city: city.slug, date: e.date }, "digest template does not match the rendered digest; composing each message");
+  try {
+    const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token }, city, e));
+    const expected = renderDigest(sender, first, city, e);
+    const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "" });
+    if (got.text === expected.text && got.html === expected.html && JSON.stringify(got.headers) === JSON.stringify(expected.headers)) return template;
+    ctx.log.warn({ city: city.slug, date: e.date }, "digest template does not match the rendered digest; composing each message");
+  } catch (err) {
+    ctx.log.warn({ err, city: city.slug, date: e.date }, "digest template failed; composing each message");
+  }
   return undefined;
 }
 
