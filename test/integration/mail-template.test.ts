@@ -115,3 +115,60 @@ describe("digests composed once per edition", () => {
     expect(status(ODD)).toBe("active");
   });
 });
+
+describe("failures on the template path (nodemailer's SMTPConnection, our own few pooled connections)", () => {
+  const statusOf = (id: number) => server.ctx.db.prepare("SELECT status, attempts FROM outbox WHERE id = ?").get(id) as { status: string; attempts: number };
+  const queueEdition = (date: string, emails: string[]) => {
+    for (const email of emails) addSubscriber(server.ctx.db, DENVER, email);
+    const id = addEdition(server.ctx.db, DENVER, date, `Denver, ${date}`, BODY)!;
+    queueEditionDigests(server.ctx, { id, placeGeoid: geoidOf(server.ctx.db, DENVER), date });
+    return (email: string) => server.ctx.db.prepare("SELECT o.id FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE o.edition_id = ? AND s.email = ?").pluck().get(id, email) as number;
+  };
+
+  it("a 5xx for one reader bounces that reader only; a 4xx is retried after its backoff", async () => {
+    const rowOf = queueEdition("2026-11-23", ["gone@example.org", "busy@example.org", "fine@example.org"]);
+    sink.refuseRecipient.set("gone@example.org", { code: 550, message: "5.1.1 no such mailbox" });
+    sink.refuseRecipient.set("busy@example.org", { code: 451, message: "4.3.0 try later" });
+    const t0 = Date.parse("2026-11-22T15:00:00.000Z");
+    const r = await sendPendingMail(server.ctx, { now: () => t0 });
+    expect(r).toMatchObject({ sent: 2, failed: 1, retried: 1 }); // fine@ and the odd reader's
+    expect(statusOf(rowOf("gone@example.org")).status).toBe("failed");
+    expect(server.ctx.db.prepare("SELECT reason, source FROM suppressions WHERE email = 'gone@example.org'").get()).toEqual({ reason: "bounced", source: "smtp" });
+    expect(statusOf(rowOf("busy@example.org"))).toEqual({ status: "pending", attempts: 1 });
+    expect(sink.to("fine@example.org").map((m) => m.parsed.subject)).toEqual(["Denver, 2026-11-23"]);
+    sink.refuseRecipient.delete("busy@example.org");
+    expect(await sendPendingMail(server.ctx, { now: () => t0 + 61_000 })).toMatchObject({ sent: 1 });
+    expect(statusOf(rowOf("busy@example.org")).status).toBe("sent");
+    expect(sink.to("busy@example.org").map((m) => m.parsed.subject)).toEqual(["Denver, 2026-11-23"]);
+    expect(sink.to("gone@example.org")).toHaveLength(0);
+  });
+
+  it("server down, then back on the same port: waits with backoff, then goes out over new connections", async () => {
+    const rowOf = queueEdition("2026-11-24", ["later@example.org"]);
+    await sink.stop();
+    const t0 = Date.parse("2026-11-22T15:10:00.000Z");
+    // The Denver readers still subscribed: the odd address, busy@, fine@ and later@.
+    expect(await sendPendingMail(server.ctx, { now: () => t0 })).toMatchObject({ claimed: 4, sent: 0, retried: 4 });
+    expect(statusOf(rowOf("later@example.org")).status).toBe("pending");
+    await sink.start();
+    expect(await sendPendingMail(server.ctx, { now: () => t0 + 61_000 })).toMatchObject({ sent: 4, retried: 0 });
+    expect(sink.to("later@example.org").map((m) => m.parsed.subject)).toEqual(["Denver, 2026-11-24"]);
+  });
+
+  it("upgrades with STARTTLS when the server offers it", async () => {
+    const tls = await new SmtpSink({ starttls: true }).start();
+    const live = await startTestServer({ SMTP_URL: `${tls.url}?tls.rejectUnauthorized=false`, MAIL_SENDER: "off", MAIL_FROM: "citydaily <news@citydaily.example>" });
+    try {
+      addSubscriber(live.ctx.db, DENVER, "tls@example.org");
+      const id = addEdition(live.ctx.db, DENVER, "2026-11-22", "Denver over TLS", BODY)!;
+      queueEditionDigests(live.ctx, { id, placeGeoid: geoidOf(live.ctx.db, DENVER), date: "2026-11-22" });
+      expect(await sendPendingMail(live.ctx)).toMatchObject({ sent: 1 });
+      const [mail] = tls.to("tls@example.org");
+      expect(mail.secure).toBe(true);
+      expect(mail.parsed.subject).toBe("Denver over TLS");
+    } finally {
+      await live.stop();
+      await tls.stop();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import nodemailer from "nodemailer";
+import { createRawPool } from "./smtp-raw-pool.ts";
 import { MailSendError, type Mailer, type OutgoingMessage, type RawMessage } from "./types.ts";
 
 export interface SmtpMailerOptions {
@@ -14,15 +15,10 @@ export interface SmtpMailerOptions {
  * well under the outbox lease so a hung connection cannot outlive its claim.
  */
 export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
-  const transport = nodemailer.createTransport({
-    url: opts.url,
-    pool: true,
-    maxConnections: opts.maxConnections ?? 5,
-    maxMessages: 1000,
-    connectionTimeout: 15_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 60_000,
-  });
+  const limits = { maxConnections: opts.maxConnections ?? 5, maxMessages: 1000, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 };
+  const transport = nodemailer.createTransport({ url: opts.url, pool: true, ...limits });
+  // Messages composed beforehand skip sendMail (see smtp-raw-pool.ts).
+  const rawPool = createRawPool({ url: opts.url, dkim: opts.dkim, ...limits });
   return {
     async send(message: OutgoingMessage) {
       try {
@@ -34,13 +30,14 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
     },
     async sendRaw(message: RawMessage) {
       try {
-        await transport.sendMail(nodemailerRaw(message, opts.dkim));
+        await rawPool.send(message);
         return { messageId: message.messageId };
       } catch (err) {
         throw toSendError(err);
       }
     },
     async close() {
+      rawPool.close();
       transport.close();
     },
   };
