@@ -7,7 +7,7 @@ import type { RawMessage } from "./types.ts";
  * Composed messages (message-template.ts) go out over nodemailer's SMTPConnection directly, a few
  * connections kept open, instead of through `transport.sendMail`: for a message that needs no
  * composing, sendMail's plugins, MailComposer and stream pipeline cost more than the SMTP exchange
- * itself (0.44 to 0.53 ms against 0.19 to 0.21 ms of CPU a message to a local sink, measured). The SMTP
+ * itself (0.44 to 0.60 ms against 0.19 to 0.29 ms of CPU a message to a local sink: scripts/bench/mail-transport.ts). The SMTP
  * conversation (STARTTLS, AUTH, PIPELINING, dot-stuffing) stays nodemailer's; this file only keeps
  * connections: opens up to `maxConnections`, reuses an idle one, replaces one that failed or has
  * sent `maxMessages`. A connection the server closed while idle is noticed ('end') and not used
@@ -99,6 +99,7 @@ export function createRawPool(opts: RawPoolOptions) {
     else idle.push(c);
   };
 
+  // A new envelope object each time: SMTPConnection keeps its state on the one it is given.
   const sendOn = (c: Conn, message: RawMessage, raw: Buffer) => new Promise<void>((resolve, reject) => {
     c.smtp.send({ from: message.envelope.from, to: [message.envelope.to] }, raw, (err) => (err ? reject(err) : resolve()));
   });
