@@ -2,10 +2,13 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { mailFrom } from "../config.ts";
 import { renderTransactional } from "../core/commerce-mail.ts";
-import { prepareEdition, renderDigest, renderWelcome, senderDomain, type PreparedEdition, type Sender } from "../core/email-render.ts";
+import {
+  prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
+} from "../core/email-render.ts";
+import { compileMessageTemplate, headerSafe, MARKS, type MessageTemplate } from "../integrations/mail/message-template.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
-  claimDueMail, editionForMail, markFinal, markRetry, markSent, holdsLease, renewLeases, type ClaimedRow,
+  claimDueMail, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
 } from "../store/outbox.ts";
 import { recordMailEvent, suppressAddress } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
@@ -14,7 +17,7 @@ import { subscriberToken } from "./unsubscribe.ts";
 export interface SendOptions {
   /** Rows claimed at once (default MAIL_BATCH_SIZE). */
   batchSize?: number;
-  /** Messages in flight at once (default MAIL_CONCURRENCY). */
+  /** SMTP connections (default MAIL_CONCURRENCY); twice as many messages are in flight, so a connection that finishes one finds the next already waiting. */
   concurrency?: number;
   /** Epoch ms clock; defaults to the configured clock. Tests move it forward to pass a backoff. */
   now?: () => number;
@@ -40,17 +43,25 @@ export function backoffMs(baseSeconds: number, attempts: number): number {
 }
 
 /**
- * Claims one batch of due outbox rows under a lease and sends them. Each delivery is recorded the
- * moment the server accepts it (one synchronous SQLite write), so a crash can only re-send the
- * messages that were in flight, and those carry the same Message-ID. Temporary failures go back to
- * the queue with exponential backoff; a permanent (5xx) refusal marks the address bounced and
- * suppresses it. Mail for a subscription that ended after it was queued is cancelled, not sent.
+ * Claims one batch of due outbox rows under a lease and sends them. A delivery is recorded only
+ * after the server accepted it: the acceptances of one event-loop turn are committed together at
+ * the end of that turn (one transaction), so a crash can only re-send the messages that were in
+ * flight or accepted in that same turn, and those carry the same Message-ID. Temporary
+ * failures go back to the queue with exponential backoff; a permanent (5xx) refusal marks the
+ * address bounced and suppresses it. Mail for a subscription that ended after it was queued is
+ * cancelled, not sent.
+ *
+ * A digest is composed once per edition (message-template.ts) and filled in per reader with the
+ * address, the unsubscribe token, the Message-ID and the date; an address that would need encoding
+ * in a header goes the per-message way (renderDigest and nodemailer's composer).
  */
 export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): Promise<SendResult> {
   const cfg = ctx.config.mail;
   const now = opts.now ?? (() => ctx.config.now().getTime());
   const owner = `${os.hostname()}:${process.pid}:${crypto.randomUUID()}`;
-  const rows = claimDueMail(ctx.db, owner, now(), cfg.leaseSeconds * 1000, opts.batchSize ?? cfg.batchSize);
+  const leaseMs = cfg.leaseSeconds * 1000;
+  const claimedAt = now();
+  const rows = claimDueMail(ctx.db, owner, claimedAt, leaseMs, opts.batchSize ?? cfg.batchSize);
   const result: SendResult = { claimed: rows.length, sent: 0, retried: 0, failed: 0, cancelled: 0 };
   if (rows.length === 0) return result;
 
@@ -65,6 +76,39 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     }
     return editions.get(id);
   };
+  // And each edition's whole message, composed once per batch (undefined: compose per message).
+  const templates = new Map<string, Promise<MessageTemplate | undefined>>();
+  const templateFor = (row: ClaimedSubscriberRow, e: PreparedEdition, city: CityInfo, to: Recipient) => {
+    const key = `${row.edition_id}:${row.slug}`;
+    let t = templates.get(key);
+    if (!t) templates.set(key, (t = digestTemplate(ctx, sender, city, e, to, `<digest-${row.id}@${domain}>`)));
+    return t;
+  };
+
+  // The lease runs until `leaseUntil` by this process's clock: until then no other sender can
+  // claim these rows, so the per-row check below needs no read. After a renewal came too late
+  // (this process stalled), every row is checked in the database.
+  let leaseUntil = claimedAt + leaseMs;
+  let leaseCertain = true;
+  const stillOurs = (id: number) => (leaseCertain && now() < leaseUntil) || holdsLease(ctx.db, id, owner);
+
+  // Acceptances waiting for their commit (one transaction per event-loop turn).
+  const accepted: Array<{ id: number; messageId: string; at: string }> = [];
+  let flushError: unknown;
+  const flush = () => {
+    if (accepted.length === 0) return;
+    try {
+      markSentMany(ctx.db, owner, accepted.splice(0));
+    } catch (err) {
+      // Left as 'sending': once the lease ends they are sent again, with the same Message-ID.
+      flushError ??= err;
+    }
+  };
+  const recordSent = (id: number, messageId: string) => {
+    if (accepted.length === 0) setImmediate(flush);
+    accepted.push({ id, messageId, at: new Date(now()).toISOString() });
+    result.sent++;
+  };
 
   const sendOne = async (row: ClaimedRow) => {
     if (row.kind === "transactional") {
@@ -73,7 +117,8 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
         result.cancelled++;
         return;
       }
-      return deliver(row, renderTransactional(sender, row.email, row.template, JSON.parse(row.payload)), undefined);
+      const message = renderTransactional(sender, row.email, row.template, JSON.parse(row.payload));
+      return deliver(row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), undefined);
     }
     if (row.subscriber_status !== "active" || row.suppressed) {
       markFinal(ctx.db, row.id, owner, "cancelled", `subscription ${row.subscriber_status}${row.suppressed ? ", address suppressed" : ""}`);
@@ -82,29 +127,36 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     }
     const to = { email: row.email, token: subscriberToken(ctx, row.subscriber_id, row.email) };
     const city = { name: row.name, state: row.state_name, slug: row.slug };
-    let message;
     if (row.kind === "welcome") {
-      message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
-    } else {
-      const e = row.edition_id === null ? undefined : edition(row.edition_id);
-      if (!e) {
-        markFinal(ctx.db, row.id, owner, "cancelled", "edition no longer exists");
-        result.cancelled++;
-        return;
-      }
-      message = renderDigest(sender, to, city, e);
+      const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
+      return deliver(row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
     }
-    return deliver(row, message, row.subscriber_id);
+    const e = row.edition_id === null ? undefined : edition(row.edition_id);
+    if (!e) {
+      markFinal(ctx.db, row.id, owner, "cancelled", "edition no longer exists");
+      result.cancelled++;
+      return;
+    }
+    const messageId = messageIdOf(row);
+    const token = encodeURIComponent(to.token);
+    const template = headerSafe(to.email) && headerSafe(token) && headerSafe(messageId.slice(1, -1)) ? await templateFor(row, e, city, to) : undefined;
+    if (template) {
+      const raw = template.fill({ email: to.email, token, messageId, date: mailDate() });
+      return deliver(row, () => ctx.mailer.sendRaw({ raw, envelope: { from: template.envelopeFrom, to: to.email }, messageId }), row.subscriber_id);
+    }
+    const message = renderDigest(sender, to, city, e);
+    return deliver(row, () => ctx.mailer.send({ ...message, messageId }), row.subscriber_id);
   };
 
-  const deliver = async (row: ClaimedRow, message: ReturnType<typeof renderWelcome>, subscriberId: number | undefined) => {
+  // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
+  const messageIdOf = (row: ClaimedRow) => `<${row.kind}-${row.id}@${domain}>`;
+
+  const deliver = async (row: ClaimedRow, send: () => Promise<{ messageId: string }>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
-    if (!holdsLease(ctx.db, row.id, owner)) return;
+    if (!stillOurs(row.id)) return;
+    let info;
     try {
-      // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
-      const info = await ctx.mailer.send({ ...message, messageId: `<${row.kind}-${row.id}@${domain}>` });
-      markSent(ctx.db, row.id, owner, info.messageId, new Date(now()).toISOString());
-      result.sent++;
+      info = await send();
     } catch (err) {
       const e = err instanceof MailSendError ? err : new MailSendError(String((err as Error)?.message ?? err), false);
       const iso = new Date(now()).toISOString();
@@ -122,23 +174,53 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
         result.retried++;
         ctx.log.info({ outboxId: row.id, attempts: row.attempts, code: e.responseCode, error: e.message }, "temporary delivery failure; will retry");
       }
+      return;
     }
+    recordSent(row.id, info.messageId);
   };
 
-  // A fixed number of workers pull from the batch: at most `concurrency` messages in flight. The
+  // A fixed number of workers pull from the batch: at most 2 x `concurrency` messages in flight. The
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
   const worker = async () => {
     while (next < rows.length) await sendOne(rows[next++]);
   };
-  const leaseMs = cfg.leaseSeconds * 1000;
-  const renew = setInterval(() => renewLeases(ctx.db, owner, now() + leaseMs), leaseMs / 3);
+  const renew = setInterval(() => {
+    const t = now();
+    if (t >= leaseUntil) leaseCertain = false;
+    renewLeases(ctx.db, owner, t + leaseMs);
+    if (leaseCertain) leaseUntil = t + leaseMs;
+  }, leaseMs / 3);
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? cfg.concurrency, rows.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(2 * (opts.concurrency ?? cfg.concurrency), rows.length) }, worker));
   } finally {
     clearInterval(renew);
+    flush();
   }
+  if (flushError) throw flushError;
   return result;
+}
+
+/**
+ * The per-edition template of a digest, checked against renderDigest for the batch's first reader:
+ * if the template does not reproduce that message exactly, digests go the per-message way.
+ */
+async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
+  try {
+    const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token }, city, e));
+    const expected = renderDigest(sender, first, city, e);
+    const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "" });
+    if (got.text === expected.text && got.html === expected.html && JSON.stringify(got.headers) === JSON.stringify(expected.headers)) return template;
+    ctx.log.warn({ city: city.slug, date: e.date }, "digest template does not match the rendered digest; composing each message");
+  } catch (err) {
+    ctx.log.warn({ err, city: city.slug, date: e.date }, "digest template failed; composing each message");
+  }
+  return undefined;
+}
+
+/** The Date header as nodemailer writes it. */
+function mailDate(): string {
+  return new Date().toUTCString().replace(/GMT/, "+0000");
 }
 
 /** Sends batches until nothing is due. */

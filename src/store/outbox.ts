@@ -113,6 +113,16 @@ export function markSent(db: DB, id: number, owner: string, messageId: string, n
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(messageId, nowIso, id, owner).changes === 1;
 }
 
+/** Records several deliveries, each as markSent does, in one transaction (one commit). Returns how many rows changed. */
+export function markSentMany(db: DB, owner: string, sent: ReadonlyArray<{ id: number; messageId: string; at: string }>): number {
+  if (sent.length === 1) return markSent(db, sent[0].id, owner, sent[0].messageId, sent[0].at) ? 1 : 0;
+  return db.transaction(() => {
+    let changed = 0;
+    for (const s of sent) if (markSent(db, s.id, owner, s.messageId, s.at)) changed++;
+    return changed;
+  }).immediate();
+}
+
 export function markRetry(db: DB, id: number, owner: string, nextAttemptAt: number, error: string): void {
   stmt(db, `UPDATE outbox SET status = 'pending', next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(nextAttemptAt, error.slice(0, 500), id, owner);

@@ -4,7 +4,7 @@ import { createOutboxDirMailer } from "./outbox-dir.ts";
 import { createSmtpMailer } from "./smtp.ts";
 import type { Mailer } from "./types.ts";
 
-export type { Mailer, OutgoingMessage } from "./types.ts";
+export type { Mailer, OutgoingMessage, RawMessage } from "./types.ts";
 export { MailSendError } from "./types.ts";
 
 /** SMTP when `SMTP_URL` is set, otherwise `.eml` files in `DATA_DIR/outbox`. DKIM-signed when a key is configured. */

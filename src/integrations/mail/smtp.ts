@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
-import { MailSendError, type Mailer, type OutgoingMessage } from "./types.ts";
+import { createRawPool } from "./smtp-raw-pool.ts";
+import { MailSendError, type Mailer, type OutgoingMessage, type RawMessage } from "./types.ts";
 
 export interface SmtpMailerOptions {
   /** e.g. `smtp://user:pass@mail.example.com:587` or `smtps://...:465`. */
@@ -14,15 +15,10 @@ export interface SmtpMailerOptions {
  * well under the outbox lease so a hung connection cannot outlive its claim.
  */
 export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
-  const transport = nodemailer.createTransport({
-    url: opts.url,
-    pool: true,
-    maxConnections: opts.maxConnections ?? 5,
-    maxMessages: 1000,
-    connectionTimeout: 15_000,
-    greetingTimeout: 15_000,
-    socketTimeout: 60_000,
-  });
+  const limits = { maxConnections: opts.maxConnections ?? 5, maxMessages: 1000, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 };
+  const transport = nodemailer.createTransport({ url: opts.url, pool: true, ...limits });
+  // Messages composed beforehand skip sendMail (see smtp-raw-pool.ts).
+  const rawPool = createRawPool({ url: opts.url, dkim: opts.dkim, ...limits });
   return {
     async send(message: OutgoingMessage) {
       try {
@@ -32,7 +28,16 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
         throw toSendError(err);
       }
     },
+    async sendRaw(message: RawMessage) {
+      try {
+        await rawPool.send(message);
+        return { messageId: message.messageId };
+      } catch (err) {
+        throw toSendError(err);
+      }
+    },
     async close() {
+      rawPool.close();
       transport.close();
     },
   };
@@ -46,6 +51,12 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
 export function nodemailerMessage(message: OutgoingMessage, dkim?: SmtpMailerOptions["dkim"]) {
   const headers = Object.fromEntries(Object.entries(message.headers).map(([k, value]) => [k, { prepared: true, value }]));
   return { ...message, headers, ...(dkim ? { dkim } : {}) };
+}
+
+/** A composed message as nodemailer takes it: sent as it is, with the envelope given (not read from its headers). */
+export function nodemailerRaw(message: RawMessage, dkim?: SmtpMailerOptions["dkim"]) {
+  // The Message-ID is the one the raw message carries; given here, nodemailer does not make up another for its own bookkeeping.
+  return { raw: message.raw, messageId: message.messageId, envelope: { from: message.envelope.from, to: [message.envelope.to] }, ...(dkim ? { dkim } : {}) };
 }
 
 /** 5xx replies are permanent (RFC 5321); connection errors and 4xx are worth retrying. */

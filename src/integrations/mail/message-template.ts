@@ -1,0 +1,130 @@
+import MailComposer from "nodemailer/lib/mail-composer";
+import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
+import { escapeHtml, type RenderedEmail } from "../../core/email-render.ts";
+
+/**
+ * A message composed once and sent to many: the raw RFC 5322 text of one rendering, with the few
+ * values that differ per recipient (address, unsubscribe token, Message-ID, Date) left as slots.
+ * Filling it is string concatenation, so no MIME composition or encoding of the body runs per message.
+ *
+ * Render the message with the MARKS below in place of the recipient's values; every occurrence of
+ * a mark becomes a slot. nodemailer's MailComposer writes the headers and the multipart structure
+ * once; the two bodies are quoted-printable, encoded here once per template. A slot inside a body
+ * sits on a line of its own between soft line breaks ("=\r\n"), so a value of any length keeps
+ * every line under 76 characters and the bodies decode to exactly what was rendered.
+ */
+export const MARKS = {
+  /** The recipient's address (To, and the footer's "you get this email because ..."). */
+  email: "x0slot0email@x0slot0.invalid",
+  /** The unsubscribe token as it appears in links (URI-encoded). */
+  token: "x0slot0token",
+  messageId: "<x0slot0msgid@x0slot0.invalid>",
+  date: "x0slot0date",
+} as const;
+
+export type SlotName = keyof typeof MARKS;
+export type SlotValues = Record<SlotName, string>;
+
+const TEXT_BODY = "x0slot0textbody";
+const HTML_BODY = "x0slot0htmlbody";
+type Context = "header" | "text" | "html";
+type Piece = string | { slot: SlotName; context: Context };
+
+const MARK_RE = new RegExp(Object.values(MARKS).map((m) => m.replace(/[.<>]/g, "\\$&")).join("|"), "g");
+const SLOT_OF = new Map<string, SlotName>(Object.entries(MARKS).map(([k, v]) => [v, k as SlotName]));
+
+export interface MessageTemplate {
+  /** The raw message for one recipient. `token` is URI-encoded; every value must be header-safe ASCII (see `headerSafe`). */
+  fill(values: SlotValues): Buffer;
+  /** The decoded text and HTML bodies and the headers for these values (what `fill` encodes). */
+  plain(values: SlotValues): { text: string; html: string; headers: Record<string, string> };
+  /** Envelope sender: the From address. */
+  envelopeFrom: string;
+}
+
+/** True when the value can go into a header as it is and reads the same in every context (no HTML escaping, no encoding). */
+export function headerSafe(value: string): boolean {
+  return /^[A-Za-z0-9._+@-]+$/.test(value);
+}
+
+/** Compiles `rendered` (made with MARKS for the recipient's values) into a template. */
+export async function compileMessageTemplate(rendered: RenderedEmail): Promise<MessageTemplate> {
+  const prepared = (value: string) => ({ prepared: true, value });
+  const composer = new MailComposer({
+    from: rendered.from,
+    to: MARKS.email,
+    subject: rendered.subject,
+    messageId: MARKS.messageId,
+    headers: { ...Object.fromEntries(Object.entries(rendered.headers).map(([k, v]) => [k, prepared(v)])), Date: MARKS.date },
+    // Forced quoted-printable: the placeholders are ASCII, the bodies put in their place are not.
+    text: { content: TEXT_BODY, contentTransferEncoding: "quoted-printable" },
+    html: { content: HTML_BODY, contentTransferEncoding: "quoted-printable" },
+  });
+  const mail = composer.compile();
+  const envelopeFrom = mail.getEnvelope().from || "";
+  const skeleton = (await mail.build()).toString("latin1");
+
+  const pieces: Piece[] = [];
+  for (const [i, part] of skeleton.split(new RegExp(`(${TEXT_BODY}|${HTML_BODY})`)).entries()) {
+    if (i % 2 === 0) pieces.push(...split(part, "header"));
+    else pieces.push(...encodedBody(part === TEXT_BODY ? rendered.text : rendered.html, part === TEXT_BODY ? "text" : "html"));
+  }
+  const textPieces = split(rendered.text, "text");
+  const htmlPieces = split(rendered.html, "html");
+  const headerPieces = Object.fromEntries(Object.entries(rendered.headers).map(([k, v]) => [k, split(v, "header")]));
+  // Each slot's value per context, made once per message.
+  const valueFor = (values: SlotValues, slot: SlotName, context: Context) => (context === "html" ? escapeHtml(values[slot]) : values[slot]);
+  const join = (list: Piece[], values: SlotValues) => list.map((p) => (typeof p === "string" ? p : valueFor(values, p.slot, p.context))).join("");
+
+  // The fixed pieces (adjacent ones joined) as bytes once, so a message is one Buffer.concat of them and its few values.
+  const parts: Array<Buffer | Exclude<Piece, string>> = [];
+  for (const p of pieces) {
+    const last = parts.at(-1);
+    if (typeof p !== "string") parts.push(p);
+    else if (Buffer.isBuffer(last)) parts[parts.length - 1] = Buffer.concat([last, Buffer.from(p, "latin1")]);
+    else parts.push(Buffer.from(p, "latin1"));
+  }
+  return {
+    envelopeFrom,
+    fill(values) {
+      const list: Buffer[] = [];
+      let length = 0;
+      for (const p of parts) {
+        const b = Buffer.isBuffer(p) ? p
+          : Buffer.from(p.context === "header" ? values[p.slot] : `=\r\n${qpWrap(qpEncode(valueFor(values, p.slot, p.context)), 75)}=\r\n`, "latin1");
+        list.push(b);
+        length += b.length;
+      }
+      return Buffer.concat(list, length);
+    },
+    plain(values) {
+      return {
+        text: join(textPieces, values),
+        html: join(htmlPieces, values),
+        headers: Object.fromEntries(Object.entries(headerPieces).map(([k, list]) => [k, join(list, values)])),
+      };
+    },
+  };
+}
+
+/** Splits text at the marks: fixed strings and slots. */
+function split(text: string, context: Context): Piece[] {
+  const pieces: Piece[] = [];
+  let last = 0;
+  for (const m of text.matchAll(MARK_RE)) {
+    if (m.index > last) pieces.push(text.slice(last, m.index));
+    pieces.push({ slot: SLOT_OF.get(m[0])!, context });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) pieces.push(text.slice(last));
+  return pieces;
+}
+
+/**
+ * A body as quoted-printable pieces: fixed text encoded and wrapped once (at 75, leaving room for
+ * the soft break that follows it), slots between soft breaks. Line ends become CRLF first, as
+ * nodemailer does for text parts.
+ */
+function encodedBody(body: string, context: Context): Piece[] {
+  return split(body.replace(/\r?\n/g, "\r\n"), context).map((p) => (typeof p === "string" ? qpWrap(qpEncode(p), 75) : p));
+}
