@@ -136,7 +136,7 @@ export interface MailConfig {
   senderEnabled: boolean;
   /** `MAIL_SEND_INTERVAL_MS`: how often the server's sender looks for due mail. */
   sendIntervalMs: number;
-  /** `MAIL_BATCH_SIZE`: outbox rows claimed at once; `MAIL_CONCURRENCY`: messages in flight. */
+  /** `MAIL_BATCH_SIZE`: outbox rows claimed at once; `MAIL_CONCURRENCY`: SMTP connections (twice as many messages in flight). */
   batchSize: number;
   concurrency: number;
   /** `MAIL_LEASE_SECONDS`: how long a claimed row stays with its sender before another may take it. */
