@@ -5,7 +5,7 @@ import { renderTransactional } from "../core/commerce-mail.ts";
 import {
   prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
 } from "../core/email-render.ts";
-import { compileMessageTemplate, headerSafe, MARKS, type MessageTemplate } from "../integrations/mail/message-template.ts";
+import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../integrations/mail/message-template.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
   claimDueMail, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
@@ -139,7 +139,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     }
     const messageId = messageIdOf(row);
     const token = encodeURIComponent(to.token);
-    const template = headerSafe(to.email) && headerSafe(token) && headerSafe(messageId.slice(1, -1)) ? await templateFor(row, e, city, to) : undefined;
+    const template = headerSafe(to.email) && headerSafe(token) && messageIdSafe(messageId) ? await templateFor(row, e, city, to) : undefined;
     if (template) {
       const raw = template.fill({ email: to.email, token, messageId, date: mailDate() });
       return deliver(row, () => ctx.mailer.sendRaw({ raw, envelope: { from: template.envelopeFrom, to: to.email }, messageId }), row.subscriber_id);

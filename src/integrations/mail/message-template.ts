@@ -47,6 +47,14 @@ export function headerSafe(value: string): boolean {
   return /^[A-Za-z0-9._+@-]+$/.test(value);
 }
 
+/**
+ * The same for a Message-ID (it goes only into its header): its right side may also be an address
+ * literal, `[127.0.0.1]` or `[ipv6:::1]`, when the sending host is an IP address.
+ */
+export function messageIdSafe(id: string): boolean {
+  return /^<[A-Za-z0-9._+-]+@(?:[A-Za-z0-9.-]+|\[[A-Za-z0-9.:]+\])>$/.test(id);
+}
+
 /** Compiles `rendered` (made with MARKS for the recipient's values) into a template. */
 export async function compileMessageTemplate(rendered: RenderedEmail): Promise<MessageTemplate> {
   const prepared = (value: string) => ({ prepared: true, value });
