@@ -11,7 +11,7 @@ import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { bodilessResponse, cachedResponse, etagOf } from "../caching.ts";
 import { keepAtEdge } from "../edge-cache.ts";
-import { markdownTokens, prefersMarkdown } from "../negotiation.ts";
+import { markdownHeaders, prefersMarkdown } from "../negotiation.ts";
 
 /**
  * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated
@@ -70,11 +70,14 @@ export interface SiteFiles {
 export function createSiteFiles(dirs: SiteDirs): SiteFiles {
   const files = new LRUCache<string, SiteFile>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (f) => Math.max(1, f.body.length) });
   const etags = new LRUCache<string, string>({ max: 20_000 });
-  async function read(rel: string): Promise<SiteFile | undefined> {
+  /** Where `rel` may be, in the order it is looked for (none if it would leave the site directory). */
+  function candidates(rel: string): string[] {
     const live = currentGeneration(dirs);
-    for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
-      const file = path.join(dir, rel);
-      if (!file.startsWith(dir + path.sep)) return undefined;
+    const where = (live ? [live, dirs.archive] : [dirs.archive]).map((dir) => ({ dir, file: path.join(dir, rel) }));
+    return where.every(({ dir, file }) => file.startsWith(dir + path.sep)) ? where.map((w) => w.file) : [];
+  }
+  async function read(rel: string): Promise<SiteFile | undefined> {
+    for (const file of candidates(rel)) {
       let handle;
       try {
         const kept = files.get(versionOf(await fs.stat(file)));
@@ -98,10 +101,7 @@ export function createSiteFiles(dirs: SiteDirs): SiteFiles {
     return undefined;
   }
   async function meta(rel: string): Promise<SiteFileMeta | undefined> {
-    const live = currentGeneration(dirs);
-    for (const dir of live ? [live, dirs.archive] : [dirs.archive]) {
-      const file = path.join(dir, rel);
-      if (!file.startsWith(dir + path.sep)) return undefined;
+    for (const file of candidates(rel)) {
       const st = await fs.stat(file).catch(() => undefined);
       if (!st) continue;
       const etag = st.isFile() ? etags.get(versionOf(st)) : undefined;
@@ -176,10 +176,7 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
 }
 
 function markdown(event: H3Event, file: SiteFile, rel: string): Response {
-  return cachedResponse(event, file.body, "text/markdown; charset=utf-8", cacheControlOf(rel), {
-    Vary: "Accept",
-    "X-Markdown-Tokens": String(markdownTokens(file.body)),
-  }, file.etag);
+  return cachedResponse(event, file.body, "text/markdown; charset=utf-8", cacheControlOf(rel), markdownHeaders(file.body), file.etag);
 }
 
 /** Every path outside /api that no other route claims: GET and HEAD read the site; it takes no writes. */
