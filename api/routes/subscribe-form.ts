@@ -1,5 +1,6 @@
 import type { H3, H3Event } from "h3";
 import { operationsById } from "../../src/contract/operations/index.ts";
+import type { SubscribeResponse } from "../../src/contract/subscribe.ts";
 import { AppError, toFieldIssues, type FieldIssue } from "../../src/core/errors.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AppContext } from "../../src/services/context.ts";
@@ -108,7 +109,7 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
     }
     try {
       const reply = await runOperation(ctx, op, parsed.data, caller);
-      const answer = reply.data as { message?: string };
+      const answer = reply.data as SubscribeResponse;
       return thanksPage(typed, placeName ?? `${typed.city}, ${typed.state}`, answer.message ?? "Thanks! Check your inbox for a welcome email.");
     } catch (err) {
       if (err instanceof AppError && err.code === "validation_error") {
