@@ -7,6 +7,7 @@ import { dayNumber, stableHash } from "./census-facts.ts";
 import type { HolidayNote } from "./holidays.ts";
 import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
+import type { TownSources } from "./town-sources.ts";
 import { safeUrl } from "./safe-url.ts";
 import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "./wmo.ts";
 
@@ -26,6 +27,8 @@ export interface EditionInputs {
   events: CalendarEvent[];
   /** The town's directory; user-supplied text. */
   listings: DirectoryListing[];
+  /** Alerts, air quality, calendar events and headlines from the town's public sources (src/core/town-sources.ts). */
+  sources: TownSources;
 }
 
 export interface ComposedEdition {

@@ -6,6 +6,7 @@ import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
 import type { WeatherSnapshot } from "../../src/core/weather.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 
 const DATE = "2026-11-22";
 
@@ -27,6 +28,7 @@ function inputs(over: Partial<EditionInputs> = {}): EditionInputs {
     censusFact: { key: "population", text: "Springfield is home to about 114,394 people." },
     events: [],
     listings: [],
+    sources: NO_TOWN_SOURCES,
     ...over,
   };
 }
