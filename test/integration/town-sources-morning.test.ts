@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TownFeedList } from "../../src/contract/feeds.ts";
 import { addFeed } from "../../src/services/feeds.ts";
-import { runMorning } from "../../src/services/morning.ts";
+import { formatSummary, runMorning } from "../../src/services/morning.ts";
 import { townSources } from "../../src/services/town-sources.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
@@ -108,6 +108,7 @@ describe("a week of mornings with public sources", () => {
     const s = await runMorning(server.ctx, { now: day(2) });
     expect([s.composed, s.failed]).toEqual([2, 0]);
     expect(s.feeds).toMatchObject({ sources: 3, fetched: 1, notModified: 1, failed: 1, skipped: 0 });
+    expect(formatSummary(s)).toContain("; feeds: 3 addresses, 1 fetched, 1 unchanged, 1 failed, 0 fetched earlier; ");
     const fetched = src.requests.slice(before);
     expect(fetched.filter((r) => r.path === "/times.rss")).toHaveLength(1); // shared by Ely and Reno
     expect(fetched.find((r) => r.path === "/times.rss")!.headers["if-none-match"]).toBe('"times-1"');
