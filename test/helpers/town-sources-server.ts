@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
 
 /**
  * One local stand-in for every public source a town's edition draws on, answering in each provider's
@@ -20,10 +21,13 @@ import type { AddressInfo } from "node:net";
 export type SourceMode = "ok" | "slow" | "stall" | "oversize" | "invalid" | "error" | "not-found" | "redirect";
 
 export interface FeedSpec {
-  body: string;
+  /** Text (sent as UTF-8), or bytes as they are (another charset, say). */
+  body: string | Buffer;
   contentType?: string;
   etag?: string;
   lastModified?: string;
+  /** Sent gzip-compressed with `Content-Encoding: gzip`. */
+  gzip?: boolean;
 }
 
 export interface RecordedRequest {
@@ -333,7 +337,7 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
 
     const status = 200;
     let type: string;
-    let body: string;
+    let body: string | Buffer;
     const headers: Record<string, string> = {};
     if (url.pathname === "/alerts/active") {
       if (!/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/.test(url.searchParams.get("point") ?? "")) {
@@ -353,6 +357,10 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       }
       type = feed.contentType ?? "application/octet-stream";
       body = feed.body;
+      if (feed.gzip) {
+        body = zlib.gzipSync(body);
+        headers["Content-Encoding"] = "gzip";
+      }
       if (feed.etag) headers.ETag = feed.etag;
       if (feed.lastModified) headers["Last-Modified"] = feed.lastModified;
       const inm = req.headers["if-none-match"];
