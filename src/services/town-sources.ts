@@ -35,7 +35,7 @@ export interface RefreshSummary {
   fetched: number;
   notModified: number;
   failed: number;
-  /** Already fetched this morning (by an earlier run). */
+  /** Already fetched this morning (by an earlier run), or not fetched because the run was stopped. */
   skipped: number;
   ms: number;
 }
@@ -88,6 +88,11 @@ async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, 
     recordFetchOk(ctx.db, source.id, { kind: parsed.kind, title: parsed.title, itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? r.body : null, etag: r.etag, lastModified: r.lastModified }, at);
     summary.fetched++;
   } catch (err) {
+    // A run stopped early (shutdown) says nothing about the feed: the next run tries it as if untouched.
+    if (err instanceof SourceError && err.kind === "aborted") {
+      summary.skipped++;
+      return;
+    }
     summary.failed++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     try {

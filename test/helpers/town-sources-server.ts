@@ -43,6 +43,9 @@ export interface TownSourcesServer {
   readonly requests: RecordedRequest[];
   /** Requests received for one path. */
   callsTo(path: string): number;
+  /** The most requests this server has had open at once (reset with `resetInFlight`). */
+  readonly maxInFlight: number;
+  resetInFlight(): void;
   setAlerts(features: NwsFeature[]): void;
   /** `null`: Open-Meteo's answer for a place without data (all values null). */
   setAirQuality(reading: AirQualityReading | null): void;
@@ -316,9 +319,13 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
   let alerts: NwsFeature[] = [];
   let air: AirQualityReading | null = { usAqi: 42, pm2_5: 42, pm10: 12, ozone: 30 };
 
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on("close", () => inFlight--);
     const m = modes.get(url.pathname) ?? { mode: "ok", delayMs: 60_000, oversizeBytes: 3 * 1024 * 1024 };
 
     // Answers that need no body of the path's own: any path can be put in these modes.
@@ -425,6 +432,12 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     callsTo: (path) => requests.filter((r) => r.path === path).length,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    resetInFlight() {
+      maxInFlight = inFlight;
+    },
     setAlerts(features) {
       alerts = features;
     },
