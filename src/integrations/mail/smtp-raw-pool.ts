@@ -57,6 +57,7 @@ export function createRawPool(opts: RawPoolOptions) {
   const dkim = opts.dkim ? new DKIM(opts.dkim) : undefined;
   const idle: Conn[] = [];
   const busy = new Set<Conn>();
+  const connecting = new Set<SMTPConnection>();
   const waiting: Waiter[] = [];
   let open = 0;
   let closed = false;
@@ -65,11 +66,16 @@ export function createRawPool(opts: RawPoolOptions) {
     const smtp = new SMTPConnection({ ...fromUrl, ...timeouts } as ConstructorParameters<typeof SMTPConnection>[0]);
     const conn: Conn = { smtp, sent: 0, alive: false };
     let settled = false;
+    connecting.add(smtp);
+    // AUTH has no timeout of its own in SMTPConnection: bound the whole opening.
+    const bound = setTimeout(() => fail(Object.assign(new Error("connection not ready in time"), { code: "ETIMEDOUT" })), waitBound);
     // SMTPConnection reports a failed connect (refused, timeout, TLS) as an 'error' event, not through connect's callback.
     const fail = (err: unknown) => {
       conn.alive = false;
       if (settled) return;
       settled = true;
+      connecting.delete(smtp);
+      clearTimeout(bound);
       smtp.close();
       reject(err);
     };
@@ -79,13 +85,12 @@ export function createRawPool(opts: RawPoolOptions) {
       fail(err);
       conn.cut?.(err);
     });
-    // AUTH has no timeout of its own in SMTPConnection: bound the whole opening.
-    const bound = setTimeout(() => fail(Object.assign(new Error("connection not ready in time"), { code: "ETIMEDOUT" })), waitBound);
     smtp.connect((err) => {
       if (err) return fail(err);
       const ready = () => {
         if (settled) return;
         settled = true;
+        connecting.delete(smtp);
         clearTimeout(bound);
         conn.alive = true;
         resolve(conn);
@@ -93,7 +98,6 @@ export function createRawPool(opts: RawPoolOptions) {
       if (!fromUrl.auth) return ready();
       smtp.login(fromUrl.auth, (e) => (e ? fail(e) : ready()));
     });
-    smtp.once("end", () => clearTimeout(bound));
   });
 
   /** Hands a free connection (or a free slot: undefined) to the first waiter. */
@@ -191,6 +195,7 @@ export function createRawPool(opts: RawPoolOptions) {
     close() {
       closed = true;
       for (const c of idle.splice(0)) c.smtp.quit();
+      for (const smtp of connecting) smtp.close();
       for (const c of busy) {
         c.cut?.(closedError());
         c.smtp.close();

@@ -22,13 +22,18 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
     maxConnections: opts.maxConnections ?? 5, maxMessages: 1000,
     connectionTimeout: fromUrl.connectionTimeout ?? 15_000, greetingTimeout: fromUrl.greetingTimeout ?? 15_000, socketTimeout: fromUrl.socketTimeout ?? 60_000,
   };
-  const transport = nodemailer.createTransport({ url: opts.url, pool: true, ...limits });
-  // Messages composed beforehand skip sendMail (see smtp-raw-pool.ts).
+  // Every message goes out through the one pool of smtp-raw-pool.ts, whose waits are bounded and
+  // whose close() ends connections in flight (nodemailer's own pool, closed, let a connect that the
+  // server never greeted run to its timeout). Messages not composed beforehand are composed by
+  // nodemailer's stream transport, as its SMTP transport would compose them.
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   const rawPool = createRawPool({ url: opts.url, dkim: opts.dkim, ...limits });
   return {
     async send(message: OutgoingMessage) {
+      const info = await composer.sendMail(nodemailerMessage(message));
+      const envelope = info.envelope as { from: string; to: string[] };
       try {
-        const info = await transport.sendMail(nodemailerMessage(message, opts.dkim));
+        await rawPool.send({ raw: info.message as Buffer, envelope: { from: envelope.from, to: envelope.to[0] }, messageId: info.messageId });
         return { messageId: info.messageId };
       } catch (err) {
         throw toSendError(err);
@@ -44,7 +49,6 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
     },
     async close() {
       rawPool.close();
-      transport.close();
     },
   };
 }
