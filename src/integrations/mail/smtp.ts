@@ -80,7 +80,9 @@ export function toSendError(err: unknown): MailSendError {
   const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
   const permanent = e.permanent ?? (code !== undefined && code >= 500 && code < 600);
   const response = e.response || e.message || String(err);
-  const scope = e.command === "RCPT TO" ? (aboutRecipient(code, response) ? "recipient" : "session") : e.command === "DATA" ? "message" : "session";
+  // A 4xx at RCPT TO only delays that row (greylisting, a full mailbox): it may stay the recipient's.
+  const recipient = e.command === "RCPT TO" && (!permanent || aboutRecipient(code, response));
+  const scope = recipient ? "recipient" : e.command === "DATA" ? "message" : "session";
   return new MailSendError(response, permanent, code, scope);
 }
 
