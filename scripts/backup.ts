@@ -1,7 +1,7 @@
 /**
- * `npm run backup [-- FILE]`: a consistent online copy of the database (SQLite's backup API) while the
- * server keeps taking writes, then `PRAGMA integrity_check` on the copy. Default FILE:
- * DATA_DIR/backups/citydaily-<UTC timestamp>.db. Exit 1 if the copy is not sound.
+ * `npm run backup [-- FILE]`: a consistent online copy of the database (`VACUUM INTO`, one read
+ * transaction) while the server keeps taking writes, then `PRAGMA integrity_check` on the copy.
+ * Default FILE: DATA_DIR/backups/citydaily-<UTC timestamp>.db. Exit 1 if the copy is not sound.
  */
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
@@ -13,10 +13,10 @@ const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "
 const destination = path.resolve(process.argv[2] ?? path.join(config.dataDir, "backups", `citydaily-${stamp}.db`));
 const started = performance.now();
 const db = openDatabase(databaseFile(config.dataDir));
-const { totalPages } = await backupDatabase(db, destination);
+const { bytes } = await backupDatabase(db, destination);
 db.close();
 const check = integrityCheck(destination);
 const counts = tableCounts(destination, ["places", "subscribers", "editions", "outbox"]);
 const seconds = ((performance.now() - started) / 1000).toFixed(2);
-console.log(`backup ${destination}: ${totalPages} pages in ${seconds} s; integrity_check ${check.join("; ")}; ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(", ")}`);
+console.log(`backup ${destination}: ${(bytes / 1e6).toFixed(1)} MB in ${seconds} s; integrity_check ${check.join("; ")}; ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(", ")}`);
 process.exit(check.length === 1 && check[0] === "ok" ? 0 : 1);
