@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { AppContext } from "../src/services/context.ts";
+import { startBackupSchedule } from "../src/services/backups.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
@@ -57,6 +58,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
+  // BACKUP_TARGET: a checked copy of the database uploaded every BACKUP_INTERVAL_SECONDS.
+  const backups = config.backup.target ? startBackupSchedule(config, ctx.log) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -64,6 +67,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     close: () => (closing ??= (async () => {
       await drain(server, config.http.shutdownTimeoutMs);
       await morning?.stop();
+      await backups?.stop();
       stopSearchSets.abort();
       await searchSets;
       await mailSender?.stop();
