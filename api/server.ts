@@ -65,12 +65,17 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     url,
     ctx,
     close: () => (closing ??= (async () => {
+      // The background jobs stop while requests drain, not after: the whole shutdown stays within
+      // SHUTDOWN_TIMEOUT_MS (the morning run stops between cities, aborting fetches in flight; the
+      // sender starts no new message and cuts those still unanswered after its grace).
+      const jobs = Promise.all([
+        morning?.stop(),
+        backups?.stop(),
+        (stopSearchSets.abort(), searchSets),
+        mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+      ]);
       await drain(server, config.http.shutdownTimeoutMs);
-      await morning?.stop();
-      await backups?.stop();
-      stopSearchSets.abort();
-      await searchSets;
-      await mailSender?.stop();
+      await jobs;
       await ctx.mailer.close();
       ctx.db.close();
     })()),

@@ -5,7 +5,7 @@ import { runMorning } from "./morning.ts";
 export const MORNING_INTERVAL_MS = 15 * 60 * 1000;
 
 export interface MorningSchedule {
-  /** Stops the timer and waits for a run in progress to finish. */
+  /** Stops the timer and the run in progress (between cities; fetches in flight are aborted), and waits for it. */
   stop(): Promise<void>;
 }
 
@@ -15,10 +15,11 @@ export interface MorningSchedule {
  */
 export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: boolean; intervalMs?: number } = {}): MorningSchedule {
   let running: Promise<void> | undefined;
+  const stopping = new AbortController();
   const tick = () => {
-    if (running) return;
+    if (running || stopping.signal.aborted) return;
     // runMorning logs its own summary line.
-    running = runMorning(ctx)
+    running = runMorning(ctx, { signal: stopping.signal })
       .then(() => undefined)
       .catch((err) => ctx.log.error({ err }, "scheduled morning run failed"))
       .finally(() => {
@@ -31,6 +32,7 @@ export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: bo
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort(new Error("the server is stopping"));
       await running;
     },
   };
