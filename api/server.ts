@@ -36,12 +36,25 @@ function drain(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
+  const listener = createRequestListener(ctx);
+  // Once shutdown begins, every answer says `Connection: close`: a keep-alive client then opens a
+  // new connection (to another instance) instead of sending its next request on one about to close.
+  let shuttingDown = false;
+  const inFlight = new Set<http.ServerResponse>();
+  const closeAfter = (res: http.ServerResponse) => {
+    if (!res.headersSent) res.setHeader("Connection", "close");
+  };
   const server = http.createServer({
     headersTimeout: config.http.headersTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     // Node checks the two timeouts above on this period; keep it finer than the shorter one.
     connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
-  }, createRequestListener(ctx));
+  }, (req, res) => {
+    if (shuttingDown) closeAfter(res);
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    return listener(req, res);
+  });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -65,6 +78,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     url,
     ctx,
     close: () => (closing ??= (async () => {
+      shuttingDown = true;
+      for (const res of inFlight) closeAfter(res);
       // The background jobs stop while requests drain, not after: the whole shutdown stays within
       // SHUTDOWN_TIMEOUT_MS (the morning run stops between cities, aborting fetches in flight; the
       // sender starts no new message and cuts those still unanswered after its grace).

@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 import { promisify } from "node:util";
@@ -87,6 +89,42 @@ describe("graceful shutdown on SIGTERM", () => {
     child.kill("SIGTERM");
     expect(await stuck).toBe("cut");
     expect(await exited).toBe(0);
+  });
+});
+
+describe("keep-alive connections at SIGTERM", () => {
+  it("the answer in flight says Connection: close, and idle keep-alive sockets are closed", async () => {
+    weather.configure({ delayMs: 800 });
+    const { child, url, exited } = await startServerProcess({ DATA_DIR: dataDir, OPEN_METEO_URL: weather.url, WEATHER_TIMEOUT_MS: "10000", SHUTDOWN_TIMEOUT_MS: "5000" });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (p: string) => new Promise<{ status: number; connection: string | undefined; socket: net.Socket }>((resolve, reject) => {
+      const req = http.get(`${url}${p}`, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, socket: req.socket as net.Socket }));
+      });
+      req.on("error", reject);
+    });
+    try {
+      await fetch(`${url}/api/subscribe`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: "keepalive@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" }),
+      });
+      // One idle keep-alive socket, then a slow answer in flight on another.
+      const idle = await get("/api/pricing");
+      expect(idle.connection).toBe("keep-alive");
+      const idleClosed = new Promise<void>((resolve) => idle.socket.once("close", () => resolve()));
+      const before = weather.calls;
+      const slow = get("/api/weather/boise-idaho");
+      while (weather.calls === before) await new Promise((r) => setTimeout(r, 20));
+      child.kill("SIGTERM");
+      await idleClosed; // closed by the server, not left for the client to find reset
+      const answer = await slow;
+      expect(answer.status).toBe(200);
+      expect(answer.connection).toBe("close");
+      expect(await exited).toBe(0);
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
