@@ -146,3 +146,35 @@ describe("the server's background sender", () => {
     }
   }, 40_000);
 });
+
+describe("kill -9 of mail:send", () => {
+  it("re-sends at most the messages that were in flight at each kill, with the same Message-ID; nothing is lost", async () => {
+    const slow = await new SmtpSink({ delayMs: 20 }).start();
+    const KILLS = 3;
+    const IN_FLIGHT = 4; // MAIL_CONCURRENCY=2: twice as many messages in flight as connections
+    try {
+      const id = queue("2026-12-10");
+      const env = { SMTP_URL: slow.url, MAIL_CONCURRENCY: "2", MAIL_BATCH_SIZE: "10", MAIL_LEASE_SECONDS: "1" };
+      for (let k = 0; k < KILLS; k++) {
+        const { child, exited } = runSender(env);
+        const start = slow.count;
+        // Somewhere mid-delivery: after 3 to 8 more messages have been accepted.
+        const after = 3 + Math.floor(Math.random() * 6);
+        while (slow.count < start + after && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+        child.kill("SIGKILL");
+        await exited;
+      }
+      const { code } = await runSender(env).exited;
+      expect(code).toBe(0);
+      expect(db().prepare("SELECT status, COUNT(*) AS n FROM outbox WHERE edition_id = ? GROUP BY status").all(id)).toEqual([{ status: "sent", n: 40 }]);
+      const ids = slow.messages.map((m) => m.header("Message-ID")!);
+      const distinct = new Set(ids);
+      expect(distinct.size).toBe(40); // every reader got it
+      const duplicates = ids.length - distinct.size;
+      expect(duplicates).toBeLessThanOrEqual(KILLS * IN_FLIGHT);
+      console.log(`mail:send killed ${KILLS} times: 40 digests delivered, ${duplicates} duplicates (same Message-ID; bound ${IN_FLIGHT} a kill)`);
+    } finally {
+      await slow.stop();
+    }
+  }, 60_000);
+});
