@@ -179,7 +179,11 @@ describe("kill -9 during a burst of payments on the built-in checkout", () => {
           expect(first[i] === 303 || first[i] === "cut", String(first[i])).toBe(true);
         }
       };
-      await Promise.all(Array.from({ length: 5 }, buyer));
+      try {
+        await Promise.all(Array.from({ length: 5 }, buyer));
+      } finally {
+        server.kill("SIGKILL"); // no-op when the kill already landed; never left running on a failure
+      }
       await exited;
       const cut = first.filter((s) => s === "cut").length;
 

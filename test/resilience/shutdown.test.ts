@@ -124,6 +124,7 @@ describe("keep-alive connections at SIGTERM", () => {
       expect(await exited).toBe(0);
     } finally {
       agent.destroy();
+      child.kill("SIGKILL"); // no-op once it has exited; never left running on a failure
     }
   });
 });
@@ -133,6 +134,7 @@ describe("SIGTERM in the middle of a morning run", () => {
     const CITIES = 40;
     const dir = freshDataDir();
     const stalled = await startOpenMeteoServer({ mode: "stall" });
+    let server: ChildProcess | undefined;
     try {
       const seed = new Database(path.join(dir, "citydaily.db"));
       const geoids = seed.prepare("SELECT geoid FROM places ORDER BY population DESC LIMIT ?").pluck().all(CITIES) as string[];
@@ -143,6 +145,7 @@ describe("SIGTERM in the middle of a morning run", () => {
       // within its 60 s budget: a whole run would take 40 / 4 x 60 s = 10 minutes.
       const env = { DATA_DIR: dir, OPEN_METEO_URL: stalled.url, WEATHER_TIMEOUT_MS: "60000", PUBLISH_HOUR: "0", NOW: "2026-11-22T18:00:00Z", MAIL_SENDER: "off" };
       const { child, exited } = await startServerProcess({ ...env, MORNING_SCHEDULE: "on", SHUTDOWN_TIMEOUT_MS: "1500" });
+      server = child;
       while (stalled.calls < 4) await new Promise((r) => setTimeout(r, 20));
       const signalled = Date.now();
       child.kill("SIGTERM");
@@ -170,6 +173,7 @@ describe("SIGTERM in the middle of a morning run", () => {
       }
       console.log(`SIGTERM mid-morning (${CITIES} cities due, provider stalled): exited in ${took} ms`);
     } finally {
+      server?.kill("SIGKILL"); // no-op once it has exited
       await stalled.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
