@@ -41,7 +41,7 @@ while (!stop.signal.aborted) {
       faulted = true;
       break;
     }
-    await sleep(Math.max(50, ctx.mail.delivery.pausedUntil - Date.now()), undefined, { signal: stop.signal }).catch(() => {});
+    await sleep(Math.max(50, ctx.mail.delivery.pausedUntilReal - Date.now()), undefined, { signal: stop.signal }).catch(() => {});
     continue;
   }
   if (r.claimed > 0 && r.retried < r.claimed) continue;

@@ -40,7 +40,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
 function createMailSignal(): MailSignal {
   const listeners = new Set<() => void>();
   return {
-    delivery: { faults: 0, pausedUntil: 0 },
+    delivery: { faults: 0, pausedUntil: 0, pausedUntilReal: 0 },
     kick: () => { for (const l of listeners) l(); },
     onKick(listener) {
       listeners.add(listener);

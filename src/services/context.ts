@@ -20,7 +20,7 @@ export interface MailSignal {
    * greeting, AUTH, MAIL FROM, DATA) sending pauses until `pausedUntil` (epoch ms), doubling with
    * each fault in a row (services/mail-sender.ts).
    */
-  delivery: { faults: number; pausedUntil: number };
+  delivery: { faults: number; pausedUntil: number; pausedUntilReal: number };
 }
 
 /**

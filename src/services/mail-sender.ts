@@ -76,8 +76,9 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   const leaseMs = cfg.leaseSeconds * 1000;
   const claimedAt = now();
   const result: SendResult = { claimed: 0, sent: 0, retried: 0, failed: 0, cancelled: 0, deferred: 0 };
-  // The relay failed the last session: nothing is claimed until the pause ends.
-  if (claimedAt < ctx.mail.delivery.pausedUntil) return result;
+  // The relay failed the last session: nothing is claimed until the pause ends, by the sender's clock
+  // (tests move it forward) or by the real one (a clock pinned with NOW never moves).
+  if (claimedAt < ctx.mail.delivery.pausedUntil && Date.now() < ctx.mail.delivery.pausedUntilReal) return result;
   const rows = claimDueMail(ctx.db, owner, claimedAt, leaseMs, opts.batchSize ?? cfg.batchSize);
   result.claimed = rows.length;
   if (rows.length === 0) return result;
@@ -236,6 +237,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     d.faults++;
     const pause = pauseMs(cfg.retryBaseSeconds, d.faults);
     d.pausedUntil = now() + pause;
+    d.pausedUntilReal = Date.now() + pause;
     const untried = rows.slice(next).map((r) => r.id);
     if (untried.length) deferRows(ctx.db, owner, untried, d.pausedUntil, `not tried: ${fault.message}`, false);
     result.deferred += untried.length;
@@ -247,6 +249,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     ctx.log.info({ afterFaults: ctx.mail.delivery.faults }, "mail delivery resumed");
     ctx.mail.delivery.faults = 0;
     ctx.mail.delivery.pausedUntil = 0;
+    ctx.mail.delivery.pausedUntilReal = 0;
   }
   if (flushError) throw flushError;
   return result;
