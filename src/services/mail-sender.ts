@@ -189,7 +189,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
         suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
         result.failed++;
         ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
-      } else if (e.scope !== "recipient" && !(e.scope === "message" && row.attempts >= cfg.maxAttempts)) {
+      } else if ((e.scope === "session" || e.scope === "message") && !(e.scope === "message" && row.attempts >= cfg.maxAttempts)) {
         // A delivery fault: the relay or the session failed, whatever the recipient. The row waits for
         // the pause; only a refusal of this very message (at DATA) counts as one of its attempts.
         fault ??= e;

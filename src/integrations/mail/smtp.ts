@@ -30,7 +30,12 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
   const rawPool = createRawPool({ url: opts.url, dkim: opts.dkim, ...limits });
   return {
     async send(message: OutgoingMessage) {
-      const info = await composer.sendMail(nodemailerMessage(message));
+      let info;
+      try {
+        info = await composer.sendMail(nodemailerMessage(message));
+      } catch (err) {
+        throw new MailSendError(`could not compose the message: ${(err as Error).message}`, false, undefined, "local");
+      }
       const envelope = info.envelope as { from: string; to: string[] };
       try {
         await rawPool.send({ raw: info.message as Buffer, envelope: { from: envelope.from, to: envelope.to[0] }, messageId: info.messageId });
@@ -82,7 +87,11 @@ export function toSendError(err: unknown): MailSendError {
   const response = e.response || e.message || String(err);
   // A 4xx at RCPT TO only delays that row (greylisting, a full mailbox): it may stay the recipient's.
   const recipient = e.command === "RCPT TO" && (!permanent || aboutRecipient(code, response));
-  const scope = recipient ? "recipient" : e.command === "DATA" ? "message" : "session";
+  // Refused by the client itself before a byte was sent (nodemailer's "API" errors: an invalid envelope address).
+  const errCode = (err as { code?: string }).code;
+  const local = e.command === "API" && code === undefined
+    && ((errCode === "EENVELOPE" && /^(Invalid recipient|No recipients)/.test(e.message ?? "")) || errCode === "EMESSAGE" || errCode === "ESTREAM");
+  const scope = recipient ? "recipient" : local ? "local" : e.command === "DATA" ? "message" : "session";
   return new MailSendError(response, permanent, code, scope);
 }
 

@@ -24,12 +24,14 @@ export interface Mailer {
 }
 
 /**
- * What a failure is about. `recipient`: the server answered about this one address (at RCPT TO);
+ * What a failure is about. `local`: this message could not be composed or was refused by the SMTP
+ * client before anything was sent (an invalid address): that row alone is retried, then given up;
+ * `recipient`: the server answered about this one address (at RCPT TO);
  * `message`: it refused this message's data (at or after DATA); `session`: the connection, the
  * greeting, EHLO, AUTH, MAIL FROM, a timeout, or the transport itself (a full outbox disk): nothing
  * said about the recipient, so it must never be held against the recipient.
  */
-export type MailFailureScope = "recipient" | "message" | "session";
+export type MailFailureScope = "recipient" | "message" | "session" | "local";
 
 /**
  * A failed send. `permanent`: the server refused for good (5xx); otherwise retry later. Only a
