@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, toNodeHandler, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
-import { AppError } from "../src/core/errors.ts";
+import { AppError, storageFullError } from "../src/core/errors.ts";
 import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/context.ts";
@@ -40,10 +40,11 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   // h3's own routing answers (a path or method no route takes) are client errors, not server faults.
   if (status === 404) return problemResponse(ctx.config.baseUrl, isApi(instance) ? "endpoint_not_found" : "not_found", `Nothing at ${instance}.`, { instance });
   if (status === 405) return problemResponse(ctx.config.baseUrl, "method_not_allowed", `${event.req.method} is not allowed on ${instance}.`, { instance });
-  if (isStorageFull(error)) {
+  const full = storageFullError(error);
+  if (full) {
     // The transaction was rolled back: nothing half-stored. The operator must free space; clients retry.
     ctx.log.error({ alert: "storage_full", requestId: event.context.requestId, path: instance, error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
-    return problemResponse(ctx.config.baseUrl, "storage_full", "The server's storage is full; nothing was stored. Retry later.", { instance, headers: { "Retry-After": String(STORAGE_FULL_RETRY_SECONDS) } });
+    return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
   }
   if (isClientGone(error)) {
     // The client went away mid-body: not a server fault, and nobody is left to answer.
@@ -52,16 +53,6 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   }
   ctx.log.error({ err: error, requestId: event.context.requestId, path: instance }, "unhandled error");
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
-}
-
-const STORAGE_FULL_RETRY_SECONDS = 60;
-
-/** SQLite's SQLITE_FULL (the database or its WAL could not grow) or the system's ENOSPC, however wrapped. */
-function isStorageFull(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === "SQLITE_FULL" || e.code === "ENOSPC") return true;
-  }
-  return false;
 }
 
 /** A request body cut off because the client closed the connection (Node's "aborted", ECONNRESET). */

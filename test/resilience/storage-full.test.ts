@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectV1 } from "../helpers/mcp-clients.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -50,6 +51,15 @@ describe("a full disk under the database", () => {
       expect(body).toMatchObject({ code: "storage_full", status: 503 });
       expect(logged.some((l) => l.level === "error" && l.obj.alert === "storage_full")).toBe(true);
       expect(logged.some((l) => l.msg === "unhandled error")).toBe(false);
+      // The MCP subscribe tool says the same, as a tool error with the problem body.
+      const mcp = await connectV1(`${server.url}/mcp`);
+      try {
+        const r = (await mcp.client.callTool({ name: "subscribe_city", arguments: { email: "mcp-full@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError).toBe(true);
+        expect(JSON.parse(r.content[0].text)).toMatchObject({ code: "storage_full", status: 503, retryAfter: 60 });
+      } finally {
+        await mcp.close();
+      }
       const during = count();
       // Reads keep working.
       expect((await server.get("/api/pricing")).status).toBe(200);
