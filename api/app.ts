@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, toNodeHandler, type H3Event } from "h3";
 import { openApiDocument } from "../src/contract/openapi.ts";
-import { AppError } from "../src/core/errors.ts";
+import { AppError, storageFullError } from "../src/core/errors.ts";
 import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/context.ts";
@@ -40,8 +40,27 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   // h3's own routing answers (a path or method no route takes) are client errors, not server faults.
   if (status === 404) return problemResponse(ctx.config.baseUrl, isApi(instance) ? "endpoint_not_found" : "not_found", `Nothing at ${instance}.`, { instance });
   if (status === 405) return problemResponse(ctx.config.baseUrl, "method_not_allowed", `${event.req.method} is not allowed on ${instance}.`, { instance });
+  const full = storageFullError(error);
+  if (full) {
+    // The transaction was rolled back: nothing half-stored. The operator must free space; clients retry.
+    ctx.log.error({ alert: "storage_full", requestId: event.context.requestId, path: instance, error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
+    return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
+  }
+  if (isClientGone(error)) {
+    // The client went away mid-body: not a server fault, and nobody is left to answer.
+    ctx.log.info({ requestId: event.context.requestId, path: instance, error: (error as Error).message }, "request aborted by the client");
+    return problemResponse(ctx.config.baseUrl, "validation_error", "The request body was cut off.", { instance, issues: [{ path: "body", message: "incomplete: the client closed the connection" }] });
+  }
   ctx.log.error({ err: error, requestId: event.context.requestId, path: instance }, "unhandled error");
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
+}
+
+/** A request body cut off because the client closed the connection (Node's "aborted", ECONNRESET). */
+function isClientGone(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === "ECONNRESET" || e.code === "ECONNABORTED" || e.code === "ERR_STREAM_PREMATURE_CLOSE" || e.message === "aborted") return true;
+  }
+  return false;
 }
 
 /** Headers every answer carries (besides X-Request-Id), errors included. */

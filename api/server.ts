@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { AppContext } from "../src/services/context.ts";
+import { startBackupSchedule } from "../src/services/backups.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
@@ -35,12 +36,25 @@ function drain(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
+  const listener = createRequestListener(ctx);
+  // Once shutdown begins, every answer says `Connection: close`: a keep-alive client then opens a
+  // new connection (to another instance) instead of sending its next request on one about to close.
+  let shuttingDown = false;
+  const inFlight = new Set<http.ServerResponse>();
+  const closeAfter = (res: http.ServerResponse) => {
+    if (!res.headersSent) res.setHeader("Connection", "close");
+  };
   const server = http.createServer({
     headersTimeout: config.http.headersTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     // Node checks the two timeouts above on this period; keep it finer than the shorter one.
     connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
-  }, createRequestListener(ctx));
+  }, (req, res) => {
+    if (shuttingDown) closeAfter(res);
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    return listener(req, res);
+  });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -57,16 +71,26 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
+  // BACKUP_TARGET: a checked copy of the database uploaded every BACKUP_INTERVAL_SECONDS.
+  const backups = config.backup.target ? startBackupSchedule(config, ctx.log) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,
     ctx,
     close: () => (closing ??= (async () => {
+      shuttingDown = true;
+      for (const res of inFlight) closeAfter(res);
+      // The background jobs stop while requests drain, not after: the whole shutdown stays within
+      // SHUTDOWN_TIMEOUT_MS (the morning run stops between cities, aborting fetches in flight; the
+      // sender starts no new message and cuts those still unanswered after its grace).
+      const jobs = Promise.all([
+        morning?.stop(),
+        backups?.stop(),
+        (stopSearchSets.abort(), searchSets),
+        mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+      ]);
       await drain(server, config.http.shutdownTimeoutMs);
-      await morning?.stop();
-      stopSearchSets.abort();
-      await searchSets;
-      await mailSender?.stop();
+      await jobs;
       await ctx.mailer.close();
       ctx.db.close();
     })()),

@@ -77,7 +77,7 @@ try {
     const r = await sendPendingMail(ctx);
     sent += r.sent;
     if (r.claimed === 0) break;
-    if (r.failed || r.retried) throw new Error(`unexpected failures: ${JSON.stringify(r)}`);
+    if (r.failed || r.retried || r.deferred) throw new Error(`unexpected failures: ${JSON.stringify(r)}`);
     if (performance.now() - lastReport > 5000) {
       lastReport = performance.now();
       const mu = process.memoryUsage();

@@ -15,9 +15,14 @@ const config = loadConfig();
 const log = createLogger(interactive && !process.env.LOG_LEVEL ? "warn" : config.logLevel);
 const ctx = createContext(config, log);
 
+// SIGTERM/SIGINT: stop between cities, abort fetches in flight, exit; the next run does the rest.
+const stop = new AbortController();
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stop.abort(new Error(`${signal}: stopping`)));
+
 let bar: SingleBar | undefined;
 try {
   const summary = await runMorning(ctx, {
+    signal: stop.signal,
     onProgress: interactive
       ? (done, total) => {
           if (!bar && total >= PROGRESS_MIN_CITIES) {
@@ -31,7 +36,7 @@ try {
   bar?.stop();
   console.log(formatSummary(summary));
   // Non-zero when something is left for the next run, so a scheduler can alert on it.
-  process.exitCode = summary.failed > 0 || summary.publishFailed > 0 ? 1 : 0;
+  process.exitCode = summary.failed > 0 || summary.publishFailed > 0 || summary.stopped ? 1 : 0;
 } finally {
   bar?.stop();
   ctx.db.close();

@@ -2,23 +2,43 @@
  * `npm run restore -- FILE`: puts a backup back as DATA_DIR's database. Stop the server (and any
  * morning run or sender) first. The backup is checked with `PRAGMA integrity_check` before anything
  * is touched; the database it replaces is kept beside it as `citydaily.db.before-restore-<stamp>`.
+ * `npm run restore -- --latest` (or `--from-target NAME`) first downloads the newest (or the named)
+ * backup from BACKUP_TARGET into DATA_DIR/backups.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { loadConfig } from "../src/config.ts";
+import { backupStore } from "../src/services/backups.ts";
 import { integrityCheck, tableCounts } from "../src/store/backup.ts";
 import { databaseFile } from "../src/store/db.ts";
 
-const source = process.argv[2];
+const config = loadConfig();
+let source = process.argv[2];
 if (!source) {
-  console.error("usage: npm run restore -- FILE   (stop the server first)");
+  console.error("usage: npm run restore -- FILE | --latest | --from-target NAME   (stop the server first)");
   process.exit(2);
+}
+if (source === "--latest" || source === "--from-target") {
+  const store = backupStore(config);
+  if (!store) {
+    console.error(`${source} needs BACKUP_TARGET=s3://bucket/prefix`);
+    process.exit(2);
+  }
+  const name = source === "--latest" ? (await store.list()).at(-1) : process.argv[3];
+  if (!name) {
+    console.error(source === "--latest" ? "no backup in BACKUP_TARGET" : "usage: npm run restore -- --from-target NAME");
+    process.exit(1);
+  }
+  source = path.join(config.dataDir, "backups", name);
+  fs.mkdirSync(path.dirname(source), { recursive: true });
+  await store.download(name, source);
+  console.log(`downloaded ${name} -> ${source}`);
 }
 const check = integrityCheck(source);
 if (check.length !== 1 || check[0] !== "ok") {
   console.error(`not restored: ${source} fails integrity_check: ${check.slice(0, 5).join("; ")}`);
   process.exit(1);
 }
-const config = loadConfig();
 const target = databaseFile(config.dataDir);
 fs.mkdirSync(config.dataDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");

@@ -63,6 +63,7 @@ function createSourceProviders(config: Config, log: Logger): AppContext["sources
 function createMailSignal(): MailSignal {
   const listeners = new Set<() => void>();
   return {
+    delivery: { faults: 0, pausedUntil: 0, pausedUntilReal: 0 },
     kick: () => { for (const l of listeners) l(); },
     onKick(listener) {
       listeners.add(listener);

@@ -35,6 +35,8 @@ export interface Config {
   mail: MailConfig;
   /** Where each publish goes besides DATA_DIR/site (see `publishTargetConfig`). */
   publishTarget: PublishTargetConfig;
+  /** Scheduled backups to object storage (see `backupConfig`). */
+  backup: BackupConfig;
   /** The clock: `NOW` pins it (tests, demos), otherwise real time. */
   now: () => Date;
 }
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     http: httpConfig(env),
     mail: mailConfig(env),
     publishTarget: publishTargetConfig(env),
+    backup: backupConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
   };
 }
@@ -279,4 +282,25 @@ export function publishTargetConfig(env: NodeJS.ProcessEnv): PublishTargetConfig
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
     concurrency,
   };
+}
+
+/**
+ * Continuous backup: `BACKUP_TARGET=s3://bucket/prefix` makes the server copy the database
+ * (`VACUUM INTO`) every `BACKUP_INTERVAL_SECONDS` (default 3600) and upload it there, keeping the
+ * newest `BACKUP_KEEP` (default 48) copies. The bucket settings (`AWS_*`, `S3_FORCE_PATH_STYLE`) are
+ * the publish target's. Unset: no scheduled backup (`npm run backup` still works).
+ */
+export interface BackupConfig {
+  target?: S3TargetConfig;
+  intervalSeconds: number;
+  keep: number;
+}
+
+export function backupConfig(env: NodeJS.ProcessEnv): BackupConfig {
+  const intervalSeconds = positiveInt(env, "BACKUP_INTERVAL_SECONDS", 3600);
+  const keep = positiveInt(env, "BACKUP_KEEP", 48);
+  if (!env.BACKUP_TARGET) return { intervalSeconds, keep };
+  const target = publishTargetConfig({ ...env, PUBLISH_TARGET: env.BACKUP_TARGET });
+  if (target.kind !== "s3") throw new Error(`BACKUP_TARGET must be s3://bucket/prefix, got "${env.BACKUP_TARGET}"`);
+  return { target, intervalSeconds, keep };
 }

@@ -19,7 +19,7 @@ const GENERAL_ERRORS = ["endpoint_not_found", "method_not_allowed", "internal_er
 export function openApiDocument(baseUrl: string, ops: Operation[] = operations) {
   const paths: ZodOpenApiPathsObject = {};
   for (const op of ops) {
-    const codes: ProblemCode[] = [...new Set<ProblemCode>([...op.errors, ...(op.body ? (["invalid_json", "payload_too_large"] as const) : []), ...GENERAL_ERRORS])];
+    const codes: ProblemCode[] = [...new Set<ProblemCode>([...op.errors, ...(op.body ? (["invalid_json", "payload_too_large", "storage_full"] as const) : []), ...GENERAL_ERRORS])];
     const byStatus = new Map<number, ProblemCode[]>();
     for (const c of codes) byStatus.set(PROBLEMS[c].status, [...(byStatus.get(PROBLEMS[c].status) ?? []), c]);
     const operation: ZodOpenApiOperationObject = {

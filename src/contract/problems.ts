@@ -28,6 +28,8 @@ export const PROBLEMS = {
   feed_exists: { status: 409, title: "Feed already added", resolution: "The town already has this feed; list its feeds to see it" },
   // Not in the spec's table (it leaves the code of the oEmbed `format=xml` 501 open): an additive v1 code.
   not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)" },
+  // Additive v1 code: the disk under the database is full. Nothing was stored; reads keep working.
+  storage_full: { status: 503, title: "Storage full", resolution: "Nothing was stored; retry after the seconds in the Retry-After header (reads still work)" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

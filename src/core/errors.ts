@@ -29,3 +29,20 @@ export function toFieldIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Proper
     message: i.message,
   }));
 }
+
+/** Seconds a client is told to wait (Retry-After) when storage is full. */
+export const STORAGE_FULL_RETRY_SECONDS = 60;
+
+/**
+ * A full disk under the database as an AppError (503 `storage_full`, Retry-After), or undefined:
+ * SQLite's SQLITE_FULL (the database or its WAL could not grow) or the system's ENOSPC, however
+ * wrapped. The failed transaction was rolled back: nothing is half-stored.
+ */
+export function storageFullError(error: unknown): AppError | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === "SQLITE_FULL" || e.code === "ENOSPC") {
+      return new AppError("storage_full", "The server's storage is full; nothing was stored. Retry later.", { headers: { "Retry-After": String(STORAGE_FULL_RETRY_SECONDS) } });
+    }
+  }
+  return undefined;
+}

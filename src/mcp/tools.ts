@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
-import { AppError, toFieldIssues } from "../core/errors.ts";
+import { AppError, storageFullError, toFieldIssues } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
 import { nextCommerceDueCached } from "../services/listings.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
@@ -105,6 +105,11 @@ function parseInput(schema: z.ZodType, args: unknown): Record<string, unknown> {
 /** An AppError as an MCP tool error: the same problem body (code, resolution...) as the HTTP API. */
 export function toolError(ctx: AppContext, tool: string, error: unknown): CallToolResult {
   let problem;
+  const full = storageFullError(error);
+  if (full) {
+    ctx.log.error({ alert: "storage_full", tool, error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
+    error = full;
+  }
   if (error instanceof AppError) {
     problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
     const retryAfter = error.headers?.["Retry-After"];

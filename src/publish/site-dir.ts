@@ -98,6 +98,55 @@ export function swapCurrent(dirs: SiteDirs, generation: string, keep = 3): void 
   for (const n of old) fs.rmSync(path.join(dirs.generations, n), { recursive: true, force: true });
 }
 
+/**
+ * What a publish that died (killed) or failed left behind, removed by the next one while it holds
+ * the publish lock: generation directories newer than the live one (never swapped in; a failed
+ * build's writers may even have recreated the one it discarded) and, when `sweepTemp`, the `*.tmp`
+ * files of interrupted atomic writes anywhere under the site (a walk of the archive: done only
+ * after a publish did not finish). Returns what was removed.
+ */
+export function removeAbandoned(dirs: SiteDirs, sweepTemp: boolean): { generations: number; tmpFiles: number } {
+  let generations = 0;
+  let tmpFiles = 0;
+  const live = currentGeneration(dirs);
+  const liveName = live ? path.basename(live) : "";
+  if (fs.existsSync(dirs.generations)) {
+    for (const name of fs.readdirSync(dirs.generations)) {
+      if (name > liveName) {
+        fs.rmSync(path.join(dirs.generations, name), { recursive: true, force: true });
+        generations++;
+      }
+    }
+  }
+  const sweep = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) sweep(p);
+      else if (entry.name.endsWith(".tmp")) {
+        fs.rmSync(p, { force: true });
+        tmpFiles++;
+      }
+    }
+  };
+  if (sweepTemp) {
+    sweep(dirs.archive);
+    if (live) sweep(live);
+    for (const name of fs.existsSync(dirs.root) ? fs.readdirSync(dirs.root) : []) {
+      if (name.endsWith(".tmp")) {
+        fs.rmSync(path.join(dirs.root, name), { force: true, recursive: true });
+        tmpFiles++;
+      }
+    }
+  }
+  return { generations, tmpFiles };
+}
+
 /** Removes a generation that was abandoned half-way (a failed publish). */
 export function discardGeneration(generation: string): void {
   fs.rmSync(generation, { recursive: true, force: true });

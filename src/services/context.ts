@@ -19,6 +19,12 @@ export interface MailSignal {
   kick(): void;
   /** Installs the sender's wake-up; returns a function that removes it. */
   onKick(listener: () => void): () => void;
+  /**
+   * The relay's health as this process's sender last saw it: after a delivery fault (connection,
+   * greeting, AUTH, MAIL FROM, DATA) sending pauses until `pausedUntil` (epoch ms), doubling with
+   * each fault in a row (services/mail-sender.ts).
+   */
+  delivery: { faults: number; pausedUntil: number; pausedUntilReal: number };
 }
 
 /** The town's public sources beyond the forecast (src/services/town-sources.ts draws on them). */

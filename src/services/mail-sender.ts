@@ -8,7 +8,7 @@ import {
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../integrations/mail/message-template.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
-  claimDueMail, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
+  claimDueMail, deferRows, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
 } from "../store/outbox.ts";
 import { recordMailEvent, suppressAddress } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
@@ -21,6 +21,11 @@ export interface SendOptions {
   concurrency?: number;
   /** Epoch ms clock; defaults to the configured clock. Tests move it forward to pass a backoff. */
   now?: () => number;
+  /**
+   * Stops the batch (SIGTERM): no new message is started, and what is not sent is put back as
+   * pending, due at once, its attempt not counted. Close the mailer as well to cut sends in flight.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SendResult {
@@ -29,9 +34,18 @@ export interface SendResult {
   retried: number;
   failed: number;
   cancelled: number;
+  /** Rows put back untouched by a delivery fault (the relay, not the recipient), due again when the pause ends. */
+  deferred: number;
 }
 
 const MAX_BACKOFF_MS = 6 * 3600_000;
+/** The longest pause after delivery faults in a row: a relay that comes back is used again within this. */
+const MAX_PAUSE_MS = 5 * 60_000;
+
+/** The pause after `faults` delivery faults in a row: from the retry base (at most 10 s), doubling, capped at 5 minutes. */
+export function pauseMs(retryBaseSeconds: number, faults: number): number {
+  return Math.min(MAX_PAUSE_MS, Math.min(retryBaseSeconds * 1000, 10_000) * 2 ** Math.max(0, faults - 1));
+}
 
 export function mailSenderIdentity(ctx: AppContext): Sender {
   return { from: mailFrom(ctx.config), baseUrl: ctx.config.baseUrl, postalAddress: ctx.config.mail.postalAddress };
@@ -61,8 +75,12 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   const owner = `${os.hostname()}:${process.pid}:${crypto.randomUUID()}`;
   const leaseMs = cfg.leaseSeconds * 1000;
   const claimedAt = now();
+  const result: SendResult = { claimed: 0, sent: 0, retried: 0, failed: 0, cancelled: 0, deferred: 0 };
+  // The relay failed the last session: nothing is claimed until the pause ends, by the sender's clock
+  // (tests move it forward) or by the real one (a clock pinned with NOW never moves).
+  if (claimedAt < ctx.mail.delivery.pausedUntil && Date.now() < ctx.mail.delivery.pausedUntilReal) return result;
   const rows = claimDueMail(ctx.db, owner, claimedAt, leaseMs, opts.batchSize ?? cfg.batchSize);
-  const result: SendResult = { claimed: rows.length, sent: 0, retried: 0, failed: 0, cancelled: 0 };
+  result.claimed = rows.length;
   if (rows.length === 0) return result;
 
   const sender = mailSenderIdentity(ctx);
@@ -151,6 +169,8 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
   const messageIdOf = (row: ClaimedRow) => `<${row.kind}-${row.id}@${domain}>`;
 
+  // The first delivery fault of this batch: no new message is started after it.
+  let fault: MailSendError | undefined;
   const deliver = async (row: ClaimedRow, send: () => Promise<{ messageId: string }>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
     if (!stillOurs(row.id)) return;
@@ -160,11 +180,21 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     } catch (err) {
       const e = err instanceof MailSendError ? err : new MailSendError(String((err as Error)?.message ?? err), false);
       const iso = new Date(now()).toISOString();
-      if (e.permanent) {
+      if (opts.signal?.aborted) {
+        // Stopping: the failure is most likely our own closing of the connection.
+        deferRows(ctx.db, owner, [row.id], now(), `stopped: ${e.message}`, false);
+        result.deferred++;
+      } else if (e.bounce) {
         markFinal(ctx.db, row.id, owner, "failed", e.message);
         suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
         result.failed++;
-        ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "permanent delivery failure; address suppressed");
+        ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
+      } else if ((e.scope === "session" || e.scope === "message") && !(e.scope === "message" && row.attempts >= cfg.maxAttempts)) {
+        // A delivery fault: the relay or the session failed, whatever the recipient. The row waits for
+        // the pause; only a refusal of this very message (at DATA) counts as one of its attempts.
+        fault ??= e;
+        deferRows(ctx.db, owner, [row.id], now() + pauseMs(cfg.retryBaseSeconds, ctx.mail.delivery.faults + 1), e.message, e.scope === "message");
+        result.deferred++;
       } else if (row.attempts >= cfg.maxAttempts) {
         markFinal(ctx.db, row.id, owner, "failed", e.message);
         recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
@@ -183,7 +213,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
   const worker = async () => {
-    while (next < rows.length) await sendOne(rows[next++]);
+    while (next < rows.length && !fault && !opts.signal?.aborted) await sendOne(rows[next++]);
   };
   const renew = setInterval(() => {
     const t = now();
@@ -196,6 +226,30 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   } finally {
     clearInterval(renew);
     flush();
+  }
+  if (opts.signal?.aborted && !fault) {
+    const untried = rows.slice(next).map((r) => r.id);
+    if (untried.length) deferRows(ctx.db, owner, untried, now(), "not tried: the sender stopped", false);
+    result.deferred += untried.length;
+  } else if (fault) {
+    // Pause, and put back what this batch did not try: the relay is unwell, not these readers.
+    const d = ctx.mail.delivery;
+    d.faults++;
+    const pause = pauseMs(cfg.retryBaseSeconds, d.faults);
+    d.pausedUntil = now() + pause;
+    d.pausedUntilReal = Date.now() + pause;
+    const untried = rows.slice(next).map((r) => r.id);
+    if (untried.length) deferRows(ctx.db, owner, untried, d.pausedUntil, `not tried: ${fault.message}`, false);
+    result.deferred += untried.length;
+    ctx.log.error(
+      { alert: "mail_delivery_fault", code: fault.responseCode, scope: fault.scope, error: fault.message, faultsInARow: d.faults, pausedForMs: pause, deferred: result.deferred },
+      "mail delivery paused: the mail server failed the session (nothing suppressed; the rows stay pending)",
+    );
+  } else if (result.sent > 0 && ctx.mail.delivery.faults > 0) {
+    ctx.log.info({ afterFaults: ctx.mail.delivery.faults }, "mail delivery resumed");
+    ctx.mail.delivery.faults = 0;
+    ctx.mail.delivery.pausedUntil = 0;
+    ctx.mail.delivery.pausedUntilReal = 0;
   }
   if (flushError) throw flushError;
   return result;
@@ -225,19 +279,20 @@ function mailDate(): string {
 
 /** Sends batches until nothing is due. */
 export async function drainDueMail(ctx: AppContext, opts: SendOptions = {}): Promise<SendResult> {
-  const total: SendResult = { claimed: 0, sent: 0, retried: 0, failed: 0, cancelled: 0 };
+  const total: SendResult = { claimed: 0, sent: 0, retried: 0, failed: 0, cancelled: 0, deferred: 0 };
   for (;;) {
     const r = await sendPendingMail(ctx, opts);
     for (const k of Object.keys(total) as Array<keyof SendResult>) total[k] += r[k];
-    // A batch of only temporary failures means the server is down: wait for the next tick.
-    if (r.claimed === 0 || r.retried === r.claimed) return total;
+    // A delivery fault (sending is paused) or a batch of only temporary failures: wait for the next tick.
+    if (r.claimed === 0 || r.deferred > 0 || r.retried === r.claimed || opts.signal?.aborted) return total;
   }
 }
 
 export interface MailSenderLoop {
   /** Look for due mail now instead of at the next tick (e.g. right after a subscribe). */
   kick(): void;
-  stop(): Promise<void>;
+  /** Starts no new message, waits up to `graceMs` for those in flight, then cuts them (they stay pending). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The server's background sender: drains the outbox every `MAIL_SEND_INTERVAL_MS`. */
@@ -250,10 +305,11 @@ export function startMailSender(ctx: AppContext): MailSenderLoop {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  const stopping = new AbortController();
   const tick = () => {
     if (stopped || running) return;
     clearTimeout(timer);
-    running = drainDueMail(ctx)
+    running = drainDueMail(ctx, { signal: stopping.signal })
       .then((r) => { if (r.claimed) ctx.log.info(r, "mail sent"); })
       .catch((err) => ctx.log.error({ err }, "mail sender failed"))
       .finally(() => {
@@ -266,10 +322,18 @@ export function startMailSender(ctx: AppContext): MailSenderLoop {
   const unlisten = ctx.mail.onKick(kick);
   return {
     kick,
-    async stop() {
+    async stop(graceMs = Math.min(5000, ctx.config.http.shutdownTimeoutMs)) {
       stopped = true;
       clearTimeout(timer);
       unlisten();
+      stopping.abort();
+      if (!running) return;
+      // Messages in flight get `graceMs` to be answered; then their connections are cut and the
+      // rows go back to pending (the caller closes the mailer anyway).
+      let bound: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => { bound = setTimeout(() => resolve("late"), graceMs); });
+      if ((await Promise.race([running, late])) === "late") await ctx.mailer.close();
+      clearTimeout(bound);
       await running;
     },
   };

@@ -5,7 +5,7 @@ import { runMorning } from "./morning.ts";
 export const MORNING_INTERVAL_MS = 15 * 60 * 1000;
 
 export interface MorningSchedule {
-  /** Stops the timer and waits for a run in progress to finish. */
+  /** Stops the timer and the run in progress (between cities; fetches in flight are aborted), and waits for it. */
   stop(): Promise<void>;
 }
 
@@ -15,7 +15,7 @@ export interface MorningSchedule {
  */
 export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: boolean; intervalMs?: number } = {}): MorningSchedule {
   let running: Promise<void> | undefined;
-  // Stopping cuts the run's outside fetches short (feeds, alerts, air quality): editions go without them.
+  // Stopping ends the run between cities and aborts its outside fetches (forecast, feeds, alerts, air quality).
   const stopping = new AbortController();
   const tick = () => {
     if (running || stopping.signal.aborted) return;
@@ -33,7 +33,7 @@ export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: bo
   return {
     async stop() {
       clearInterval(timer);
-      stopping.abort();
+      stopping.abort(new Error("the server is stopping"));
       await running;
     },
   };

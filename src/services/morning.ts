@@ -47,6 +47,8 @@ export interface MorningSummary {
   ms: number;
   /** Set when another live run held the lease: this run did nothing. */
   busy?: Pick<Lease, "pid" | "host">;
+  /** Set when the run was stopped (MorningOptions.signal) before it finished; the next run does the rest. */
+  stopped?: boolean;
 }
 
 export interface MorningOptions {
@@ -56,7 +58,11 @@ export interface MorningOptions {
   onProgress?: (done: number, total: number) => void;
   /** Forecasts fetched at once. */
   concurrency?: number;
-  /** Stops the run's outside fetches (feeds, alerts, air quality) early, e.g. on shutdown. */
+  /**
+   * Stops the run (SIGTERM): no new city is started, fetches in flight (forecast, feeds, alerts, air
+   * quality) are aborted, and a city whose fetch was cut is left due (not composed without its
+   * forecast); nothing is published. The next run does the rest.
+   */
   signal?: AbortSignal;
 }
 
@@ -76,11 +82,12 @@ function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   return { ...w, daily: daily.length > 0 ? daily : w.daily };
 }
 
-async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Promise<WeatherSnapshot | null> {
+async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string, signal?: AbortSignal): Promise<WeatherSnapshot | null> {
   try {
-    const w = await ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone });
+    const w = await ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone }, { signal });
     return alignForecast(w, date);
   } catch (err) {
+    if (signal?.aborted) throw err; // stopping: the city stays due, for the next run
     // The reason is enough here (a stack per city would drown a morning's log when the provider is down).
     ctx.log.warn({ reason: (err as Error).message, geoid: place.geoid, slug: place.slug, date }, "weather unavailable; publishing the edition without a forecast");
     return null;
@@ -104,7 +111,7 @@ async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now
  * Returns the new id, or undefined when another run stored the edition first.
  */
 export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<{ id?: number; weather: boolean }> {
-  const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date), gatherSources(ctx, place, date, now, refresh, signal)]);
+  const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal)]);
   const listings = cityListings(ctx.db, place, now);
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown } = composeEdition({
@@ -173,10 +180,10 @@ async function publishPending(ctx: AppContext, at: string): Promise<{ published:
 }
 
 /** Runs at most `limit` tasks at once, in order of `items`. */
-async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
+    while (next < items.length && !signal?.aborted) await task(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
@@ -226,6 +233,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
           if (!r.weather) summary.withoutWeather++;
         }
       } catch (err) {
+        if (options.signal?.aborted) return; // stopped mid-city: left for the next run
         summary.failed++;
         ctx.log.error({ err, geoid: place.geoid, slug: place.slug, date }, "composing the edition failed");
       }
@@ -234,7 +242,13 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         lastRenew = Date.now();
         if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
       }
-    });
+    }, options.signal);
+    if (options.signal?.aborted) {
+      summary.stopped = true;
+      summary.ms = Math.round(performance.now() - started);
+      ctx.log.info({ composed: summary.composed, due: summary.due }, "morning run stopped; the next run composes and publishes the rest");
+      return summary;
+    }
     if (refresh) summary.feeds = await refresh.done;
     // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);
@@ -251,6 +265,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
 /** The one-line summary printed by `npm run morning` and logged by the scheduler. */
 export function formatSummary(s: MorningSummary): string {
   if (s.busy) return `morning ${s.at}: another run (pid ${s.busy.pid} on ${s.busy.host}) is in progress; nothing done`;
+  if (s.stopped) return `morning ${s.at}: stopped after ${s.composed} of ${s.due} due cities composed; nothing published (the next run does the rest); ${(s.ms / 1000).toFixed(2)} s`;
   const weather = s.withoutWeather ? ` (${s.withoutWeather} without forecast)` : "";
   const site = s.publishFailed ? `, site publish failed for ${s.publishFailed} (retried next run)` : "";
   const f = s.feeds;

@@ -6,7 +6,7 @@ import { serialised, withDirLock } from "../publish/dir-lock.ts";
 import { precompressTree } from "../publish/precompressed.ts";
 import { renderInWorker } from "../publish/render-pages.ts";
 import {
-  currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
+  currentGeneration, discardGeneration, linkTree, newGeneration, removeAbandoned, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
 } from "../publish/site-dir.ts";
 import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
@@ -51,7 +51,16 @@ async function timed<T>(p: Promise<T>): Promise<[T, number]> {
 function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Promise<PublishResult> {
   const dirs = siteDirs(ctx.config.dataDir);
   return serialised(dirs.root, () => withDirLock(path.join(dirs.root, ".publish.lock"), async () => {
+    // A marker for the length of the local publish: still there at the next one, it says this one
+    // was killed or failed, and what it left (temporary files, an unswapped generation) is removed.
+    const marker = path.join(dirs.root, ".publishing");
+    const interrupted = fs.existsSync(marker);
+    const removed = removeAbandoned(dirs, interrupted);
+    if (removed.generations || removed.tmpFiles) ctx.log.info({ ...removed, interrupted }, "removed what an earlier publish left behind");
+    fs.mkdirSync(dirs.root, { recursive: true });
+    fs.writeFileSync(marker, String(process.pid));
     const pagesWritten = await fn(dirs);
+    fs.rmSync(marker, { force: true });
     const target = await createPublishTarget(ctx.config.publishTarget, ctx.log).publish(dirs);
     return { pagesWritten, target };
   }));

@@ -7,7 +7,7 @@ import { localDate } from "../core/time.ts";
 import { findEdition } from "../store/editions.ts";
 import { enqueueMail } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
-import { findSuppression, insertSubscriber, recordMailEvent } from "../store/subscribers.ts";
+import { findSuppression, insertSubscriber, liftBounce, recordMailEvent } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
@@ -55,14 +55,18 @@ export async function subscribe(ctx: AppContext, req: SubscribeRequest): Promise
   if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
   const email = req.email.trim().toLowerCase();
   if (isDisposableEmail(email)) return silently(ctx, "disposable domain");
-  if (findSuppression(ctx.db, email)) return silently(ctx, "suppressed address");
+  // A bounce may have been the relay's fault, or the mailbox is back: the reader asking again lifts it
+  // (if it bounces again it is suppressed again). A complaint or an unsubscribe-from-all stays.
+  const suppression = findSuppression(ctx.db, email);
+  if (suppression && suppression.reason !== "bounced") return silently(ctx, "suppressed address");
 
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const created = await ctx.commits.run(() => {
     // Today's edition in the city's own timezone, if the morning run has published it.
     const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
-    const id = insertSubscriber(ctx.db, {
+    const reactivated = suppression ? liftBounce(ctx.db, email, place.geoid, "api", nowIso) : undefined;
+    const id = reactivated ?? insertSubscriber(ctx.db, {
       email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
       referrer: req.referrer, utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
     });

@@ -4,18 +4,61 @@ import Database from "better-sqlite3";
 import type { DB } from "./db.ts";
 
 /**
- * Online backups with SQLite's backup API: pages are copied in steps while other connections (the
- * server, the morning run) keep writing; a write during the copy makes SQLite restart the remaining
- * steps from the changed page, so the copy is one consistent snapshot of the database.
+ * Online backups with `VACUUM INTO`: one statement that reads the database under a single read
+ * transaction (in WAL mode writers go on meanwhile) and writes a compact copy of that snapshot.
+ * SQLite's backup API, used before, restarted its page-by-page copy whenever another connection
+ * committed, so under steady writes it never finished (a 113 MB database at 20 subscribes/s). The
+ * copy holds every transaction committed before it began and none half.
+ *
+ * It is written under a `.partial` name, flushed to disk, and renamed when complete; on failure
+ * the partial file (and any journal beside it) is removed, and `.partial` files that a killed
+ * backup left in the same directory are removed by the next one.
  */
-export async function backupDatabase(db: DB, destination: string): Promise<{ totalPages: number }> {
-  fs.mkdirSync(path.dirname(destination), { recursive: true });
+export async function backupDatabase(db: DB, destination: string): Promise<{ bytes: number }> {
+  const dir = path.dirname(destination);
+  fs.mkdirSync(dir, { recursive: true });
+  removeStalePartials(dir);
   const tmp = `${destination}.partial`;
-  fs.rmSync(tmp, { force: true });
-  const result = await db.backup(tmp);
-  // The copy appears under its final name only once complete (a crash leaves a `.partial` behind).
-  fs.renameSync(tmp, destination);
-  return { totalPages: result.totalPages };
+  removeWithJournals(tmp);
+  try {
+    db.prepare("VACUUM INTO ?").run(tmp);
+    const fd = fs.openSync(tmp, "r");
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, destination);
+    fsyncDir(dir);
+  } catch (err) {
+    removeWithJournals(tmp);
+    throw err;
+  }
+  return { bytes: fs.statSync(destination).size };
+}
+
+function removeWithJournals(file: string): void {
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+}
+
+/** `.partial` copies (and their journals) left by a backup that was killed. */
+function removeStalePartials(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    if (/\.partial(-journal|-wal|-shm)?$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, "r");
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Not every platform can fsync a directory; the rename is still atomic.
+  }
 }
 
 /** `PRAGMA integrity_check` of a database file, opened read-only: `["ok"]` when sound. */

@@ -128,6 +128,18 @@ export function markRetry(db: DB, id: number, owner: string, nextAttemptAt: numb
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(nextAttemptAt, error.slice(0, 500), id, owner);
 }
 
+/**
+ * Puts claimed rows back as pending until `nextAttemptAt` after a delivery fault (the relay, not
+ * the recipient). Unless `countAttempt`, the claim's attempt is given back: a relay's bad day must
+ * not use up a reader's attempts.
+ */
+export function deferRows(db: DB, owner: string, ids: readonly number[], nextAttemptAt: number, error: string, countAttempt: boolean): number {
+  return stmt(db, `UPDATE outbox SET status = 'pending', next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL,
+      attempts = CASE WHEN ? THEN attempts ELSE MAX(attempts - 1, 0) END
+    WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND status = 'sending'`)
+    .run(nextAttemptAt, error.slice(0, 500), countAttempt ? 1 : 0, JSON.stringify(ids), owner).changes;
+}
+
 export function markFinal(db: DB, id: number, owner: string, status: "failed" | "cancelled", error: string | null): void {
   stmt(db, `UPDATE outbox SET status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
     WHERE id = ? AND lease_owner = ? AND status = 'sending'`).run(status, error?.slice(0, 500) ?? null, id, owner);

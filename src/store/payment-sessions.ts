@@ -24,14 +24,24 @@ export function insertLocalSession(db: DB, s: Omit<HostedSession, "status">, now
   }).immediate();
 }
 
-export function findLocalSession(db: DB, id: string): HostedSession | undefined {
-  const r = stmt(db, "SELECT * FROM local_checkout_sessions WHERE id = ?").get(id) as Row | undefined;
-  return r && toSession(r);
-}
+/**
+ * The one event id a session's Pay emits (evt_ + the session id): the payment callback records it
+ * in the same transaction as the payment's effect (services/payments.ts).
+ */
+export const localEventId = (sessionId: string) => `evt_${sessionId}`;
 
-/** Open -> complete, once; false when it was not open (paid already, expired). */
-export function completeLocalSession(db: DB, id: string): boolean {
-  return stmt(db, "UPDATE local_checkout_sessions SET status = 'complete' WHERE id = ? AND status = 'open'").run(id).changes === 1;
+/**
+ * A session is paid when its payment event is recorded, not by a flag of its own: there is no
+ * moment (a crash) when the page says "paid" and the order is not. Rows marked 'complete' by
+ * earlier versions with no payment recorded for their order or lease (the crash this prevents) read
+ * as open, so Pay delivers the payment.
+ */
+export function findLocalSession(db: DB, id: string): HostedSession | undefined {
+  const r = stmt(db, `SELECT s.*, CASE WHEN EXISTS (SELECT 1 FROM payment_events e WHERE e.event_id = 'evt_' || s.id) THEN 'complete'
+      WHEN s.status = 'complete' AND EXISTS (SELECT 1 FROM payment_events e WHERE e.reference = s.reference AND e.type = 'checkout.completed') THEN 'complete'
+      WHEN s.status = 'complete' THEN 'open' ELSE s.status END AS status
+    FROM local_checkout_sessions s WHERE s.id = ?`).get(id) as Row | undefined;
+  return r && toSession(r);
 }
 
 export function expireLocalSession(db: DB, id: string): void {

@@ -113,3 +113,17 @@ export function suppressAddress(db: DB, email: string, reason: SuppressionReason
     return added;
   }).immediate();
 }
+
+/**
+ * A subscribe from an address suppressed as bounced: the bounce is lifted (the history keeps a
+ * line) and this city's subscription, if the bounce had ended it, is active again. A complaint or an
+ * unsubscribe is not touched. Returns the reactivated subscription's id, if there was one.
+ */
+export function liftBounce(db: DB, email: string, placeGeoid: string, source: string, now: string): number | undefined {
+  const lifted = cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'bounced'").run(email).changes === 1;
+  if (!lifted) return undefined;
+  recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
+  const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', updated_at = ? WHERE email = ? AND place_geoid = ? AND status = 'bounced' RETURNING id`)
+    .get(now, email, placeGeoid) as { id: number } | undefined;
+  return row?.id;
+}

@@ -21,7 +21,20 @@ export interface SmtpSinkOptions {
   port?: number;
   /** Offer STARTTLS (smtp-server's built-in self-signed certificate). */
   starttls?: boolean;
+  /** Offer AUTH (PLAIN/LOGIN without TLS) and accept any credentials, unless `fault` is at "auth". */
+  auth?: boolean;
 }
+
+/**
+ * Where a misbehaving sink fails every session. Stages with a reply answer `code` there:
+ * "greeting" (the banner, e.g. a 554 for a blocklisted IP or 421), "auth", "mail" (MAIL FROM),
+ * "rcpt" (every RCPT TO), "afterData" (the reply to the message's end). "ehlo" and "data" answer
+ * smtp-server's 500 "command not recognized" (its hooks cannot reply otherwise there).
+ * Without a reply: "drop" accepts the connection and closes it at once; "silent" accepts and never greets.
+ */
+export type SmtpFault =
+  | { stage: "greeting" | "auth" | "mail" | "rcpt" | "afterData"; code: number; message?: string }
+  | { stage: "ehlo" | "data" | "drop" | "silent" };
 
 /**
  * A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it accepts, parsed with mailparser.
@@ -40,6 +53,12 @@ export class SmtpSink {
   refuseRecipient = new Map<string, { code: number; message: string }>();
   /** Called with each message's raw text the moment its data ends, before the server answers. */
   onArrival: ((raw: string) => void) | undefined;
+  /** Fail every new session this way while set (see SmtpFault); connections it counts in `sessions`. */
+  fault: SmtpFault | undefined;
+  /** Connections accepted, whatever became of them. */
+  sessions = 0;
+  readonly #auth: boolean;
+  readonly #silent = new Set<import("node:net").Socket>();
   readonly #parse: boolean;
   readonly #starttls: boolean;
   #server: SMTPServer | undefined;
@@ -49,6 +68,7 @@ export class SmtpSink {
   constructor(opts: SmtpSinkOptions = {}) {
     this.#parse = opts.parse ?? true;
     this.#starttls = opts.starttls ?? false;
+    this.#auth = opts.auth ?? false;
     this.delayMs = opts.delayMs ?? 0;
     this.port = opts.port ?? 0;
   }
@@ -58,14 +78,35 @@ export class SmtpSink {
   }
 
   async start(): Promise<this> {
+    const reply = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+    const faultAt = (stage: SmtpFault["stage"]) => {
+      const f = this.fault;
+      return f && f.stage === stage && "code" in f ? reply(f.code, f.message ?? `${f.code} refused at ${stage}`) : undefined;
+    };
     const server = new SMTPServer({
       authOptional: true,
-      disabledCommands: ["AUTH"],
+      disabledCommands: this.#auth ? [] : ["AUTH"],
+      allowInsecureAuth: true,
       hideSTARTTLS: !this.#starttls,
       logger: false,
       closeTimeout: 50,
       size: 10 * 1024 * 1024,
+      onConnect: (session, cb) => {
+        this.sessions++;
+        const f = this.fault;
+        if (f?.stage === "silent") return; // never greets: the callback is never called
+        if (f?.stage === "ehlo") session.disabledCommands = ["EHLO", "HELO", "AUTH"];
+        if (f?.stage === "data") session.disabledCommands = this.#auth ? ["DATA"] : ["DATA", "AUTH"];
+        cb(faultAt("greeting"));
+      },
+      onAuth: (auth, _session, cb) => {
+        const err = faultAt("auth");
+        cb(err ?? null, err ? undefined : { user: auth.username });
+      },
+      onMailFrom: (_address, _session, cb) => cb(faultAt("mail")),
       onRcptTo: (address, _session, cb) => {
+        const atRcpt = faultAt("rcpt");
+        if (atRcpt) return cb(atRcpt);
         const refusal = this.refuseRecipient.get(address.address.toLowerCase()) ?? this.refuseAll;
         if (!refusal) return cb();
         const err = new Error(refusal.message) as Error & { responseCode: number };
@@ -83,6 +124,8 @@ export class SmtpSink {
           this.onArrival?.(raw);
           const finish = async () => {
             if (this.#closed.has(session)) return cb(new Error("client went away"));
+            const afterData = faultAt("afterData");
+            if (afterData) return cb(afterData);
             const to = session.envelope.rcptTo.map((r) => r.address);
             const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
             if (this.#parse) {
@@ -100,6 +143,16 @@ export class SmtpSink {
       },
     });
     server.on("error", () => {});
+    // "drop" closes a connection as soon as it is accepted; "silent" ones are kept to be closed by stop().
+    server.server.prependListener("connection", (socket: import("node:net").Socket) => {
+      if (this.fault?.stage === "drop") {
+        this.sessions++;
+        socket.destroy();
+      } else if (this.fault?.stage === "silent") {
+        this.#silent.add(socket);
+        socket.once("close", () => this.#silent.delete(socket));
+      }
+    });
     await new Promise<void>((resolve, reject) => {
       server.server.once("error", reject);
       server.listen(this.port, "127.0.0.1", () => resolve());
@@ -113,7 +166,18 @@ export class SmtpSink {
   async stop(): Promise<void> {
     const server = this.#server;
     this.#server = undefined;
+    for (const s of this.#silent) s.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Sets (or clears) `fault` and closes every open session, so that the next ones meet it from their start. */
+  async misbehave(fault: SmtpFault | undefined): Promise<void> {
+    this.fault = fault;
+    const connections = (this.#server as unknown as { connections?: Set<{ close(): void }> } | undefined)?.connections;
+    for (const c of connections ?? []) c.close();
+    for (const s of this.#silent) s.destroy();
+    // Clients notice the closed sessions on their next turn.
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   to(address: string): ReceivedMail[] {

@@ -155,9 +155,11 @@ describe("SMTP failures", () => {
     // Boston has no edition today: only the welcome is queued.
     expect((await subscribe("carol@example.org", BOSTON)).status).toBe(200);
     const down = await sendPendingMail(server.ctx);
-    expect(down).toMatchObject({ claimed: 1, retried: 1, sent: 0 });
+    // A delivery fault (the relay, not the reader): the row is put back, its attempt not counted, and
+    // sending pauses for the retry base (at most 10 s), doubling while the relay stays down.
+    expect(down).toMatchObject({ claimed: 1, deferred: 1, sent: 0 });
     const row = () => db().prepare("SELECT o.status, o.attempts, o.next_attempt_at, o.last_error FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE s.email = 'carol@example.org'").get() as { status: string; attempts: number; next_attempt_at: number; last_error: string };
-    expect(row()).toMatchObject({ status: "pending", attempts: 1, next_attempt_at: Date.parse(NOW) + 60_000 });
+    expect(row()).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: Date.parse(NOW) + 10_000 });
 
     await sink.start(); // same port
     // Not due before its backoff ends...

@@ -1,7 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
+import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
@@ -87,4 +90,92 @@ describe("graceful shutdown on SIGTERM", () => {
     expect(await stuck).toBe("cut");
     expect(await exited).toBe(0);
   });
+});
+
+describe("keep-alive connections at SIGTERM", () => {
+  it("the answer in flight says Connection: close, and idle keep-alive sockets are closed", async () => {
+    weather.configure({ delayMs: 800 });
+    const { child, url, exited } = await startServerProcess({ DATA_DIR: dataDir, OPEN_METEO_URL: weather.url, WEATHER_TIMEOUT_MS: "10000", SHUTDOWN_TIMEOUT_MS: "5000" });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (p: string) => new Promise<{ status: number; connection: string | undefined; socket: net.Socket }>((resolve, reject) => {
+      const req = http.get(`${url}${p}`, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, socket: req.socket as net.Socket }));
+      });
+      req.on("error", reject);
+    });
+    try {
+      await fetch(`${url}/api/subscribe`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: "keepalive@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" }),
+      });
+      // One idle keep-alive socket, then a slow answer in flight on another.
+      const idle = await get("/api/pricing");
+      expect(idle.connection).toBe("keep-alive");
+      const idleClosed = new Promise<void>((resolve) => idle.socket.once("close", () => resolve()));
+      const before = weather.calls;
+      const slow = get("/api/weather/boise-idaho");
+      while (weather.calls === before) await new Promise((r) => setTimeout(r, 20));
+      child.kill("SIGTERM");
+      await idleClosed; // closed by the server, not left for the client to find reset
+      const answer = await slow;
+      expect(answer.status).toBe(200);
+      expect(answer.connection).toBe("close");
+      expect(await exited).toBe(0);
+    } finally {
+      agent.destroy();
+      child.kill("SIGKILL"); // no-op once it has exited; never left running on a failure
+    }
+  });
+});
+
+describe("SIGTERM in the middle of a morning run", () => {
+  it("with the weather provider stalled, exits within SHUTDOWN_TIMEOUT_MS; the next run does the rest, each city once", async () => {
+    const CITIES = 40;
+    const dir = freshDataDir();
+    const stalled = await startOpenMeteoServer({ mode: "stall" });
+    let server: ChildProcess | undefined;
+    try {
+      const seed = new Database(path.join(dir, "citydaily.db"));
+      const geoids = seed.prepare("SELECT geoid FROM places ORDER BY population DESC LIMIT ?").pluck().all(CITIES) as string[];
+      const add = seed.prepare("INSERT INTO subscribers (email, place_geoid, status, created_at, updated_at) VALUES (?, ?, 'active', ?, ?)");
+      seed.transaction(() => geoids.forEach((g, i) => add.run(`m${i}@example.org`, g, "2026-11-22T00:00:00Z", "2026-11-22T00:00:00Z")))();
+      seed.close();
+      // Every city due (publication hour 0), each forecast waiting on a provider that never answers
+      // within its 60 s budget: a whole run would take 40 / 4 x 60 s = 10 minutes.
+      const env = { DATA_DIR: dir, OPEN_METEO_URL: stalled.url, WEATHER_TIMEOUT_MS: "60000", PUBLISH_HOUR: "0", NOW: "2026-11-22T18:00:00Z", MAIL_SENDER: "off" };
+      const { child, exited } = await startServerProcess({ ...env, MORNING_SCHEDULE: "on", SHUTDOWN_TIMEOUT_MS: "1500" });
+      server = child;
+      while (stalled.calls < 4) await new Promise((r) => setTimeout(r, 20));
+      const signalled = Date.now();
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const took = Date.now() - signalled;
+      expect(took).toBeLessThan(1500 + 1000);
+      const after = new Database(path.join(dir, "citydaily.db"), { readonly: true });
+      try {
+        // Nothing composed without its forecast because of the stop (the lease is released: the next run below is not kept out).
+        expect(after.prepare("SELECT count(*) FROM editions").pluck().get()).toBe(0);
+      } finally {
+        after.close();
+      }
+      // The provider answers again: the next run composes every city, once.
+      stalled.setMode("ok");
+      const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, "scripts/morning.ts")], {
+        cwd: ROOT, env: { ...process.env, ...env, BASE_URL: "http://127.0.0.1", LOG_LEVEL: "silent" },
+      });
+      expect(stdout).toContain(`${CITIES} due, ${CITIES} composed, 0 skipped, 0 failed`);
+      const done = new Database(path.join(dir, "citydaily.db"), { readonly: true });
+      try {
+        expect(done.prepare("SELECT count(*), count(DISTINCT place_geoid) FROM editions").raw().get()).toEqual([CITIES, CITIES]);
+      } finally {
+        done.close();
+      }
+      console.log(`SIGTERM mid-morning (${CITIES} cities due, provider stalled): exited in ${took} ms`);
+    } finally {
+      server?.kill("SIGKILL"); // no-op once it has exited
+      await stalled.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import nodemailer from "nodemailer";
+import { parseConnectionUrl } from "nodemailer/lib/shared";
 import { createRawPool } from "./smtp-raw-pool.ts";
 import { MailSendError, type Mailer, type OutgoingMessage, type RawMessage } from "./types.ts";
 
@@ -15,14 +16,29 @@ export interface SmtpMailerOptions {
  * well under the outbox lease so a hung connection cannot outlive its claim.
  */
 export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
-  const limits = { maxConnections: opts.maxConnections ?? 5, maxMessages: 1000, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 };
-  const transport = nodemailer.createTransport({ url: opts.url, pool: true, ...limits });
-  // Messages composed beforehand skip sendMail (see smtp-raw-pool.ts).
+  // Timeouts in SMTP_URL's query (`?greetingTimeout=2000&socketTimeout=10000`) win over these.
+  const fromUrl = parseConnectionUrl(opts.url) as { connectionTimeout?: number; greetingTimeout?: number; socketTimeout?: number };
+  const limits = {
+    maxConnections: opts.maxConnections ?? 5, maxMessages: 1000,
+    connectionTimeout: fromUrl.connectionTimeout ?? 15_000, greetingTimeout: fromUrl.greetingTimeout ?? 15_000, socketTimeout: fromUrl.socketTimeout ?? 60_000,
+  };
+  // Every message goes out through the one pool of smtp-raw-pool.ts, whose waits are bounded and
+  // whose close() ends connections in flight (nodemailer's own pool, closed, let a connect that the
+  // server never greeted run to its timeout). Messages not composed beforehand are composed by
+  // nodemailer's stream transport, as its SMTP transport would compose them.
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   const rawPool = createRawPool({ url: opts.url, dkim: opts.dkim, ...limits });
   return {
     async send(message: OutgoingMessage) {
+      let info;
       try {
-        const info = await transport.sendMail(nodemailerMessage(message, opts.dkim));
+        info = await composer.sendMail(nodemailerMessage(message));
+      } catch (err) {
+        throw new MailSendError(`could not compose the message: ${(err as Error).message}`, false, undefined, "local");
+      }
+      const envelope = info.envelope as { from: string; to: string[] };
+      try {
+        await rawPool.send({ raw: info.message as Buffer, envelope: { from: envelope.from, to: envelope.to[0] }, messageId: info.messageId });
         return { messageId: info.messageId };
       } catch (err) {
         throw toSendError(err);
@@ -38,7 +54,6 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
     },
     async close() {
       rawPool.close();
-      transport.close();
     },
   };
 }
@@ -59,10 +74,38 @@ export function nodemailerRaw(message: RawMessage, dkim?: SmtpMailerOptions["dki
   return { raw: message.raw, messageId: message.messageId, envelope: { from: message.envelope.from, to: [message.envelope.to] }, ...(dkim ? { dkim } : {}) };
 }
 
-/** 5xx replies are permanent (RFC 5321); connection errors and 4xx are worth retrying. */
+/**
+ * 5xx replies are permanent (RFC 5321); connection errors and 4xx are worth retrying. Which
+ * command was answered (nodemailer's `command`) says what the failure is about: only a reply to
+ * RCPT TO is about the recipient. A 5xx greeting (a blocklisted sending IP), a refused AUTH or a
+ * `554 relay access denied` at MAIL FROM is the sender's or the relay's problem, for every message.
+ */
 export function toSendError(err: unknown): MailSendError {
-  const e = err as { message?: string; responseCode?: number; permanent?: boolean; response?: string };
+  const e = err as { message?: string; responseCode?: number; permanent?: boolean; response?: string; command?: string };
   const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
   const permanent = e.permanent ?? (code !== undefined && code >= 500 && code < 600);
-  return new MailSendError(e.response || e.message || String(err), permanent, code);
+  const response = e.response || e.message || String(err);
+  // A 4xx at RCPT TO only delays that row (greylisting, a full mailbox): it may stay the recipient's.
+  const recipient = e.command === "RCPT TO" && (!permanent || aboutRecipient(code, response));
+  // Refused by the client itself before a byte was sent (nodemailer's "API" errors: an invalid envelope address).
+  const errCode = (err as { code?: string }).code;
+  const local = e.command === "API" && code === undefined
+    && ((errCode === "EENVELOPE" && /^(Invalid recipient|No recipients)/.test(e.message ?? "")) || errCode === "EMESSAGE" || errCode === "ESTREAM");
+  const scope = recipient ? "recipient" : local ? "local" : e.command === "DATA" ? "message" : "session";
+  return new MailSendError(response, permanent, code, scope);
+}
+
+/**
+ * Whether a refusal at RCPT TO is about the address itself. A relay that is not letting us through
+ * answers at RCPT TO too (Postfix: `554 5.7.1 Relay access denied`), for every recipient alike: that
+ * is a policy (X.7.x), system (X.3.x), network (X.4.x) or protocol (X.5.x) status, not a bad
+ * mailbox. With an enhanced status code (RFC 3463), only addressing (X.1.x) and mailbox (X.2.x)
+ * statuses are about the recipient; without one, the basic codes for a mailbox (45x, 550, 551,
+ * 552, 553) are, 554 ("transaction failed") is not, and a reply that mentions relaying never is.
+ */
+export function aboutRecipient(code: number | undefined, response: string): boolean {
+  if (/\brelay/i.test(response)) return false;
+  const enhanced = /^\d{3}[ -]([245])\.(\d{1,3})\.\d{1,3}\b/.exec(response);
+  if (enhanced) return enhanced[2] === "1" || enhanced[2] === "2";
+  return code !== undefined && ((code >= 450 && code <= 452) || (code >= 550 && code <= 553));
 }

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import Stripe from "stripe";
 import { standardCardFeeCents } from "../../core/pricing.ts";
 import type { DB } from "../../store/db.ts";
-import { completeLocalSession, expireLocalSession, findLocalSession, insertLocalSession } from "../../store/payment-sessions.ts";
+import { expireLocalSession, findLocalSession, insertLocalSession, localEventId } from "../../store/payment-sessions.ts";
 import { SIGNATURE_HEADER, translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
 import type { CheckoutRequest, HostedCheckout, PaymentProvider } from "./types.ts";
 
@@ -21,6 +21,9 @@ export interface LocalOptions {
  * Stripe-shaped event, signed with the stripe library's own helper), which goes through the same
  * verification as any callback. The fee is Stripe's published standard U.S. card fee.
  */
+/** The session's UUID without dashes: one payment id (and event id) per session, however often Pay is pressed. */
+const sessionKey = (sessionId: string) => sessionId.replace(/^cs_local_/, "").replaceAll("-", "");
+
 export function createLocalProvider(opts: LocalOptions): PaymentProvider {
   // Only its `webhooks` helpers are used: no request ever leaves the process.
   const signer = Stripe.webhooks;
@@ -34,11 +37,13 @@ export function createLocalProvider(opts: LocalOptions): PaymentProvider {
       return s;
     },
     pay(id, email) {
+      // Open, or already paid: a repeated Pay (the first answer was lost, or the server died before
+      // the callback was applied) re-delivers the same event, which the callback applies once.
       const s = hosted.session(id);
-      if (!s || s.status !== "open" || !completeLocalSession(opts.db, id)) return undefined;
+      if (!s || s.status === "expired") return undefined;
       const created = Math.floor(opts.now().getTime() / 1000);
       const event = {
-        id: `evt_local_${crypto.randomUUID().replaceAll("-", "")}`,
+        id: localEventId(s.id),
         object: "event",
         type: "checkout.session.completed",
         created,
@@ -48,8 +53,8 @@ export function createLocalProvider(opts: LocalOptions): PaymentProvider {
             id: s.id, object: "checkout.session", mode: s.mode, status: "complete", payment_status: "paid",
             amount_total: s.amountCents, currency: s.currency, client_reference_id: s.reference, metadata: { order_id: s.reference },
             customer_details: { email }, customer_email: s.email,
-            payment_intent: s.mode === "payment" ? `pi_local_${crypto.randomUUID().replaceAll("-", "")}` : null,
-            subscription: s.mode === "subscription" ? `sub_local_${crypto.randomUUID().replaceAll("-", "")}` : null,
+            payment_intent: s.mode === "payment" ? `pi_local_${sessionKey(s.id)}` : null,
+            subscription: s.mode === "subscription" ? `sub_local_${sessionKey(s.id)}` : null,
           },
         },
       };

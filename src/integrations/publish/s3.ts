@@ -136,7 +136,7 @@ export function s3Target(config: S3TargetConfig, log: Logger): PublishTarget {
   };
 }
 
-function s3Client(config: S3TargetConfig): S3Client {
+export function s3Client(config: S3TargetConfig): S3Client {
   return new S3Client({
     region: config.region,
     endpoint: config.endpoint,

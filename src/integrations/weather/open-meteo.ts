@@ -116,15 +116,18 @@ function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): 
 export function createOpenMeteoProvider(options: OpenMeteoOptions): WeatherProvider {
   const { baseUrl, timeoutMs = 5000, fetch = globalThis.fetch, now = () => new Date() } = options;
   return {
-    async forecast(location) {
+    async forecast(location, opts) {
       const url = forecastUrl(baseUrl, location);
-      const signal = AbortSignal.timeout(timeoutMs);
+      opts?.signal?.throwIfAborted();
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = opts?.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
       let res: Response;
       let text: string;
       try {
         res = await fetch(url, { signal, headers: { Accept: "application/json" } });
         text = await res.text(); // under the same signal: a body that trickles in is cut off too
       } catch (err) {
+        if (opts?.signal?.aborted) throw opts.signal.reason;
         if (signal.aborted) throw new WeatherUpstreamError("timeout", `Open-Meteo did not answer within ${timeoutMs} ms`, { cause: err });
         throw new WeatherUpstreamError("network", `Open-Meteo could not be reached: ${(err as Error).message}`, { cause: err });
       }

@@ -10,6 +10,9 @@ export interface WeatherLocation {
 
 /** The weather provider (Open-Meteo in production, a recorded-response server in tests). */
 export interface WeatherProvider {
-  /** Rejects on upstream error or timeout; never hangs past its own timeout. */
-  forecast(location: WeatherLocation): Promise<WeatherSnapshot>;
+  /**
+   * Rejects on upstream error or timeout; never hangs past its own timeout. `signal` aborts it sooner
+   * (the morning run stopping on SIGTERM): it then rejects with the signal's reason.
+   */
+  forecast(location: WeatherLocation, options?: { signal?: AbortSignal }): Promise<WeatherSnapshot>;
 }

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queueEditionDigests } from "../../src/services/digests.ts";
+import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { SmtpSink, type SmtpFault } from "../helpers/smtp-sink.ts";
+
+/**
+ * A relay's bad day must never be held against the readers: a real SMTP server (smtp-server) made to
+ * fail every session at each stage. Only a refusal about one recipient (at RCPT TO, a bad mailbox)
+ * suppresses that recipient; anything else pauses sending and keeps every row pending.
+ */
+const NOW = "2026-11-22T12:00:00.000Z";
+const CITY = "boise-idaho";
+const READERS = 20;
+
+let sink: SmtpSink;
+let server: TestServer;
+let clock = Date.parse(NOW);
+let day = 0;
+const db = () => server.ctx.db;
+const readers = Array.from({ length: READERS }, (_, i) => `reader${i}@example.org`);
+
+beforeAll(async () => {
+  sink = await new SmtpSink({ auth: true }).start();
+  server = await startTestServer({
+    // Credentials, so that AUTH is a stage; short timeouts, so that a silent server costs half a second.
+    SMTP_URL: `smtp://user:secret@127.0.0.1:${sink.port}?connectionTimeout=500&greetingTimeout=500&socketTimeout=1500`,
+    MAIL_SENDER: "off", NOW, MAIL_RETRY_BASE_SECONDS: "1", MAIL_FROM: "citydaily <news@citydaily.example>",
+  });
+  for (const r of readers) addSubscriber(db(), CITY, r);
+});
+afterAll(async () => {
+  await server?.stop();
+  await sink?.stop();
+});
+
+/** A new edition queued for every reader: READERS digest rows. */
+function queueDigest(): number {
+  day++;
+  const date = `2026-12-${String(day).padStart(2, "0")}`;
+  const id = addEdition(db(), CITY, date, `Boise, edition ${day}`)!;
+  expect(queueEditionDigests(server.ctx, { id, placeGeoid: geoidOf(db(), CITY), date })).toBe(READERS);
+  db().prepare("UPDATE outbox SET next_attempt_at = ? WHERE edition_id = ?").run(clock, id);
+  return id;
+}
+
+const rowsOf = (editionId: number) =>
+  db().prepare("SELECT status, attempts FROM outbox WHERE edition_id = ? ORDER BY id").all(editionId) as Array<{ status: string; attempts: number }>;
+const subscriberStatuses = () => db().prepare("SELECT status, COUNT(*) AS n FROM subscribers WHERE place_geoid = ? GROUP BY status").all(geoidOf(db(), CITY));
+const suppressions = () => db().prepare("SELECT email FROM suppressions ORDER BY email").pluck().all();
+const send = () => sendPendingMail(server.ctx, { now: () => clock });
+
+const faults: Array<[string, SmtpFault]> = [
+  ["a 554 greeting (a blocklisted sending IP)", { stage: "greeting", code: 554, message: "5.7.1 Service unavailable; client host blocked" }],
+  ["a 421 greeting", { stage: "greeting", code: 421, message: "4.3.2 try again later" }],
+  ["a 5xx at EHLO and HELO", { stage: "ehlo" }],
+  ["a 535 at AUTH", { stage: "auth", code: 535, message: "5.7.8 authentication failed" }],
+  ["a 454 at AUTH", { stage: "auth", code: 454, message: "4.7.0 temporary authentication failure" }],
+  ["554 relay access denied at MAIL FROM", { stage: "mail", code: 554, message: "5.7.1 relay access denied" }],
+  ["451 at MAIL FROM", { stage: "mail", code: 451, message: "4.3.0 local error" }],
+  ["554 relay access denied at every RCPT TO", { stage: "rcpt", code: 554, message: "5.7.1 Relay access denied" }],
+  ["550 policy refusal at every RCPT TO", { stage: "rcpt", code: 550, message: "5.7.1 rejected by policy" }],
+  ["a 5xx at DATA", { stage: "data" }],
+  ["554 after DATA", { stage: "afterData", code: 554, message: "5.6.0 transaction failed" }],
+  ["451 after DATA", { stage: "afterData", code: 451, message: "4.3.0 queue full" }],
+  ["connections dropped at once", { stage: "drop" }],
+  ["a server that never greets", { stage: "silent" }],
+];
+
+describe("a failure of the relay or the session suppresses nobody", () => {
+  it.each(faults)("%s: nothing suppressed, every row pending, sending paused, then everything delivered once", async (_name, fault) => {
+    const before = sink.count;
+    const edition = queueDigest();
+    await sink.misbehave(fault);
+    const started = Date.now();
+    const r = await send();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r).toMatchObject({ claimed: READERS, sent: 0, failed: 0, deferred: READERS });
+    expect(sink.count).toBe(before);
+    expect(suppressions()).toEqual([]);
+    expect(subscriberStatuses()).toEqual([{ status: "active", n: READERS }]);
+    const rows = rowsOf(edition);
+    expect(rows.every((row) => row.status === "pending")).toBe(true);
+    // A relay's fault uses up no reader's attempts (a refusal of the message's data counts for that one message).
+    expect(rows.filter((row) => row.attempts > 0).length).toBeLessThanOrEqual(fault.stage === "data" || fault.stage === "afterData" ? 10 : 0);
+    // Paused: nothing is claimed (not even a connection tried) until the pause ends.
+    const sessions = sink.sessions;
+    expect(await send()).toMatchObject({ claimed: 0 });
+    expect(sink.sessions).toBe(sessions);
+
+    // The relay is well again: after the pause, every reader gets this edition exactly once.
+    await sink.misbehave(undefined);
+    clock = server.ctx.mail.delivery.pausedUntil + 1;
+    let sent = 0;
+    for (let i = 0; i < 5 && sent < READERS; i++) sent += (await send()).sent;
+    expect(sent).toBe(READERS);
+    expect(rowsOf(edition).map((row) => row.status)).toEqual(Array(READERS).fill("sent"));
+    for (const reader of readers) expect(sink.to(reader).filter((m) => m.parsed.subject === `Boise, edition ${day}`)).toHaveLength(1);
+    expect(server.ctx.mail.delivery.faults).toBe(0);
+    clock += 60_000;
+  });
+
+  it("the refusal of a connection (nothing listening) pauses too, and the pause doubles while it lasts", async () => {
+    const edition = queueDigest();
+    await sink.stop();
+    try {
+      expect(await send()).toMatchObject({ sent: 0, deferred: READERS });
+      const first = server.ctx.mail.delivery.pausedUntil - clock;
+      clock = server.ctx.mail.delivery.pausedUntil + 1;
+      expect(await send()).toMatchObject({ sent: 0, deferred: READERS });
+      expect(server.ctx.mail.delivery.pausedUntil - clock).toBe(2 * first);
+      expect(suppressions()).toEqual([]);
+      expect(rowsOf(edition).every((row) => row.status === "pending" && row.attempts === 0)).toBe(true);
+    } finally {
+      await sink.start();
+    }
+    clock = server.ctx.mail.delivery.pausedUntil + 1;
+    expect((await send()).sent).toBe(READERS);
+  });
+});
+
+describe("a refusal about one recipient", () => {
+  it("suppresses that recipient alone; a 4xx for one recipient retries that one; the others are delivered", async () => {
+    clock += 3600_000;
+    const edition = queueDigest();
+    sink.refuseRecipient.set("reader3@example.org", { code: 550, message: "5.1.1 no such mailbox" });
+    sink.refuseRecipient.set("reader4@example.org", { code: 452, message: "4.2.2 mailbox full" });
+    try {
+      const r = await send();
+      expect(r).toMatchObject({ sent: READERS - 2, failed: 1, retried: 1, deferred: 0 });
+    } finally {
+      sink.refuseRecipient.clear();
+    }
+    expect(suppressions()).toEqual(["reader3@example.org"]);
+    expect(subscriberStatuses()).toEqual([{ status: "active", n: READERS - 1 }, { status: "bounced", n: 1 }]);
+    expect(rowsOf(edition).filter((row) => row.status === "pending")).toHaveLength(1);
+  });
+});
+
+describe("a reader wrongly marked bounced", () => {
+  it("who subscribes again is subscribed again, and gets the welcome email", async () => {
+    const email = "reader3@example.org";
+    const r = await server.post("/api/subscribe", { email, city: "Boise", state: "Idaho", slug: CITY });
+    expect(r.status).toBe(200);
+    expect(suppressions()).toEqual([]);
+    expect(db().prepare("SELECT status FROM subscribers WHERE email = ?").pluck().get(email)).toBe("active");
+    const before = sink.count;
+    clock += 3600_000;
+    await send();
+    await sink.waitForCount(before + 1);
+    expect(sink.to(email).map((m) => m.parsed.subject)).toContain("Welcome to the Boise, Idaho daily");
+    // A complaint is the reader's own wish: still silently refused.
+    db().prepare("INSERT INTO suppressions (email, reason, source, created_at) VALUES ('angry@example.org', 'complained', 'webhook', ?)").run(NOW);
+    await server.post("/api/subscribe", { email: "angry@example.org", city: "Boise", state: "Idaho", slug: CITY });
+    expect(db().prepare("SELECT COUNT(*) FROM subscribers WHERE email = 'angry@example.org'").pluck().get()).toBe(0);
+  });
+});
