@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
@@ -54,10 +55,11 @@ const wantsPage = (event: H3Event) => {
 };
 
 /**
- * The MCP endpoint. Each request gets a fresh server from the same factory (src/mcp/server.ts) and
- * the v2 SDK's web-standard handler serves it: 2026-07-28 requests (`server/discover`, per-request
- * `_meta`) on its modern path, 2025-era clients (`initialize`) on its stateless legacy path. Nothing
- * is kept between requests, so any number of server processes can answer one client.
+ * The MCP endpoint. One v2 SDK web-standard handler per app (its listen router and event bus live as
+ * long as the app); each request gets a fresh server from the same factory (src/mcp/server.ts), as
+ * the SDK requires: 2026-07-28 requests (`server/discover`, per-request `_meta`) on its modern path,
+ * 2025-era clients (`initialize`) on its stateless legacy path. Nothing is kept between requests, so
+ * any number of server processes can answer one client.
  */
 export function mcpRoutes(app: H3, ctx: AppContext): void {
   // Browsers may only reach it from our own pages or a local tool (DNS rebinding, transport spec).
@@ -65,6 +67,13 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
+  // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
+  // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
+  const callers = new AsyncLocalStorage<Caller>();
+  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools), {
+    maxRequestBodySize: BODY_LIMIT_BYTES,
+    onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
+  });
   app.all("/mcp", async (event) => {
     const url = `${ctx.config.baseUrl}/mcp`;
     if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
@@ -75,10 +84,6 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
       return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
-    const handler = createMcpHandler(() => createMcpServer(ctx, caller, tools), {
-      maxRequestBodySize: BODY_LIMIT_BYTES,
-      onerror: (err) => ctx.log.warn({ err: err.message, requestId: event.context.requestId }, "MCP request rejected"),
-    });
-    return handler.fetch(event.req as unknown as Request);
+    return callers.run(caller, () => handler.fetch(event.req as unknown as Request));
   });
 }

@@ -4,13 +4,13 @@ import { Slug } from "./common.ts";
 // Request and response shapes of the buying flow (spec sections 2-4). Money is integer cents (USD).
 
 const Cents = z.int().min(0).meta({ description: "Amount in U.S. cents (integer)" });
-const TierId = z.enum(["free", "standard", "featured"]).meta({
+export const ListingTierId = z.enum(["free", "standard", "featured"]).meta({
   id: "ListingTierId",
   description: "`free` (a person approves it before it is published), `standard` (10 dollars, one-off), `featured` (25 dollars, one-off)",
 });
 
 export const ListingTier = z.object({
-  id: TierId,
+  id: ListingTierId,
   name: z.string(),
   priceCents: Cents,
   currency: z.literal("usd"),
@@ -87,7 +87,7 @@ const DateOrDateTime = z.string().max(40).refine(
 
 const common = {
   slug: z.string().max(130).meta({ description: "The town, e.g. `st-louis-missouri`" }),
-  tier: TierId,
+  tier: ListingTierId,
   description: z.string().trim().min(1).max(1000),
   url: z.string().trim().min(1).max(2000).meta({ description: "The listing's web page: a full http(s) address (not a shortened link)" }),
   buyerEmail: z.email().max(254).meta({ description: "Where the receipt and status emails go; prefilled on the payment page" }),
@@ -147,7 +147,7 @@ export const OperatorActionResponse = z.object({
 }).meta({ id: "OperatorActionResponse" });
 
 export const OrderId = z.string().regex(/^lo_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "must be lo_ followed by a lowercase UUID")
-  .meta({ description: "Order id: `lo_` followed by a UUID", example: "lo_2f1c6b1e-8f0a-4c49-9d1e-3b8f6f0d2a11" });
+  .meta({ description: "Order id: `lo_` followed by a UUID", examples: ["lo_2f1c6b1e-8f0a-4c49-9d1e-3b8f6f0d2a11"] });
 
 export const ListingOrderQuery = z.object({ id: OrderId });
 
@@ -156,7 +156,7 @@ export const ListingOrder = z.object({
   status: z.enum(["awaiting_review", "held", "pending_payment", "paid", "published", "rejected", "expired", "ended", "refunded"]),
   published: z.boolean().meta({ description: "True while the listing is live" }),
   product: z.enum(["event", "business"]),
-  tier: TierId,
+  tier: ListingTierId,
   priceCents: Cents,
   currency: z.literal("usd"),
   town: z.object({ slug: Slug, city: z.string(), state: z.string() }),

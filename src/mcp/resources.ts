@@ -32,7 +32,7 @@ async function fromOperation(ctx: AppContext, caller: Caller, uri: URL, id: keyo
     return { contents: [{ uri: uri.href, mimeType: as === "markdown" ? MARKDOWN : JSON_TYPE, text }] };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
+    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues, "mcp");
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, problem);
   }
 }

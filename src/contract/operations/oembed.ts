@@ -29,7 +29,7 @@ export const oembedOperations = {
       "Only `format=json` is served; `format=xml` is 501 `not_implemented`. Pages advertise this endpoint with `<link rel=\"alternate\" type=\"application/json+oembed\">`.",
     ].join("\n\n"),
     query: z.object({
-      url: z.url().max(2000).meta({ description: "The page to embed", example: "https://citydaily.example/st-louis-missouri/2026-11-22" }),
+      url: z.url().max(2000).meta({ description: "The page to embed", examples: ["https://citydaily.example/st-louis-missouri/2026-11-22"] }),
       format: z.enum(["json", "xml"]).default("json").meta({ description: "`json` (default); `xml` is not implemented (501)" }),
       maxwidth: dimension("width"),
       maxheight: dimension("height"),
