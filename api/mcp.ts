@@ -5,7 +5,9 @@ import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
 import { mcpClientSetups } from "../src/mcp/setup.ts";
 import { toolOperations } from "../src/mcp/catalog.ts";
+import { createPromptCatalog } from "../src/mcp/prompts.ts";
 import { createToolCatalog } from "../src/mcp/tools.ts";
+import { completeSlug } from "../src/services/places.ts";
 import type { AppContext } from "../src/services/context.ts";
 import type { Caller } from "../src/services/operations.ts";
 import { clientAddress } from "./client-address.ts";
@@ -67,10 +69,11 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
+  const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
   const callers = new AsyncLocalStorage<Caller>();
-  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools), {
+  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools, prompts), {
     maxRequestBodySize: BODY_LIMIT_BYTES,
     onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
   });

@@ -1,4 +1,4 @@
-import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
+import { completable, type GetPromptResult, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { BusinessCheckoutRequest, ListingTierId } from "../contract/commerce.ts";
 import { Slug } from "../contract/common.ts";
@@ -126,9 +126,26 @@ function userText(text: string): GetPromptResult {
   return { messages: [{ role: "user", content: { type: "text", text } }] };
 }
 
-export function registerPrompts(server: McpServer, baseUrl: string, complete?: { slug: (value: string) => string[] }): void {
-  for (const p of PROMPTS) {
-    server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema: p.argsSchema }, (args: Record<string, string>) => userText(promptText(p.plan(args, baseUrl))));
+/** Completes a partly typed slug (`completion/complete`). */
+export type SlugCompleter = (value: string) => string[];
+
+/** The prompts as every request's server registers them, made once per app: `slug` arguments complete. */
+export interface PromptCatalog {
+  prompts: Array<{ plan: PromptPlan; argsSchema: z.ZodObject<Record<string, z.ZodString>> }>;
+}
+
+export function createPromptCatalog(completeSlug: SlugCompleter): PromptCatalog {
+  return {
+    prompts: PROMPTS.map((plan) => ({
+      plan,
+      // A copy per app: completable() marks the schema it is given.
+      argsSchema: z.object(Object.fromEntries(Object.entries(plan.argsSchema.shape).map(([k, s]) => [k, k === "slug" ? completable(s.clone(), (v) => completeSlug(String(v ?? ""))) : s]))) as z.ZodObject<Record<string, z.ZodString>>,
+    })),
+  };
+}
+
+export function registerPrompts(server: McpServer, baseUrl: string, catalog: PromptCatalog): void {
+  for (const { plan: p, argsSchema } of catalog.prompts) {
+    server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema }, (args: Record<string, string>) => userText(promptText(p.plan(args, baseUrl))));
   }
-  void complete;
 }

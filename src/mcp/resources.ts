@@ -5,6 +5,7 @@ import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { completeSlug } from "../services/places.ts";
 import { readPublishedFile } from "../services/site-files.ts";
 
 /**
@@ -62,11 +63,11 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
     description: "The API in brief: endpoints, slugs, versioning, every error code, MCP set-up.",
   }, (uri) => published(ctx, uri, "developers.md", MARKDOWN));
 
-  server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined }), {
+  server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "One dated edition (markdown)", mimeType: MARKDOWN,
     description: "A city's newsletter of one date: `slug` as in the city directory, `date` YYYY-MM-DD in the city's own timezone.",
   }, (uri, vars) => fromOperation(ctx, caller, uri, "getArchive", { slug: String(vars.slug), date: String(vars.date) }, "markdown"));
-  server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined }), {
+  server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "A city page (markdown)", mimeType: MARKDOWN,
     description: "A city's page: the latest edition, the archive index and the census figures.",
   }, (uri, vars) => published(ctx, uri, `${String(vars.slug)}.md`, MARKDOWN));

@@ -1,7 +1,7 @@
 import { McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { AppContext } from "../services/context.ts";
 import type { Caller } from "../services/operations.ts";
-import { registerPrompts } from "./prompts.ts";
+import { registerPrompts, type PromptCatalog } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { registerTools, type ToolCatalog } from "./tools.ts";
 
@@ -38,13 +38,13 @@ const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: 
  * requests and any server process can answer any request; the tool catalog (`createToolCatalog`) is
  * made once per app.
  */
-export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog): McpServer {
+export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog, prompts: PromptCatalog): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: "citydaily", version: MCP_SERVER_VERSION, websiteUrl: `${ctx.config.baseUrl}/developers` },
     { instructions: INSTRUCTIONS, supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, cacheHints: CACHE_HINTS },
   );
   registerTools(server, ctx, caller, tools);
   registerResources(server, ctx, caller);
-  registerPrompts(server, ctx.config.baseUrl);
+  registerPrompts(server, ctx.config.baseUrl, prompts);
   return server;
 }

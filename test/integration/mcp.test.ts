@@ -20,6 +20,7 @@ const NOW = "2026-11-22T15:00:00.000Z";
 /** Every tool the service offers (spec section 4); each needs an example in EXAMPLES. */
 const EXPECTED_TOOLS = {
   list_cities: "present",
+  find_place: "present",
   get_city: "present",
   get_archive: "present",
   search_archives: "present",
@@ -38,6 +39,7 @@ type ToolName = keyof typeof EXPECTED_TOOLS;
 const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebraska"], ["Spokane", "Washington"], ["Reno", "Nevada"], ["Fargo", "North Dakota"]];
 const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
+  find_place: () => ({ q: "boise" }),
   get_city: () => ({ slug: "boise-idaho" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
   search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
@@ -260,6 +262,17 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(JSON.stringify(byName.get("get_city")!.inputSchema)).toContain('"examples":["st-louis-missouri"]');
+  });
+
+  it("completes slug arguments of prompts and resource templates (completion/complete)", async () => {
+    const complete = (c.client as { complete: (p: unknown) => Promise<{ completion: { values: string[] } }> }).complete.bind(c.client);
+    const prompt = await complete({ ref: { type: "ref/prompt", name: "brief_me_on_a_town" }, argument: { name: "slug", value: "boise-id" } });
+    expect(prompt.completion.values[0]).toBe("boise-idaho");
+    const template = await complete({ ref: { type: "ref/resource", uri: `${server.url}/{slug}/{date}.md` }, argument: { name: "slug", value: "marfa" } });
+    expect(template.completion.values).toContain("marfa-texas");
+    // Nothing typed yet: the cities that have a newsletter.
+    const empty = await complete({ ref: { type: "ref/prompt", name: "list_my_business" }, argument: { name: "slug", value: "" } });
+    expect(empty.completion.values).toContain("boise-idaho");
   });
 
   it("tells the truth about list changes: none are announced, and the lists may be kept", async () => {

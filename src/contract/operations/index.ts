@@ -4,6 +4,7 @@ import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
+import { placeOperations } from "./places.ts";
 import { searchOperations } from "./search.ts";
 import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
@@ -12,6 +13,7 @@ import { weatherOperations } from "./weather.ts";
 /** Every operation by id: the keys of the binding table (src/services/operations.ts). */
 export const operationsById = {
   ...cityOperations,
+  ...placeOperations,
   ...searchOperations,
   ...subscribeOperations,
   ...weatherOperations,
