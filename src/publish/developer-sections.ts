@@ -12,6 +12,8 @@ export function discoveryLinks(base: string): Array<{ name: string; url: string;
     { name: "API catalog", url: `${base}/.well-known/api-catalog`, what: "RFC 9727 linkset: the API, its description, documentation and status" },
     { name: "Agent skills index", url: `${base}/.well-known/agent-skills/index.json`, what: "SKILL.md documents for agents (reading editions, subscribing, buying a listing, leasing a town), with sha256 digests" },
     { name: "MCP server", url: `${base}/mcp`, what: "Model Context Protocol endpoint (streamable HTTP, no key); open it in a browser for the set-up" },
+    { name: "MCP server card", url: `${base}/mcp/server-card`, what: "the MCP server's card (name, endpoint, protocol revisions), also at /.well-known/mcp/server-card.json" },
+    { name: "AI catalog", url: `${base}/.well-known/ai-catalog.json`, what: "lists the MCP server card, so an agent that knows only this site's address finds /mcp" },
     { name: "oEmbed", url: `${base}/api/oembed?url=${encodeURIComponent(`${base}/st-louis-missouri`)}`, what: "embed a city or edition page (`rich`, an iframe card)" },
   ];
 }
