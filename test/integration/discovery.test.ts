@@ -87,6 +87,7 @@ describe("/openapi.json", () => {
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
     getFacts: [{ path: "/api/facts/boise-idaho" }],
+    findPlace: [{ path: "/api/places?q=ely%2C%20nevada" }, { path: "/api/places?q=zzqxv" }],
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
     subscribe: [{ method: "POST", path: "/api/subscribe", body: { email: "openapi@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } }],
@@ -146,7 +147,7 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
     expect(res.headers.get("content-type")).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
     expect(res.headers.get("link")).toBe(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
     const { linkset } = await res.json() as { linkset: Array<Record<string, Array<{ href: string; type: string }>> & { anchor: string }> };
-    expect(linkset.map((l) => l.anchor)).toEqual([`${server.url}/api`, `${server.url}/api/v1`]);
+    expect(linkset.map((l) => l.anchor)).toEqual([`${server.url}/api`, `${server.url}/api/v1`, `${server.url}/mcp`]);
     const api = linkset[0];
     expect(api["service-desc"][0]).toEqual({ href: `${server.url}/openapi.json`, type: "application/vnd.oai.openapi+json;version=3.1" });
     expect(((await (await fetch(api["service-desc"][0].href)).json()) as { openapi: string }).openapi).toBe("3.1.0");
