@@ -10,7 +10,9 @@ import { createToolCatalog } from "../src/mcp/tools.ts";
 import { completeSlug } from "../src/services/places.ts";
 import type { AppContext } from "../src/services/context.ts";
 import type { Caller } from "../src/services/operations.ts";
+import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
+import { createMcpReplay } from "./mcp-replay.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -70,6 +72,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
+  const replay = createMcpReplay(ctx, tools);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
   const callers = new AsyncLocalStorage<Caller>();
@@ -87,6 +90,30 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
       return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
-    return callers.run(caller, () => handler.fetch(event.req as unknown as Request));
+    const request = event.req as unknown as Request;
+    const accept = request.headers.get("accept") ?? "";
+    // A POST the SDK would serve on its stateless legacy path may be one it answered before (api/mcp-replay.ts).
+    if (request.method !== "POST" || !/^application\/json\b/i.test(request.headers.get("content-type") ?? "") || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      return callers.run(caller, () => handler.fetch(request));
+    }
+    let text: string;
+    try {
+      text = await readBodyText(event);
+    } catch {
+      return jsonRpcError(413, -32000, `The request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes.`);
+    }
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
+    }
+    const key = replay.keyOf(version, parsedBody);
+    const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
+    if (kept) return kept;
+    const versionBefore = replay.version();
+    const response = await callers.run(caller, () => handler.fetch(request, { parsedBody }));
+    if (key) replay.learn(key, response.clone(), versionBefore);
+    return response;
   });
 }
