@@ -1,5 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from "@modelcontextprotocol/server";
+import { registerAppResource } from "@modelcontextprotocol/ext-apps/server";
 import { openApiDocument } from "../contract/openapi.ts";
+import { APP_MIME_TYPE, APP_VIEWS, appViewHtml, type AppViewName } from "./apps.ts";
 import { operationsById } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
@@ -71,4 +73,9 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
     title: "A city page (markdown)", mimeType: MARKDOWN,
     description: "A city's page: the latest edition, the archive index and the census figures.",
   }, (uri, vars) => published(ctx, uri, `${String(vars.slug)}.md`, MARKDOWN));
+  // The MCP Apps views of get_archive, get_city and get_listing_order (src/mcp/apps.ts).
+  for (const [name, view] of Object.entries(APP_VIEWS) as Array<[AppViewName, (typeof APP_VIEWS)[AppViewName]]>) {
+    registerAppResource(server, `view-${name}`, view.uri, { title: view.title, description: view.description, _meta: { ui: { csp: {}, prefersBorder: true } } },
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }] }));
+  }
 }

@@ -1,3 +1,4 @@
+import { registerAppTool } from "@modelcontextprotocol/ext-apps/server";
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { CACHE, type Operation } from "../contract/operation.ts";
@@ -168,13 +169,18 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
   const { reads } = catalog;
   for (const { op, input, inputSchema, outputSchema } of catalog.tools) {
     const { mcp } = op;
-    server.registerTool(mcp.tool, {
+    const config = {
       title: mcp.title,
       description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
       inputSchema,
       outputSchema,
       annotations: { title: mcp.title, ...mcp.annotations },
-    }, async (args: unknown): Promise<CallToolResult> => {
+    };
+    const register = (cb: (args: unknown) => Promise<CallToolResult>) => mcp.ui
+      // A tool with an MCP Apps view (src/mcp/apps.ts): the extension's helper writes its `_meta.ui`.
+      ? registerAppTool(server, mcp.tool, { ...config, _meta: { ui: { resourceUri: mcp.ui } } }, cb as never)
+      : server.registerTool(mcp.tool, config, cb);
+    register(async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
         const parsed = input.toOperation(parseInput(input.schema, args)) as Record<string, unknown>;

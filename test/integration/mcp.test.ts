@@ -1,3 +1,4 @@
+import { HtmlValidate } from "html-validate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allOperations } from "../../src/contract/operations/index.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
@@ -316,9 +317,9 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
 
   it("lists the resources and templates in a fixed order and reads each", async () => {
     const { resources } = await c.client.listResources();
-    expect(resources.map((r) => r.name)).toEqual(["overview", "openapi", "city-directory", "recent-editions", "developer-docs"]);
+    expect(resources.map((r) => r.name)).toEqual(["overview", "openapi", "city-directory", "recent-editions", "developer-docs", "view-edition", "view-city", "view-order"]);
     const texts = new Map<string, string>();
-    for (const r of resources) {
+    for (const r of resources.filter((x) => !x.uri.startsWith("ui://"))) {
       const { contents } = await c.client.readResource({ uri: r.uri });
       const text = (contents[0] as { text: string }).text;
       expect(text.length, r.uri).toBeGreaterThan(50);
@@ -338,6 +339,28 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     const city = await c.client.readResource({ uri: `${server.url}/boise-idaho.md` });
     expect((city.contents[0] as { text: string }).text).toContain("2026-11-20");
     await expect(c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` })).rejects.toThrow(/edition_not_found/);
+  });
+
+  it("every tool with an MCP Apps view declares it, and the view is served: well-formed, self-contained HTML", async () => {
+    const { tools } = await c.client.listTools();
+    const withViews = tools.filter((t) => (t._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri);
+    expect(withViews.map((t) => t.name).sort()).toEqual(["get_archive", "get_city", "get_listing_order"]);
+    const { resources } = await c.client.listResources();
+    const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+    for (const t of withViews) {
+      const uri = (t._meta as { ui: { resourceUri: string } }).ui.resourceUri;
+      // The older hosts' key too (the extension's helper writes both).
+      expect((t._meta as Record<string, unknown>)["ui/resourceUri"], t.name).toBe(uri);
+      expect(uri, t.name).toMatch(/^ui:\/\/citydaily\//);
+      expect(resources.find((r) => r.uri === uri)?.mimeType, uri).toBe("text/html;profile=mcp-app");
+      const { contents } = await c.client.readResource({ uri });
+      expect(contents[0]).toMatchObject({ uri, mimeType: "text/html;profile=mcp-app" });
+      const html = (contents[0] as { text: string }).text;
+      const report = await validator.validateString(html);
+      expect(report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message}`)), uri).toEqual([]);
+      // Nothing loaded from outside: no external script, style, image or frame, no @import.
+      expect(html, uri).not.toMatch(/<(script|img|iframe|link)[^>]+(src|href)=|@import|url\(/i);
+    }
   });
 
   it("lists the prompts and gets each one", async () => {

@@ -35,7 +35,7 @@ export const cityOperations = {
     params: slugParams, response: CityResponse,
     errors: ["invalid_slug", "missing_slug", "city_not_found"], cache: CACHE.live,
     mcp: {
-      tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY,
+      tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY, ui: "ui://citydaily/city.html",
       description: "A city with a newsletter, by `slug`: the dates of its editions (`archives`, newest first; read one with get_archive), its census figures (null where not available yet), its subscriber count, the upcoming events of its calendar and its business directory. A town without a newsletter yet is the tool error `city_not_found`; find_place tells which towns have one.",
     },
   },
@@ -56,7 +56,7 @@ export const cityOperations = {
     response: ArchiveResponse, markdownVariant: true,
     errors: ["invalid_slug", "missing_slug", "validation_error", "city_not_found", "edition_not_found"], cache: CACHE.archive,
     mcp: {
-      tool: "get_archive", title: "Read one dated edition (markdown)", annotations: READ_ONLY, output: "markdown",
+      tool: "get_archive", title: "Read one dated edition (markdown)", annotations: READ_ONLY, output: "markdown", ui: "ui://citydaily/edition.html",
       description: "One city's edition of one date (YYYY-MM-DD in the city's own timezone), as the newsletter's markdown; the JSON fields come as structured content. Dates that exist are listed by get_city (`archives`).",
     },
   },

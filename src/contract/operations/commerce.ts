@@ -122,7 +122,7 @@ export const commerceOperations = {
     errors: ["validation_error", "not_found"],
     cache: CACHE.none,
     mcp: {
-      tool: "get_listing_order", title: "Listing order status", annotations: READ_ONLY,
+      tool: "get_listing_order", title: "Listing order status", annotations: READ_ONLY, ui: "ui://citydaily/listing-order.html",
       description: `A listing order by \`id\` (the \`orderId\` that create_event_listing or create_business_listing answered): \`status\`, \`published\` and what a buyer needs (product, tier, town, title, dates, the payment link while payable, the reason when rejected). An id that is not \`lo_\` and a UUID is a \`validation_error\`; an unknown one is \`not_found\`.\n\n${statusDocumentation()}`,
     },
   },
