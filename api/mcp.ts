@@ -12,6 +12,7 @@ import type { AppContext } from "../src/services/context.ts";
 import type { Caller } from "../src/services/operations.ts";
 import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
+import { htmlPage } from "./html-page.ts";
 import { createMcpReplay } from "./mcp-replay.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
@@ -25,31 +26,23 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients. */
-function setupPage(url: string): Response {
+/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's shell. */
+function setupPage(base: string): Response {
+  const url = `${base}/mcp`;
   const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
   const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>citydaily MCP server: set-up</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.75rem;overflow:auto}code{font-size:.95em}</style>
-</head>
-<body>
-<h1>citydaily MCP server</h1>
-<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
+  const body = `<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
+<p>Clients that discover servers find it from the site's address alone: the <a href="/.well-known/ai-catalog.json">AI catalog</a> lists its <a href="/mcp/server-card">server card</a>.</p>
 <h2>Add it to your client</h2>
 ${clients}
 <h2>Tools</h2>
 <ul>
 ${tools}
 </ul>
-<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, and the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
-<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>
-</body>
-</html>
-`;
-  return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300" } });
+<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>, and the MCP Apps views of <code>get_archive</code>, <code>get_city</code> and <code>get_listing_order</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
+<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>`;
+  // A public page (unlike the shell's other pages, which carry tokens): cacheable and indexable.
+  return htmlPage(200, "The citydaily MCP server", body, { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" });
 }
 
 /** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */
@@ -81,8 +74,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
   });
   app.all("/mcp", async (event) => {
-    const url = `${ctx.config.baseUrl}/mcp`;
-    if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
+    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx.config.baseUrl);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");

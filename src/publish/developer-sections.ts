@@ -66,8 +66,20 @@ export function developerSections(base: string, operations: readonly Operation[]
   ];
 }
 
+/** A break opportunity after each slash, `?`, `&` and `=` of inline code (a path or URL), and nowhere else. */
+export function breakablePath(html: string): string {
+  // The text is already escaped: `&amp;` is the ampersand, and no other entity may be split.
+  const breakable = (text: string) => text.replace(/(&[a-z0-9#]+;)|([/?=])/gi, (m, entity: string | undefined) => (entity ? (entity === "&amp;" ? `${entity}<wbr>` : entity) : `${m}<wbr>`)).replace(/<wbr>$/, "");
+  return html.replace(/<code>([^<]*)<\/code>/g, (_m, text: string) => `<code>${breakable(text)}</code>`);
+}
+
+/** Inline markdown (backticks, emphasis) as HTML, for one-line texts such as an operation's summary. */
+export function inlineHtml(md: string): string {
+  return breakablePath(marked.parseInline(md, { async: false }));
+}
+
 /** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
 export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
-  const html = marked.parse(developerSections(base, operations).join("\n"), { async: false });
+  const html = breakablePath(marked.parse(developerSections(base, operations).join("\n"), { async: false }));
   return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
 }

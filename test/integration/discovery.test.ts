@@ -197,8 +197,25 @@ describe("/.well-known/agent-skills/index.json", () => {
 describe("/api/oembed", () => {
   const oembed = (url: string, extra = "") => server.get(`/api/oembed?url=${encodeURIComponent(url)}${extra}`);
 
-  it("answers a rich iframe of the city's card, with a fixed size, ignoring maxwidth and maxheight", async () => {
-    const res = await oembed(`${server.url}/boise-idaho`, "&maxwidth=200&maxheight=100");
+  it("answers the largest card that fits maxwidth and maxheight, and 404 when none fits", async () => {
+    const size = async (extra: string) => {
+      const res = await oembed(`${server.url}/boise-idaho`, extra);
+      if (res.status !== 200) return res.status;
+      const b = await res.json() as { width: number; height: number; html: string };
+      expect(b.html).toContain(`width="${b.width}" height="${b.height}"`);
+      return [b.width, b.height];
+    };
+    expect(await size("")).toEqual([480, 320]);
+    expect(await size("&maxwidth=1000&maxheight=1000")).toEqual([480, 320]);
+    expect(await size("&maxwidth=450")).toEqual([400, 300]);
+    expect(await size("&maxheight=299")).toEqual([320, 280]);
+    expect(await size("&maxwidth=400&maxheight=300")).toEqual([400, 300]);
+    expect(await size("&maxwidth=200&maxheight=100")).toBe(404);
+    expect(await size("&maxwidth=319")).toBe(404);
+  });
+
+  it("answers a rich iframe of the city's card", async () => {
+    const res = await oembed(`${server.url}/boise-idaho`);
     expect(res.status).toBe(200);
     const body = await res.json() as { type: string; version: string; html: string; width: number; height: number; provider_name: string; provider_url: string; title: string };
     expect(body).toMatchObject({ type: "rich", version: "1.0", width: EMBED_SIZE.width, height: EMBED_SIZE.height, provider_name: "citydaily", provider_url: server.url, title: "Boise, Idaho Daily" });
@@ -274,7 +291,7 @@ describe("robots.txt, llms.txt and the developer page", () => {
     expect(anchor.pathname).toBe("/developers");
     expect(html).toContain(`id="${anchor.hash.slice(1)}"`);
     for (const id of ["endpoints", "quick-start", "search-syntax", "buying-a-listing-or-leasing-a-town", "events-poll-no-webhooks", "mcp", "discovery", "versioning"]) expect(html, id).toContain(`<h2 id="${id}">`);
-    for (const op of operations) expect(html, op.path).toContain(`<code>${op.path}</code>`);
+    for (const op of operations) expect(html.replaceAll("<wbr>", ""), op.path).toContain(`<code>${op.path}</code>`);
     expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
     expect(html).toContain("<code>rain OR snow</code>");
   });
