@@ -30,7 +30,7 @@ function escapeHtml(s: string): string {
 function setupPage(base: string): Response {
   const url = `${base}/mcp`;
   const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
-  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
+  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre tabindex="0"><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
   const body = `<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
 <p>Clients that discover servers find it from the site's address alone: the <a href="/.well-known/ai-catalog.json">AI catalog</a> lists its <a href="/mcp/server-card">server card</a>.</p>
 <h2>Add it to your client</h2>

@@ -22,7 +22,7 @@ function searchForm(typed: string, error?: string): string {
   const invalid = error ? ` aria-invalid="true" aria-describedby="q-error"` : "";
   return `<form method="get" action="/places" role="search">
 <label for="q">Find your town</label>
-<div class="actions"><input id="q" name="q" type="text" value="${e(typed)}" required minlength="2" maxlength="100" autocomplete="off" style="flex:1;width:auto;min-width:0"${invalid}>
+<div class="actions"><input id="q" name="q" type="text" value="${e(typed)}" required minlength="2" maxlength="100" autocomplete="off"${invalid}>
 <button type="submit">Find</button></div>
 ${error ? `<p class="field-error" id="q-error">${e(error)}</p>` : ""}
 </form>`;
@@ -38,7 +38,7 @@ function resultItem(place: PlacesResponse["results"][number], n: number, landing
   return `<li class="card"><h2><a href="${e(path)}">${e(where)}</a></h2><p class="status">${e(people)} · no newsletter yet: the first subscriber starts it.</p>
 <form method="post" action="/subscribe">
 <label for="email-${n}">Your email, for the ${e(place.name)} daily</label>
-<div class="actions"><input id="email-${n}" type="email" name="email" autocomplete="email" required style="flex:1;width:auto;min-width:0">
+<div class="actions"><input id="email-${n}" type="email" name="email" autocomplete="email" required>
 <button type="submit">Subscribe</button></div>
 <input type="hidden" name="slug" value="${e(place.slug)}"><input type="hidden" name="landing_path" value="${e(landing)}">
 <div class="trap" aria-hidden="true"><label>Leave this empty <input type="text" name="honeypot" tabindex="-1" autocomplete="off"></label></div>
@@ -59,7 +59,7 @@ export function placesPageRoutes(app: H3, ctx: AppContext): void {
     const landing = `/places?q=${encodeURIComponent(parsed.data.q)}`;
     const list = results.length
       ? `<p role="status">${results.length} ${results.length === 1 ? "town matches" : "towns match"} “${e(parsed.data.q)}”, best first.</p>
-<ul class="places" style="list-style:none;padding:0;display:grid;gap:.75rem">${results.map((p, n) => resultItem(p, n, landing)).join("\n")}</ul>`
+<ul class="places cards">${results.map((p, n) => resultItem(p, n, landing)).join("\n")}</ul>`
       : `<p role="status">No U.S. town matches “${e(parsed.data.q)}”. Check the spelling, or add the state: “Springfield, Illinois”.</p>`;
     return htmlPage(200, "Find your town", `${searchForm(typed)}\n${list}\n<p><a href="/cities">Browse the cities with a newsletter</a></p>`);
   });

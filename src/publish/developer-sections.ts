@@ -80,6 +80,7 @@ export function inlineHtml(md: string): string {
 
 /** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
 export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
-  const html = breakablePath(marked.parse(developerSections(base, operations).join("\n"), { async: false }));
+  // A code block scrolls inside itself, so a keyboard must be able to reach it (axe scrollable-region-focusable).
+  const html = breakablePath(marked.parse(developerSections(base, operations).join("\n"), { async: false })).replaceAll("<pre>", '<pre tabindex="0">');
   return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
 }
