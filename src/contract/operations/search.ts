@@ -5,13 +5,16 @@ import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { SearchResponse } from "../search.ts";
 
 /** The query syntax, shared by the OpenAPI description, the developers page and MCP. */
+// Blank lines around the list: markdown readers (and markdownlint's MD032) want a list set apart.
 const SYNTAX = [
   "Query syntax (`q`):",
+  "",
   "- `rain wind`: editions with **all** the words (case and accents are ignored: `cafe` finds `Café`).",
   "- `\"partly cloudy\"`: the exact phrase.",
   "- `rain OR snow`: either term. `OR` (upper case) joins the terms on each side and binds tighter than the spaces: `flood OR storm warning` is (flood or storm) and warning. An `OR` without a term on both sides is read as the word \"or\".",
   "- `-rain` (or `NOT rain`): editions without the term; also `-\"heavy rain\"`. A query needs at least one term that is not excluded.",
   `- \`sun*\`: words starting with \`sun\` (sunrise, sunset, Sunday); at least ${MIN_PREFIX_LENGTH} letters before the \`*\`. Works at the end of a phrase too: \`"farmers mar"*\`.`,
+  "",
   "Other punctuation separates words (`covid-19` is the phrase \"covid 19\"); an unclosed quote is ignored. At most " + MAX_TERMS + " terms.",
 ].join("\n");
 
