@@ -74,6 +74,27 @@ describe("developer pages at 390 px", () => {
     });
   }
 
+  it("markdown twins have one top-level heading (MD025) and lists set apart by blank lines (MD032)", async () => {
+    for (const twin of ["/developers.md", "/boise-idaho.md", "/boise-idaho/2026-11-21.md", "/cities.md", "/states.md", "/states/idaho.md", "/feed.md"]) {
+      const text = await (await server.get(twin)).text();
+      const front = /^---\n([\s\S]*?)\n---\n/.exec(text);
+      expect(front?.[1] ?? "", twin).not.toMatch(/^\s*"?title"?\s*[:=]/m);
+      const lines = text.slice(front?.[0].length ?? 0).split("\n");
+      let fenced = false;
+      const h1: string[] = [];
+      const unspaced: string[] = [];
+      lines.forEach((line, i) => {
+        if (/^ {0,3}(```|~~~)/.test(line)) fenced = !fenced;
+        if (fenced) return;
+        if (/^# /.test(line)) h1.push(line);
+        const prev = lines[i - 1] ?? "";
+        if (/^\s*([-*+]|\d+\.) /.test(line) && prev.trim() !== "" && !/^\s*([-*+]|\d+\.) /.test(prev) && !/^\s{2,}/.test(prev)) unspaced.push(`${prev} | ${line}`);
+      });
+      expect(h1.length, `${twin}: ${h1.join(" / ")}`).toBe(1);
+      expect(unspaced, twin).toEqual([]);
+    }
+  });
+
   it("/favicon.ico answers", async () => {
     const res = await server.get("/favicon.ico");
     expect(res.status).toBe(200);
