@@ -48,6 +48,8 @@ beforeAll(async () => {
     { name: "unsubscribe", open: get(`/unsubscribe/${token}`) },
     { name: "manage subscriptions", open: get(`/subscriptions/${token}`) },
     { name: "checkout", open: get(new URL(order.checkoutUrl).pathname) },
+    { name: "purchase done", open: get(`/purchase/done?order=${order.orderId}`) },
+    { name: "purchase cancelled", open: get(`/purchase/cancelled?order=${order.orderId}`) },
     { name: "embed card", open: get("/embed/boise-idaho") },
   );
   browser = await launchChromium();
