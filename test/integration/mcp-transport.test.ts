@@ -49,6 +49,24 @@ describe("POST /mcp", () => {
     expect((msg.result!.tools as Array<{ name: string }>).map((t) => t.name)).toContain("get_city");
   });
 
+  it("answers a repeated list or read call as the SDK answered it the first time, with the new id", async () => {
+    for (const [method, params] of [["tools/list", {}], ["tools/call", { name: "get_city", arguments: { slug: "boise-idaho" } }]] as const) {
+      const first = await messageOf(await rpc({ jsonrpc: "2.0", id: 11, method, params }));
+      // The first answer is kept once its body has been read; give that a moment.
+      await new Promise((r) => setTimeout(r, 50));
+      const again = await rpc({ jsonrpc: "2.0", id: "twelve", method, params });
+      expect(again.headers.get("content-type"), method).toBe("application/json");
+      const second = await messageOf(again);
+      expect(second.id).toBe("twelve");
+      expect(second.result, method).toEqual(first.result);
+    }
+    // A write in between ends a kept read: the new subscriber shows.
+    const count = async () => ((await messageOf(await rpc({ jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "get_city", arguments: { slug: "boise-idaho" } } }))).result!.structuredContent as { subscriberCount: number }).subscriberCount;
+    const before = await count();
+    expect((await server.post("/api/subscribe", { email: "replay@example.org", slug: "boise-idaho", city: "Boise", state: "Idaho" })).status).toBe(200);
+    expect(await count()).toBe(before + 1);
+  });
+
   it("answers a notification with 202 and no body", async () => {
     const res = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
     expect(res.status).toBe(202);
