@@ -34,8 +34,8 @@ export const LeasePricing = z.object({
 
 export const PricingResponse = z.object({
   currency: z.literal("usd"),
-  event: z.array(ListingTier).meta({ description: "Event listing tiers (`tier` of /api/listing-checkout)" }),
-  business: z.array(ListingTier).meta({ description: "Business directory tiers (`tier` of /api/business-checkout)" }),
+  event: z.array(ListingTier).meta({ description: "Event listing tiers (their `id` is the `tier` of an event listing)" }),
+  business: z.array(ListingTier).meta({ description: "Business directory tiers (their `id` is the `tier` of a business listing)" }),
   lease: LeasePricing,
   policy: z.url().meta({ description: "The listing policy every listing is screened against" }),
 }).meta({ id: "PricingResponse" });
@@ -109,15 +109,15 @@ export const BusinessCheckoutRequest = z.object({
 }).meta({ id: "BusinessCheckoutRequest" });
 
 export const Rejection = z.object({
-  rule: z.string().meta({ description: "Id of the policy rule (see `policy` in /api/pricing)" }),
+  rule: z.string().meta({ description: "Id of the policy rule (see `policy` in the price list)" }),
   reason: z.string().meta({ description: "Human reason" }),
   field: z.string().optional().meta({ description: "The field the rule matched" }),
 }).meta({ id: "Rejection" });
 
 export const CheckoutResponse = z.object({
   orderId: z.string().meta({ description: "`lo_` followed by a UUID" }),
-  status: z.string().meta({ description: "The order's status (see /api/listing-order)" }),
-  statusUrl: z.url().meta({ description: "Poll this (GET /api/listing-order?id=...) until `published` is true" }),
+  status: z.string().meta({ description: "The order's status (the statuses of a listing order)" }),
+  statusUrl: z.url().meta({ description: "Where the order's status is read until `published` is true (the listing-order operation; over MCP, get_listing_order with `orderId`)" }),
   checkoutUrl: z.url().optional().meta({ description: "Present when a paid tier passed the screen: the hosted payment page a person opens" }),
   checkoutExpiresAt: z.iso.datetime({ offset: true }).optional(),
   rejected: Rejection.optional().meta({ description: "Present when the screen refused it: no payment link, nothing charged" }),
@@ -125,7 +125,7 @@ export const CheckoutResponse = z.object({
     .meta({ description: "Present when a person must look first; a payment link follows if they release it (follow the order)" }),
   queued: z.object({ message: z.string() }).optional()
     .meta({ description: "Present for the free tier: waiting for a person's approval" }),
-}).meta({ id: "CheckoutResponse", description: "HTTP 200 with exactly one of `checkoutUrl`, `rejected`, `held`, `queued`" });
+}).meta({ id: "CheckoutResponse", description: "A success with exactly one of `checkoutUrl`, `rejected`, `held`, `queued`" });
 
 export const OperatorActionRequest = z.object({
   action: z.literal("guest-checkout"),
