@@ -20,6 +20,8 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
+import { faviconRoutes } from "./routes/favicon.ts";
+import { placesPageRoutes } from "./routes/places-page.ts";
 import { subscribeFormRoutes } from "./routes/subscribe-form.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 
@@ -106,6 +108,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
   subscribeFormRoutes(app, ctx);
+  placesPageRoutes(app, ctx);
+  faviconRoutes(app);
   paymentWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
   mcpRoutes(app, ctx);

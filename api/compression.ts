@@ -7,7 +7,9 @@ import { compress, type Encoding } from "../src/publish/precompressed.ts";
 // and cached reads repeat), so a 4.6 MB place index costs its brotli pass once, not per request;
 // the site's larger files come already compressed from their publish (`stored`).
 
-const COMPRESSIBLE = /^(text\/|application\/(json|problem\+json|xml|rss\+xml|linkset\+json|javascript)|image\/svg\+xml)/;
+// Never `text/event-stream`: an event stream is read as it is written, and compressing it means
+// holding it back (a modern MCP client's `subscriptions/listen` stream would never arrive).
+const COMPRESSIBLE = /^(text\/(?!event-stream)|application\/(json|problem\+json|xml|rss\+xml|linkset\+json|javascript)|image\/svg\+xml)/;
 
 /** The best encoding the client accepts (q-values honoured; brotli preferred on a tie). */
 export function chooseEncoding(acceptEncoding: string | null): Encoding | undefined {
@@ -42,6 +44,15 @@ export interface CompressionOptions {
   stored?: (etag: string, encoding: Encoding) => Promise<Uint8Array | undefined>;
 }
 
+/**
+ * A response that is sent as it is written: an event stream, or one whose handler marks it
+ * `Cache-Control: no-transform` (RFC 9110: no intermediary may change it). It passes through as it
+ * is: not compressed, not read into memory first, not copied.
+ */
+export function isStreamed(res: Response): boolean {
+  return (res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream") || /\bno-transform\b/i.test(res.headers.get("cache-control") ?? "");
+}
+
 export function compression(options: CompressionOptions = {}): Middleware {
   const minBytes = options.minBytes ?? 1024;
   const cache = new LRUCache<string, Uint8Array<ArrayBuffer>>({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (b) => Math.max(1, b.byteLength) });
@@ -59,7 +70,7 @@ export function compression(options: CompressionOptions = {}): Middleware {
 
   return async (event: H3Event, next) => {
     const res = await next();
-    if (!(res instanceof Response)) return res;
+    if (!(res instanceof Response) || isStreamed(res)) return res;
     const type = res.headers.get("content-type") ?? "";
     // A 304 carries no Content-Type; it answers for whatever the client holds.
     if ((res.status !== 304 && !COMPRESSIBLE.test(type)) || res.headers.has("content-encoding") || (res.status !== 200 && res.status !== 304)) return res;

@@ -38,6 +38,8 @@ ul.subscriptions li{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:cente
 ul.subscriptions form{margin:0}
 .status{color:var(--muted)} .notice{font-weight:600;color:var(--ok)}
 .price{font-size:1.6rem;font-weight:600} .actions{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
+pre{max-width:100%;overflow-x:auto;background:var(--soft);padding:.75rem;border-radius:.35rem}pre code{font-size:.9em}
+.actions input{flex:1;width:auto;min-width:0} ul.cards{list-style:none;padding:0;display:grid;gap:.75rem}
 footer.site{border-top:1px solid var(--line);padding:1.5rem 0 2.5rem;font-family:system-ui,sans-serif;font-size:.85rem;color:var(--muted)}
 footer.site a{color:var(--muted)}
 @media (max-width:30rem){body{font-size:1rem}}`;
@@ -46,7 +48,7 @@ const FAVICON = "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%
 
 /** The page's HTML alone (tests and the subscribe route share it). */
 export function htmlDocument(title: string, body: string): string {
-  return `<!doctype html>
+  return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><link rel="icon" href="${FAVICON}">
 <title>${e(title)} · citydaily</title>

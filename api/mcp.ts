@@ -1,13 +1,19 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
 import { mcpClientSetups } from "../src/mcp/setup.ts";
 import { toolOperations } from "../src/mcp/catalog.ts";
+import { createPromptCatalog } from "../src/mcp/prompts.ts";
 import { createToolCatalog } from "../src/mcp/tools.ts";
+import { completeSlug } from "../src/services/places.ts";
 import type { AppContext } from "../src/services/context.ts";
 import type { Caller } from "../src/services/operations.ts";
+import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
+import { htmlPage } from "./html-page.ts";
+import { createMcpReplay } from "./mcp-replay.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -20,31 +26,23 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients. */
-function setupPage(url: string): Response {
+/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's shell. */
+function setupPage(base: string): Response {
+  const url = `${base}/mcp`;
   const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
-  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>citydaily MCP server: set-up</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.75rem;overflow:auto}code{font-size:.95em}</style>
-</head>
-<body>
-<h1>citydaily MCP server</h1>
-<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
+  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre tabindex="0"><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
+  const body = `<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
+<p>Clients that discover servers find it from the site's address alone: the <a href="/.well-known/ai-catalog.json">AI catalog</a> lists its <a href="/mcp/server-card">server card</a>.</p>
 <h2>Add it to your client</h2>
 ${clients}
 <h2>Tools</h2>
 <ul>
 ${tools}
 </ul>
-<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, and the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
-<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>
-</body>
-</html>
-`;
-  return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "public, max-age=300" } });
+<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>, and the MCP Apps views of <code>get_archive</code>, <code>get_city</code> and <code>get_listing_order</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
+<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>`;
+  // A public page (unlike the shell's other pages, which carry tokens): cacheable and indexable.
+  return htmlPage(200, "The citydaily MCP server", body, { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" });
 }
 
 /** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */
@@ -54,10 +52,11 @@ const wantsPage = (event: H3Event) => {
 };
 
 /**
- * The MCP endpoint. Each request gets a fresh server from the same factory (src/mcp/server.ts) and
- * the v2 SDK's web-standard handler serves it: 2026-07-28 requests (`server/discover`, per-request
- * `_meta`) on its modern path, 2025-era clients (`initialize`) on its stateless legacy path. Nothing
- * is kept between requests, so any number of server processes can answer one client.
+ * The MCP endpoint. One v2 SDK web-standard handler per app (its listen router and event bus live as
+ * long as the app); each request gets a fresh server from the same factory (src/mcp/server.ts), as
+ * the SDK requires: 2026-07-28 requests (`server/discover`, per-request `_meta`) on its modern path,
+ * 2025-era clients (`initialize`) on its stateless legacy path. Nothing is kept between requests, so
+ * any number of server processes can answer one client.
  */
 export function mcpRoutes(app: H3, ctx: AppContext): void {
   // Browsers may only reach it from our own pages or a local tool (DNS rebinding, transport spec).
@@ -65,9 +64,17 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
+  const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
+  const replay = createMcpReplay(ctx, tools);
+  // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
+  // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
+  const callers = new AsyncLocalStorage<Caller>();
+  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools, prompts), {
+    maxRequestBodySize: BODY_LIMIT_BYTES,
+    onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
+  });
   app.all("/mcp", async (event) => {
-    const url = `${ctx.config.baseUrl}/mcp`;
-    if (event.req.method === "GET" && wantsPage(event)) return setupPage(url);
+    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx.config.baseUrl);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
@@ -75,10 +82,30 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
       return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
-    const handler = createMcpHandler(() => createMcpServer(ctx, caller, tools), {
-      maxRequestBodySize: BODY_LIMIT_BYTES,
-      onerror: (err) => ctx.log.warn({ err: err.message, requestId: event.context.requestId }, "MCP request rejected"),
-    });
-    return handler.fetch(event.req as unknown as Request);
+    const request = event.req as unknown as Request;
+    const accept = request.headers.get("accept") ?? "";
+    // A POST the SDK would serve on its stateless legacy path may be one it answered before (api/mcp-replay.ts).
+    if (request.method !== "POST" || !/^application\/json\b/i.test(request.headers.get("content-type") ?? "") || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      return callers.run(caller, () => handler.fetch(request));
+    }
+    let text: string;
+    try {
+      text = await readBodyText(event);
+    } catch {
+      return jsonRpcError(413, -32000, `The request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes.`);
+    }
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
+    }
+    const key = replay.keyOf(version, parsedBody);
+    const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
+    if (kept) return kept;
+    const versionBefore = replay.version();
+    const response = await callers.run(caller, () => handler.fetch(request, { parsedBody }));
+    if (key) replay.learn(key, response.clone(), versionBefore);
+    return response;
   });
 }

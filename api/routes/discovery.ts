@@ -2,6 +2,7 @@ import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../src/services/discovery.ts";
+import { AI_CATALOG_TYPE, aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../src/mcp/server-card.ts";
 import { cachedResponse } from "../caching.ts";
 import { markdownTokens } from "../negotiation.ts";
 
@@ -29,6 +30,15 @@ export function discoveryRoutes(app: H3, ctx: AppContext): void {
     if (!found) throw new AppError("not_found", `There is no agent skill at ${event.url.pathname}; see /.well-known/agent-skills/index.json.`);
     return cachedResponse(event, found.body, "text/markdown; charset=utf-8", DISCOVERY_CACHE, { ...OPEN, "X-Markdown-Tokens": String(markdownTokens(found.body)) });
   });
+
+  // The MCP server card where the extension reserves it (the streamable-HTTP URL + /server-card) and
+  // at the well-known path; CORS and caching as its discovery document asks (read-only, public).
+  const CARD_HEADERS = { ...OPEN, "Access-Control-Allow-Methods": "GET", "Access-Control-Allow-Headers": "Content-Type, If-None-Match", "Access-Control-Expose-Headers": "ETag" };
+  const card = (event: H3Event) => cachedResponse(event, JSON.stringify(serverCard(base()), null, 2), SERVER_CARD_TYPE, "public, max-age=3600", CARD_HEADERS);
+  read("/mcp/server-card", card);
+  read("/.well-known/mcp/server-card.json", card);
+  read("/.well-known/ai-catalog.json", (event) =>
+    cachedResponse(event, JSON.stringify(aiCatalog(base()), null, 2), AI_CATALOG_TYPE, "public, max-age=3600", CARD_HEADERS));
 
   read("/robots.txt", (event) => cachedResponse(event, robotsTxt(base()), "text/plain; charset=utf-8", DISCOVERY_CACHE));
 }

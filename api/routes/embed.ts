@@ -9,14 +9,14 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 
 /** The card an oEmbed iframe shows: no header, footer or script; links open the full page in a new tab. */
 function cardHtml(card: EmbedCard): string {
-  return `<!doctype html>
+  return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><link rel="canonical" href="${escape(card.pageUrl)}">
 <title>${escape(card.title)}</title>
 <style>
 html,body{margin:0;height:100%}
-body{box-sizing:border-box;width:${EMBED_SIZE.width}px;max-width:100%;height:${EMBED_SIZE.height}px;padding:16px 18px;overflow:hidden;font:15px/1.45 system-ui,sans-serif;color:#1d1d1f;background:#fffdf8;border:1px solid #ddd;border-radius:8px;display:flex;flex-direction:column}
+body{box-sizing:border-box;width:100%;max-width:${EMBED_SIZE.width}px;height:100vh;max-height:${EMBED_SIZE.height}px;padding:16px 18px;overflow:hidden;font:15px/1.45 system-ui,sans-serif;color:#1d1d1f;background:#fffdf8;border:1px solid #ddd;border-radius:8px;display:flex;flex-direction:column}
 .kicker{font-size:12px;letter-spacing:.06em;text-transform:uppercase;color:#8a5a00;margin:0}
 h1{font-size:19px;line-height:1.25;margin:6px 0 8px}
 p.excerpt{margin:0;color:#444;flex:1;overflow:hidden}

@@ -114,7 +114,7 @@ export function createSiteFiles(dirs: SiteDirs): SiteFiles {
 
 async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
   const page = (await site.read("404.html"))?.body ??
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
   return new Response(event.req.method === "HEAD" ? null : page, {
     status: 404,
     headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": NOT_FOUND_CACHE },

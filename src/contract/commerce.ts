@@ -4,13 +4,13 @@ import { Slug } from "./common.ts";
 // Request and response shapes of the buying flow (spec sections 2-4). Money is integer cents (USD).
 
 const Cents = z.int().min(0).meta({ description: "Amount in U.S. cents (integer)" });
-const TierId = z.enum(["free", "standard", "featured"]).meta({
+export const ListingTierId = z.enum(["free", "standard", "featured"]).meta({
   id: "ListingTierId",
   description: "`free` (a person approves it before it is published), `standard` (10 dollars, one-off), `featured` (25 dollars, one-off)",
 });
 
 export const ListingTier = z.object({
-  id: TierId,
+  id: ListingTierId,
   name: z.string(),
   priceCents: Cents,
   currency: z.literal("usd"),
@@ -34,8 +34,8 @@ export const LeasePricing = z.object({
 
 export const PricingResponse = z.object({
   currency: z.literal("usd"),
-  event: z.array(ListingTier).meta({ description: "Event listing tiers (`tier` of /api/listing-checkout)" }),
-  business: z.array(ListingTier).meta({ description: "Business directory tiers (`tier` of /api/business-checkout)" }),
+  event: z.array(ListingTier).meta({ description: "Event listing tiers (their `id` is the `tier` of an event listing)" }),
+  business: z.array(ListingTier).meta({ description: "Business directory tiers (their `id` is the `tier` of a business listing)" }),
   lease: LeasePricing,
   policy: z.url().meta({ description: "The listing policy every listing is screened against" }),
 }).meta({ id: "PricingResponse" });
@@ -87,7 +87,7 @@ const DateOrDateTime = z.string().max(40).refine(
 
 const common = {
   slug: z.string().max(130).meta({ description: "The town, e.g. `st-louis-missouri`" }),
-  tier: TierId,
+  tier: ListingTierId,
   description: z.string().trim().min(1).max(1000),
   url: z.string().trim().min(1).max(2000).meta({ description: "The listing's web page: a full http(s) address (not a shortened link)" }),
   buyerEmail: z.email().max(254).meta({ description: "Where the receipt and status emails go; prefilled on the payment page" }),
@@ -109,15 +109,15 @@ export const BusinessCheckoutRequest = z.object({
 }).meta({ id: "BusinessCheckoutRequest" });
 
 export const Rejection = z.object({
-  rule: z.string().meta({ description: "Id of the policy rule (see `policy` in /api/pricing)" }),
+  rule: z.string().meta({ description: "Id of the policy rule (see `policy` in the price list)" }),
   reason: z.string().meta({ description: "Human reason" }),
   field: z.string().optional().meta({ description: "The field the rule matched" }),
 }).meta({ id: "Rejection" });
 
 export const CheckoutResponse = z.object({
   orderId: z.string().meta({ description: "`lo_` followed by a UUID" }),
-  status: z.string().meta({ description: "The order's status (see /api/listing-order)" }),
-  statusUrl: z.url().meta({ description: "Poll this (GET /api/listing-order?id=...) until `published` is true" }),
+  status: z.string().meta({ description: "The order's status (the statuses of a listing order)" }),
+  statusUrl: z.url().meta({ description: "Where the order's status is read until `published` is true (the listing-order operation; over MCP, get_listing_order with `orderId`)" }),
   checkoutUrl: z.url().optional().meta({ description: "Present when a paid tier passed the screen: the hosted payment page a person opens" }),
   checkoutExpiresAt: z.iso.datetime({ offset: true }).optional(),
   rejected: Rejection.optional().meta({ description: "Present when the screen refused it: no payment link, nothing charged" }),
@@ -125,7 +125,7 @@ export const CheckoutResponse = z.object({
     .meta({ description: "Present when a person must look first; a payment link follows if they release it (follow the order)" }),
   queued: z.object({ message: z.string() }).optional()
     .meta({ description: "Present for the free tier: waiting for a person's approval" }),
-}).meta({ id: "CheckoutResponse", description: "HTTP 200 with exactly one of `checkoutUrl`, `rejected`, `held`, `queued`" });
+}).meta({ id: "CheckoutResponse", description: "A success with exactly one of `checkoutUrl`, `rejected`, `held`, `queued`" });
 
 export const OperatorActionRequest = z.object({
   action: z.literal("guest-checkout"),
@@ -147,7 +147,7 @@ export const OperatorActionResponse = z.object({
 }).meta({ id: "OperatorActionResponse" });
 
 export const OrderId = z.string().regex(/^lo_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "must be lo_ followed by a lowercase UUID")
-  .meta({ description: "Order id: `lo_` followed by a UUID", example: "lo_2f1c6b1e-8f0a-4c49-9d1e-3b8f6f0d2a11" });
+  .meta({ description: "Order id: `lo_` followed by a UUID", examples: ["lo_2f1c6b1e-8f0a-4c49-9d1e-3b8f6f0d2a11"] });
 
 export const ListingOrderQuery = z.object({ id: OrderId });
 
@@ -156,7 +156,7 @@ export const ListingOrder = z.object({
   status: z.enum(["awaiting_review", "held", "pending_payment", "paid", "published", "rejected", "expired", "ended", "refunded"]),
   published: z.boolean().meta({ description: "True while the listing is live" }),
   product: z.enum(["event", "business"]),
-  tier: TierId,
+  tier: ListingTierId,
   priceCents: Cents,
   currency: z.literal("usd"),
   town: z.object({ slug: Slug, city: z.string(), state: z.string() }),

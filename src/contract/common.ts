@@ -5,7 +5,7 @@ export const Slug = z
   .string()
   .max(MAX_SLUG_LENGTH)
   .refine(isWellFormedSlug, "must be {city}-{state-name}: lowercase words joined by hyphens, ending in a full state name")
-  .meta({ id: "Slug", description: "City slug `{city}-{state-name}`, e.g. `st-louis-missouri`; the valid ones are listed by /api/cities", example: "st-louis-missouri" });
+  .meta({ id: "Slug", description: "City slug `{city}-{state-name}`, e.g. `st-louis-missouri`; the place finder gives any town's (find_place, `/api/places?q=`)", examples: ["st-louis-missouri"] });
 
 /** A real calendar date written YYYY-MM-DD. */
-export const IsoDate = z.iso.date().meta({ description: "Calendar date, YYYY-MM-DD", example: "2026-11-22" });
+export const IsoDate = z.iso.date().meta({ description: "Calendar date, YYYY-MM-DD", examples: ["2026-11-22"] });

@@ -12,9 +12,17 @@ export interface McpProjection {
   /** What the model is told; defaults to the operation's summary and description. */
   description?: string;
   /** Hints that tell the truth about the tool's effects (MCP `ToolAnnotations`). */
-  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** `json` (default): `structuredContent` plus the JSON as text; `markdown`: the markdown form as text. */
   output?: "json" | "markdown";
+  /**
+   * The tool's own choice of the operation's fields: `omit` keeps fields out of the tool (a web
+   * form's fields: honeypot, attribution), `optional` makes required ones optional (the service
+   * then works without them). Default: every field as the operation has it.
+   */
+  input?: { omit?: readonly string[]; optional?: readonly string[] };
+  /** An MCP Apps view (SEP-1865) that renders the tool's result: its `ui://` resource URI. */
+  ui?: string;
 }
 
 /**

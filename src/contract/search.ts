@@ -11,7 +11,7 @@ export const SearchResult = z.object({
   subject: z.string().meta({ description: "The edition's subject line (plain text)" }),
   snippet: z.string().meta({
     description: "The passage around the best match, as HTML: text is escaped and the only markup is `<mark>` around matched terms. A leading or trailing `…` marks a cut.",
-    example: "… Sunrise at 7:03 AM. The <mark>farmers market</mark> moves indoors on Saturday …",
+    examples: ["… Sunrise at 7:03 AM. The <mark>farmers market</mark> moves indoors on Saturday …"],
   }),
 }).meta({ id: "SearchResult" });
 

@@ -6,18 +6,20 @@ import { Slug } from "./common.ts";
 const utm = (name: string) => z.string().max(200).nullable().optional().meta({ description: `Campaign attribution (\`${name}\`), stored with the subscriber` });
 
 export const SubscribeRequest = z.object({
-  email: z.email("must be an email address such as name@example.com").max(254).meta({ description: "The address that receives the newsletter", example: "reader@example.com" }),
-  city: z.string().trim().min(1).max(120).meta({ description: "City name as in the dataset, e.g. `St. Louis` (matched case- and accent-insensitively)", example: "St. Louis" }),
-  state: z.string().trim().min(1).max(60).meta({ description: "Full state name (a two-letter postal code is also accepted)", example: "Missouri" }),
+  email: z.email("must be an email address such as name@example.com").max(254).meta({ description: "The address that receives the newsletter", examples: ["reader@example.com"] }),
+  city: z.string().trim().min(1).max(120).meta({ description: "City name as in the dataset, e.g. `St. Louis` (matched case- and accent-insensitively)", examples: ["St. Louis"] }),
+  state: z.string().trim().min(1).max(60).meta({ description: "Full state name (a two-letter postal code is also accepted)", examples: ["Missouri"] }),
   slug: Slug,
   honeypot: z.string().max(500).optional().meta({ description: "Anti-bot field of the signup form: leave it empty" }),
   referrer: z.string().max(2000).optional().meta({ description: "The page that sent the reader to the signup form" }),
   utm_source: utm("utm_source"),
   utm_medium: utm("utm_medium"),
   utm_campaign: utm("utm_campaign"),
-  landing_path: z.string().max(2000).optional().meta({ description: "Path of the page the signup form was on", example: "/st-louis-missouri" }),
+  landing_path: z.string().max(2000).optional().meta({ description: "Path of the page the signup form was on", examples: ["/st-louis-missouri"] }),
 }).meta({ id: "SubscribeRequest" });
 export type SubscribeRequest = z.output<typeof SubscribeRequest>;
+/** What the service takes: the MCP tool makes `city` and `state` optional (`slug` alone names the place). */
+export type SubscribeInput = Omit<SubscribeRequest, "city" | "state"> & Partial<Pick<SubscribeRequest, "city" | "state">>;
 
 export const SubscribeResponse = z.object({
   success: z.boolean(),

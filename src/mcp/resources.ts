@@ -1,10 +1,13 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from "@modelcontextprotocol/server";
+import { registerAppResource } from "@modelcontextprotocol/ext-apps/server";
 import { openApiDocument } from "../contract/openapi.ts";
+import { APP_MIME_TYPE, APP_VIEWS, appViewHtml, type AppViewName } from "./apps.ts";
 import { operationsById } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { completeSlug } from "../services/places.ts";
 import { readPublishedFile } from "../services/site-files.ts";
 
 /**
@@ -32,7 +35,7 @@ async function fromOperation(ctx: AppContext, caller: Caller, uri: URL, id: keyo
     return { contents: [{ uri: uri.href, mimeType: as === "markdown" ? MARKDOWN : JSON_TYPE, text }] };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
+    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues, "mcp");
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, problem);
   }
 }
@@ -62,12 +65,17 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
     description: "The API in brief: endpoints, slugs, versioning, every error code, MCP set-up.",
   }, (uri) => published(ctx, uri, "developers.md", MARKDOWN));
 
-  server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined }), {
+  server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "One dated edition (markdown)", mimeType: MARKDOWN,
     description: "A city's newsletter of one date: `slug` as in the city directory, `date` YYYY-MM-DD in the city's own timezone.",
   }, (uri, vars) => fromOperation(ctx, caller, uri, "getArchive", { slug: String(vars.slug), date: String(vars.date) }, "markdown"));
-  server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined }), {
+  server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "A city page (markdown)", mimeType: MARKDOWN,
     description: "A city's page: the latest edition, the archive index and the census figures.",
   }, (uri, vars) => published(ctx, uri, `${String(vars.slug)}.md`, MARKDOWN));
+  // The MCP Apps views of get_archive, get_city and get_listing_order (src/mcp/apps.ts).
+  for (const [name, view] of Object.entries(APP_VIEWS) as Array<[AppViewName, (typeof APP_VIEWS)[AppViewName]]>) {
+    registerAppResource(server, `view-${name}`, view.uri, { title: view.title, description: view.description, _meta: { ui: { csp: {}, prefersBorder: true } } },
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }] }));
+  }
 }

@@ -20,14 +20,18 @@ export function mcpClientSetups(url: string): ClientSetup[] {
   ];
 }
 
+const mdLinkPlain = (text: string, href: string) => `[${text}](${href})`;
+
 /** The MCP set-up as markdown (developers.md, docs). */
 export function mcpSetupMarkdown(url: string, tools: ReadonlyArray<{ name: string; title: string; readOnly: boolean }>): string {
   return [
     `The MCP endpoint is \`${url}\` (streamable HTTP, stateless, no key). It speaks MCP 2025-11-25 and earlier (\`initialize\`) and 2026-07-28 (\`server/discover\`).`,
     "",
+    `Clients that discover servers need only this site's address: its ${mdLinkPlain("AI catalog", `${new URL(url).origin}/.well-known/ai-catalog.json`)} lists the ${mdLinkPlain("server card", `${url}/server-card`)}, which names the endpoint.`,
+    "",
     ...mcpClientSetups(url).flatMap((s) => [`**${s.client}** (${s.where}):`, "", "```" + s.language, s.snippet, "```", ""]),
     `Tools: ${tools.map((t) => `\`${t.name}\`${t.readOnly ? "" : " (writes)"}`).join(", ")}. Resources: the site overview, the OpenAPI description, the city directory, recent editions, this guide, and templates \`{slug}.md\` and \`{slug}/{date}.md\`. Prompts: \`brief_me_on_a_town\`, \`find_events_this_week\`, \`list_my_business\`.`,
     "",
-    "A failed tool call is a tool error (`isError: true`) whose text is the same problem object as the HTTP API's: branch on `code`, follow `resolution`.",
+    "A failed tool call is a tool error (`isError: true`) whose text is the same problem object as the HTTP API's, with a `resolution` written for MCP (the tool to call, the field to read, e.g. `retryAfter`): branch on `code`, follow `resolution`. `get_archive`, `get_city` and `get_listing_order` come with MCP Apps views for hosts that show them.",
   ].join("\n");
 }

@@ -1,3 +1,4 @@
+import { registerAppTool } from "@modelcontextprotocol/ext-apps/server";
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { CACHE, type Operation } from "../contract/operation.ts";
@@ -25,12 +26,55 @@ export function toolInput(op: Operation): ToolInput {
   const shape = Object.assign({}, ...[op.params, op.query].filter((s) => s !== undefined).map((s) => s.shape)) as z.ZodRawShape;
   const body = op.body;
   if (body === undefined || body instanceof z.ZodObject) {
-    return { schema: z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), toOperation: (parsed) => parsed };
+    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: (parsed) => parsed };
   }
   return {
-    schema: z.object({ ...shape, body }),
+    schema: projected(z.object({ ...shape, body }), op),
     toOperation: ({ body: value, ...rest }) => ({ ...rest, ...(value as object) }),
   };
+}
+
+/** The fields the tool offers: the projection leaves out a web form's fields and may relax required ones. */
+function projected(schema: z.ZodObject, op: Operation): z.ZodObject {
+  const choice = op.mcp?.input;
+  if (!choice) return schema;
+  const keys = new Set(Object.keys(schema.shape));
+  for (const key of [...(choice.omit ?? []), ...(choice.optional ?? [])]) {
+    if (!keys.has(key)) throw new Error(`${op.operationId}: the MCP projection names ${key}, which the operation does not have`);
+  }
+  const mask = (names: readonly string[]) => Object.fromEntries(names.map((k) => [k, true])) as never;
+  const kept = choice.omit?.length ? schema.omit(mask(choice.omit)) : schema;
+  return choice.optional?.length ? kept.partial(mask(choice.optional)) : kept;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * JSON Schema as MCP clients check it: a nullable primitive is `anyOf` of the type and `null`
+ * rather than a `type` array (`["number", "null"]`), which strict validators such as the MCP
+ * Inspector's warn on; `example` (not a JSON Schema keyword) becomes `examples`.
+ */
+export function portableSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portableSchema);
+  if (node === null || typeof node !== "object") return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node as JsonObject)) {
+    if (key === "example") out.examples ??= [value];
+    else out[key] = key === "properties" || key === "$defs" || key === "definitions" || key === "patternProperties"
+      ? Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v)]))
+      : portableSchema(value);
+  }
+  const type = out.type;
+  if (Array.isArray(type)) {
+    delete out.type;
+    const branches = (type as string[]).map((t) => (t === "null" ? { type: "null" } : { type: t }));
+    // Keywords other than annotations belong to the non-null branch (e.g. `minimum` of a number).
+    const annotations = new Set(["description", "title", "examples", "default", "deprecated", "readOnly", "writeOnly", "$id", "$schema", "$defs", "id"]);
+    const constraints = Object.fromEntries(Object.entries(out).filter(([k]) => !annotations.has(k)));
+    for (const k of Object.keys(constraints)) delete out[k];
+    out.anyOf = branches.map((b) => (b.type === "null" ? b : { ...b, ...constraints }));
+  }
+  return out;
 }
 
 type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
@@ -41,7 +85,7 @@ function convertOnce(converter: JsonConverter): JsonConverter {
   const once = (io: "input" | "output") => (options: Parameters<JsonConverter["input"]>[0]) => {
     const key = `${io} ${options.target}`;
     let schema = done.get(key);
-    if (!schema) done.set(key, (schema = converter[io](options)));
+    if (!schema) done.set(key, (schema = portableSchema(converter[io](options)) as Record<string, unknown>));
     return schema;
   };
   return { input: once("input"), output: once("output") };
@@ -111,12 +155,13 @@ export function toolError(ctx: AppContext, tool: string, error: unknown): CallTo
     error = full;
   }
   if (error instanceof AppError) {
-    problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues);
+    // The resolution MCP clients can follow: tools and fields, not paths and headers.
+    problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues, "mcp");
     const retryAfter = error.headers?.["Retry-After"];
     if (retryAfter) problem = { ...problem, retryAfter: Number(retryAfter) };
   } else {
     ctx.log.error({ err: error, tool }, "MCP tool failed");
-    problem = problemBody(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.");
+    problem = problemBody(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", undefined, undefined, "mcp");
   }
   return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }], _meta: { "citydaily/problem": problem } };
 }
@@ -129,13 +174,18 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
   const { reads } = catalog;
   for (const { op, input, inputSchema, outputSchema } of catalog.tools) {
     const { mcp } = op;
-    server.registerTool(mcp.tool, {
+    const config = {
       title: mcp.title,
       description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
       inputSchema,
       outputSchema,
       annotations: { title: mcp.title, ...mcp.annotations },
-    }, async (args: unknown): Promise<CallToolResult> => {
+    };
+    const register = (cb: (args: unknown) => Promise<CallToolResult>) => mcp.ui
+      // A tool with an MCP Apps view (src/mcp/apps.ts): the extension's helper writes its `_meta.ui`.
+      ? registerAppTool(server, mcp.tool, { ...config, _meta: { ui: { resourceUri: mcp.ui } } }, cb as never)
+      : server.registerTool(mcp.tool, config, cb);
+    register(async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
         const parsed = input.toOperation(parseInput(input.schema, args)) as Record<string, unknown>;

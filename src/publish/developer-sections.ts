@@ -12,6 +12,8 @@ export function discoveryLinks(base: string): Array<{ name: string; url: string;
     { name: "API catalog", url: `${base}/.well-known/api-catalog`, what: "RFC 9727 linkset: the API, its description, documentation and status" },
     { name: "Agent skills index", url: `${base}/.well-known/agent-skills/index.json`, what: "SKILL.md documents for agents (reading editions, subscribing, buying a listing, leasing a town), with sha256 digests" },
     { name: "MCP server", url: `${base}/mcp`, what: "Model Context Protocol endpoint (streamable HTTP, no key); open it in a browser for the set-up" },
+    { name: "MCP server card", url: `${base}/mcp/server-card`, what: "the MCP server's card (name, endpoint, protocol revisions), also at /.well-known/mcp/server-card.json" },
+    { name: "AI catalog", url: `${base}/.well-known/ai-catalog.json`, what: "lists the MCP server card, so an agent that knows only this site's address finds /mcp" },
     { name: "oEmbed", url: `${base}/api/oembed?url=${encodeURIComponent(`${base}/st-louis-missouri`)}`, what: "embed a city or edition page (`rich`, an iframe card)" },
   ];
 }
@@ -64,8 +66,21 @@ export function developerSections(base: string, operations: readonly Operation[]
   ];
 }
 
+/** A break opportunity after each slash, `?`, `&` and `=` of inline code (a path or URL), and nowhere else. */
+export function breakablePath(html: string): string {
+  // The text is already escaped: `&amp;` is the ampersand, and no other entity may be split.
+  const breakable = (text: string) => text.replace(/(&[a-z0-9#]+;)|([/?=])/gi, (m, entity: string | undefined) => (entity ? (entity === "&amp;" ? `${entity}<wbr>` : entity) : `${m}<wbr>`)).replace(/<wbr>$/, "");
+  return html.replace(/<code>([^<]*)<\/code>/g, (_m, text: string) => `<code>${breakable(text)}</code>`);
+}
+
+/** Inline markdown (backticks, emphasis) as HTML, for one-line texts such as an operation's summary. */
+export function inlineHtml(md: string): string {
+  return breakablePath(marked.parseInline(md, { async: false }));
+}
+
 /** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
 export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
-  const html = marked.parse(developerSections(base, operations).join("\n"), { async: false });
+  // A code block scrolls inside itself, so a keyboard must be able to reach it (axe scrollable-region-focusable).
+  const html = breakablePath(marked.parse(developerSections(base, operations).join("\n"), { async: false })).replaceAll("<pre>", '<pre tabindex="0">');
   return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
 }

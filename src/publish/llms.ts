@@ -49,7 +49,7 @@ export function llmsTxt(base: string, i: LlmsInput): string {
     `- ${mdLink("Recent editions", `${base}/feed.md`)}: the 30 latest editions across all cities`,
     `- ${mdLink("Developer guide", `${base}/developers.md`)}: the JSON API in brief: endpoints, slugs, versioning, every error code`,
     `- ${mdLink("OpenAPI description", `${base}/openapi.json`)}: OpenAPI 3.1 of the JSON API`,
-    `- ${mdLink("MCP server", `${base}/mcp`)}: Model Context Protocol endpoint (streamable HTTP, no key) with tools to read, search and subscribe`,
+    `- ${mdLink("MCP server", `${base}/mcp`)}: Model Context Protocol endpoint (streamable HTTP, no key) with tools to find a town, read, search and subscribe; its ${mdLink("server card", `${base}/mcp/server-card`)} is listed by the ${mdLink("AI catalog", `${base}/.well-known/ai-catalog.json`)}`,
     `- ${mdLink("Agent skills", `${base}/.well-known/agent-skills/index.json`)}: SKILL.md documents for reading editions, subscribing, buying a listing and leasing a town`,
     "",
     "## Feeds",

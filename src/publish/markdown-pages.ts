@@ -19,8 +19,10 @@ export function editionMarkdown(base: string, e: PlacedEdition): string {
   // The email footer links to the edition's own page; the twin leaves it out, like the page.
   const body = webMarkdown(e.markdown.replace(/\r\n?/g, "\n")).trim();
   return [
+    // `subject`, not `title`: a front-matter title and the body's h1 are two top-level headings to
+    // markdown tools (markdownlint MD025), and the h1 already names the page.
     frontMatter({
-      title: e.subject,
+      subject: e.subject,
       city: e.name,
       state: e.state_name,
       date: e.date,
@@ -77,7 +79,7 @@ export function cityMarkdown(base: string, view: CityView): string {
   const where = `${md(place.name)}, ${md(place.state)}`;
   const county = place.county ? ` Its principal county is ${md(place.county)}.` : "";
   const out = [
-    frontMatter({ title: `${place.name}, ${place.state}`, url: page, latest_edition: latest?.date, feed: `${page}/feed.xml` }),
+    frontMatter({ url: page, latest_edition: latest?.date, feed: `${page}/feed.xml` }),
     `# ${md(place.name)}, ${md(place.state)}`,
     "",
     `${md(place.name)} Daily is a free morning newsletter for ${where}: the forecast, the town's calendar and directory, ` +
@@ -118,7 +120,7 @@ function cardItem(base: string, c: CityCard, bullet: string, extra = ""): string
 export function citiesMarkdown(base: string, view: CitiesView): string {
   const groups = view.states;
   const out = [
-    frontMatter({ title: "Cities", url: `${base}/cities` }),
+    frontMatter({ url: `${base}/cities` }),
     "# Cities",
     "",
     `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city has" : "cities have"} a published newsletter, in ${statesPhrase(groups.map((g) => g.name))}. ` +
@@ -142,7 +144,7 @@ export function statesMarkdown(base: string, view: CitiesView): string {
   const states = view.states.filter((g) => isState(g.name));
   const others = view.states.filter((g) => !isState(g.name));
   return [
-    frontMatter({ title: "States and territories", url: `${base}/states` }),
+    frontMatter({ url: `${base}/states` }),
     "# States and territories",
     "",
     `${formatInt(view.cityCount)} ${view.cityCount === 1 ? "city" : "cities"} in ${statesPhrase(view.states.map((g) => g.name))} ${view.cityCount === 1 ? "has" : "have"} a published newsletter.`,
@@ -159,7 +161,7 @@ export function stateMarkdown(base: string, view: StateView): string {
   const { name: state, slug, cities } = view;
   const facts = (c: CityCard) => [c.county ? md(c.county) : "", c.population === null ? "" : `population ${formatInt(c.population)}`].filter(Boolean).join(", ");
   return [
-    frontMatter({ title: `Cities in ${state}`, url: `${base}/states/${slug}` }),
+    frontMatter({ url: `${base}/states/${slug}` }),
     `# Cities in ${md(state)}`,
     "",
     `${formatInt(cities.length)} ${cities.length === 1 ? "city" : "cities"} in ${md(state)} ${cities.length === 1 ? "has" : "have"} a published newsletter, largest first, each with its latest edition. ` +
@@ -178,7 +180,7 @@ const newestFirst = (a: PlacedEdition, b: PlacedEdition) => b.date.localeCompare
 /** `/feed.md`: the most recent editions across all cities. */
 export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): string {
   return [
-    frontMatter({ title: "Recent editions", url: `${base}/feed.md`, rss: `${base}/feed.xml` }),
+    frontMatter({ url: `${base}/feed.md`, rss: `${base}/feed.xml` }),
     "# Recent editions",
     "",
     `The ${recent.length} most recently published editions across all cities, newest first. RSS: ${mdLink("feed.xml", `${base}/feed.xml`)}.`,
@@ -192,7 +194,7 @@ export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): st
 export function developersMarkdown(base: string, operations: readonly Operation[]): string {
   const codes = Object.entries(PROBLEMS) as Array<[string, { status: number; title: string; resolution: string }]>;
   return [
-    frontMatter({ title: "Developers", url: `${base}/developers` }),
+    frontMatter({ url: `${base}/developers` }),
     "# Developers",
     "",
     "citydaily publishes a free daily newsletter for U.S. cities. Everything here is open: no key, token, account or sign-up.",

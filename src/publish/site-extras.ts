@@ -7,11 +7,12 @@ import type { DB } from "../store/db.ts";
 /** Files the place finder (src/components/PlaceFinder.astro) loads from the site root. */
 const FINDER_FILES: ReadonlyArray<[string, string]> = [
   ["src/site/place-finder.js", "place-finder.js"],
+  ["src/site/place-ranking.js", "place-ranking.js"],
   ["node_modules/minisearch/dist/es/index.js", "minisearch.js"],
 ];
 
 /**
- * The place finder's index of every U.S. place and its two browser modules, written on full builds
+ * The place finder's index of every U.S. place and its three browser modules, written on full builds
  * (the places do not change from one morning to the next; a morning's generation links them over).
  */
 export async function writeSiteExtras(db: DB, generation: string): Promise<{ placeFinder: boolean; files: number }> {

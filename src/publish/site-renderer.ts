@@ -21,7 +21,12 @@ import { withDirLock } from "./dir-lock.ts";
 const ROOT = path.join(PROJECT_ROOT, "dist/renderer");
 const BUILDS = path.join(ROOT, "builds");
 const CURRENT = path.join(ROOT, "current");
-const SOURCES = ["astro.config.mjs", "src/env.d.ts", "src/pages", "src/layouts", "src/components", "src/styles", "src/site", "node_modules/astro/package.json"];
+// Also what the pages import from outside the site's folders (the developer guide is drawn from the
+// contract, the MCP catalog and src/publish/developer-sections.ts): a change there must rebuild too.
+const SOURCES = [
+  "astro.config.mjs", "src/env.d.ts", "src/pages", "src/layouts", "src/components", "src/styles", "src/site",
+  "src/contract", "src/mcp", "src/core", "src/publish/developer-sections.ts", "src/publish/markdown-text.ts", "node_modules/astro/package.json",
+];
 const KEEP_BUILDS = 3;
 
 interface AstroApp {

@@ -134,7 +134,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const llms = llmsTxt(base, llmsInput);
   await out.write("llms.txt", llms);
   // The home page's markdown twin (`/` with Accept: text/markdown) is the same overview.
-  await out.write("index.md", frontMatter({ title: SITE_NAME, url: `${base}/` }) + llms);
+  await out.write("index.md", frontMatter({ url: `${base}/` }) + llms);
   await out.write("llms-full.txt", llmsFullTxt(base, { ...llmsInput, cities, recent: recent.slice(0, RECENT_ITEMS), developers }));
 
   // Sitemaps: every child is listed in the index; only new or changed ones are written.

@@ -26,7 +26,16 @@ export function apiCatalog(base: string) {
     ],
     status: [{ href: `${base}/api/status`, type: "application/json" }],
   });
-  return { linkset: [entry(`${base}/api`), entry(`${base}/api/v1`)] };
+  // The MCP endpoint is an API of the site too: its machine description is the server card.
+  const mcp = {
+    anchor: `${base}/mcp`,
+    "service-desc": [{ href: `${base}/mcp/server-card`, type: "application/mcp-server-card+json" }],
+    "service-doc": [
+      { href: `${base}/mcp`, type: "text/html" },
+      { href: `${base}/developers#mcp`, type: "text/html" },
+    ],
+  };
+  return { linkset: [entry(`${base}/api`), entry(`${base}/api/v1`), mcp] };
 }
 
 /** The agent skills discovery format (Cloudflare's draft RFC, v0.2.0). */

@@ -1,4 +1,4 @@
-import { EMBED_SIZE, type OEmbedResponse } from "../contract/operations/oembed.ts";
+import { EMBED_SIZES, type OEmbedResponse } from "../contract/operations/oembed.ts";
 import { AppError } from "../core/errors.ts";
 import { plainTextOf } from "../core/search-text.ts";
 import { isWellFormedSlug } from "../core/slug.ts";
@@ -69,12 +69,18 @@ function pageOf(baseUrl: string, url: string): { slug: string; date?: string } |
   return undefined;
 }
 
-export function getOEmbed(ctx: AppContext, input: { url: string; format: "json" | "xml" }): OEmbedResponse {
+export function getOEmbed(ctx: AppContext, input: { url: string; format: "json" | "xml"; maxwidth?: number; maxheight?: number }): OEmbedResponse {
   if (input.format === "xml") throw new AppError("not_implemented", "format=xml is not implemented; ask for format=json (the default).");
   const page = pageOf(ctx.config.baseUrl, input.url);
   const card = page && embedCard(ctx, page.slug, page.date);
   if (!card) {
     throw new AppError("not_found", `${input.url.slice(0, 200)} is not a city page or a dated edition page of ${ctx.config.baseUrl}.`);
+  }
+  // The largest size the card is drawn at that the consumer can show (oEmbed 2.2.1: never above maxwidth/maxheight).
+  const size = EMBED_SIZES.find((s) => s.width <= (input.maxwidth ?? Infinity) && s.height <= (input.maxheight ?? Infinity));
+  if (!size) {
+    const smallest = EMBED_SIZES.at(-1)!;
+    throw new AppError("not_found", `No embed fits within ${input.maxwidth ?? "any"} x ${input.maxheight ?? "any"} pixels; the smallest card is ${smallest.width} x ${smallest.height}.`);
   }
   const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return {
@@ -83,9 +89,9 @@ export function getOEmbed(ctx: AppContext, input: { url: string; format: "json" 
     provider_name: "citydaily",
     provider_url: ctx.config.baseUrl,
     title: card.title,
-    html: `<iframe src="${escape(card.embedUrl)}" width="${EMBED_SIZE.width}" height="${EMBED_SIZE.height}" title="${escape(card.title)}" style="border:0" loading="lazy"></iframe>`,
-    width: EMBED_SIZE.width,
-    height: EMBED_SIZE.height,
+    html: `<iframe src="${escape(card.embedUrl)}" width="${size.width}" height="${size.height}" title="${escape(card.title)}" style="border:0" loading="lazy"></iframe>`,
+    width: size.width,
+    height: size.height,
     cache_age: card.dated ? 86_400 : 3_600,
   };
 }

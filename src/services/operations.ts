@@ -10,6 +10,7 @@ import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
 import { takeToken } from "./limits.ts";
 import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
 import { getOEmbed } from "./oembed.ts";
+import { findPlace } from "./places.ts";
 import { getListingQuote, getPricing } from "./pricing.ts";
 import { unwrap, type Reply } from "./reply.ts";
 import { searchArchive } from "./search.ts";
@@ -40,6 +41,7 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   listCensusCities: (ctx, input) => listCensusCities(ctx, input),
   getCity: (ctx, { slug }) => getCity(ctx, slug),
   getFacts: (ctx, { slug }) => getFacts(ctx, slug),
+  findPlace: (ctx, input) => findPlace(ctx, input),
   getArchive: (ctx, { slug, date }) => readEdition(ctx, slug, date),
   searchArchive: (ctx, input) => searchArchive(ctx, input),
   subscribe: (ctx, input) => subscribe(ctx, input),

@@ -1,4 +1,4 @@
-import type { SubscribeRequest, SubscribeResponse } from "../contract/subscribe.ts";
+import type { SubscribeInput, SubscribeResponse } from "../contract/subscribe.ts";
 import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError, type FieldIssue } from "../core/errors.ts";
 import { slugify } from "../core/slug.ts";
@@ -18,23 +18,25 @@ function stateOf(input: string): string | undefined {
   return canonicalStateName(input) ?? STATES.find((s) => s.code === code)?.name;
 }
 
-/** The place named by the slug, which `city` and `state` must agree with. */
-function placeFor(ctx: AppContext, req: SubscribeRequest): PlaceRow {
+/** The place named by the slug, which `city` and `state` must agree with when given (the MCP tool may leave them out). */
+function placeFor(ctx: AppContext, req: SubscribeInput): PlaceRow {
   const place = findPlaceBySlug(ctx.db, req.slug);
   if (!place) {
-    const issues = [{ path: "slug", message: "no U.S. place has this slug; valid slugs are listed by /api/cities and /api/cities-census" }];
+    // Neutral words: the resolution of `validation_error` says, per transport, how to find a slug.
+    const issues = [{ path: "slug", message: "no U.S. place has this slug; the place finder (find_place, /api/places?q=) gives any town's slug" }];
     throw new AppError("validation_error", `No U.S. place has the slug "${req.slug}".`, { issues });
   }
   const issues: FieldIssue[] = [];
-  if (stateOf(req.state) !== place.state_name) {
+  if (req.state !== undefined && stateOf(req.state) !== place.state_name) {
     issues.push({ path: "state", message: `must be "${place.state_name}", the state of ${req.slug}` });
   }
-  const city = slugify(req.city);
-  if (city !== slugify(place.name) && city !== slugify(place.census_name)) {
+  const city = req.city === undefined ? undefined : slugify(req.city);
+  if (city !== undefined && city !== slugify(place.name) && city !== slugify(place.census_name)) {
     issues.push({ path: "city", message: `must be "${place.name}", the city of ${req.slug}` });
   }
   if (issues.length) {
-    throw new AppError("validation_error", `city, state and slug disagree: ${issues.map((i) => i.path).join(" and ")} do not match ${req.slug}.`, { issues });
+    const fields = issues.map((i) => i.path);
+    throw new AppError("validation_error", `${fields.join(" and ")} ${fields.length === 1 ? "does" : "do"} not match the slug ${req.slug}.`, { issues });
   }
   return place;
 }
@@ -50,7 +52,7 @@ function silently(ctx: AppContext, reason: string): SubscribeResponse {
  * digest in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
  * Subscribing again to the same city changes nothing.
  */
-export async function subscribe(ctx: AppContext, req: SubscribeRequest): Promise<SubscribeResponse> {
+export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<SubscribeResponse> {
   const place = placeFor(ctx, req);
   if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
   const email = req.email.trim().toLowerCase();

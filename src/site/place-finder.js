@@ -4,20 +4,20 @@
 // to /minisearch.js (minisearch's dist/es/index.js) and /place-index.json.
 //
 // Markup (src/components/PlaceFinder.astro):
-//   <div data-place-finder data-index-url="/place-index.json" [data-base=""]>
+// Ranking: src/site/place-ranking.js (/place-ranking.js), shared with the server's find_place.
+// Without JavaScript the box is a GET form to /places?q= (the same ranking, on the server).
+//   <form data-place-finder data-index-url="/place-index.json" [data-base=""] action="/places">
 //     <label for="x-input">…</label>
 //     <input id="x-input" role="combobox" aria-controls="x-list" aria-expanded="false" aria-autocomplete="list">
 //     <ul id="x-list" role="listbox" hidden></ul>
 //     <p data-place-finder-status aria-live="polite"></p>
 //   </div>
 import MiniSearch from "./minisearch.js";
+import { findPlaces, fold } from "./place-ranking.js";
+
+export { findPlaces, fold };
 
 const MAX_SUGGESTIONS = 8;
-
-/** Keep in step with `fold` in src/site/place-index.ts. */
-export function fold(text) {
-  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-}
 
 const loaded = new Map();
 
@@ -32,54 +32,6 @@ function loadIndex(url) {
       .then((payload) => MiniSearch.loadJS(payload.index, payload.options)));
   }
   return loaded.get(url);
-}
-
-/** Edit distance counting a swap of two neighbours as one typo ("Tuscon"), as readers make them. */
-function distance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * How far a typed word is from a name's word: nothing when the name's word goes on from it
- * ("pittsburg" in "pittsburgh"), else its typos, a misspelt beginning counting one more than a
- * misspelt whole word (so "Tuscon" is Tucson before Tuscola).
- */
-function closeness(typed, word) {
-  if (word.startsWith(typed)) return 0;
-  return Math.min(distance(typed, word), distance(typed, word.slice(0, typed.length)) + 1);
-}
-
-const typoBudget = (term) => (term.length <= 3 ? 0 : term.length <= 5 ? 1 : 2);
-
-/**
- * Places matching what was typed, best first. Minisearch finds the candidates (prefix and
- * typo-tolerant; a name's letters run together are indexed too, so "Sanfrancisco" finds San
- * Francisco); they are then ranked by how few letters the reader got wrong, and among equally
- * close names by population. Minisearch's own score would put a rare misspelt-by-two name
- * ("Brackenridge") before a common one misspelt by one ("Breckenridge"), since rarity weighs more
- * than distance in its formula, and would bury Pittsburgh under every smaller exact "Pittsburg".
- */
-export function findPlaces(index, query, limit = MAX_SUGGESTIONS) {
-  const q = fold(query.trim());
-  if (q.length < 2) return [];
-  const candidates = index.search(q, { prefix: true, fuzzy: typoBudget, combineWith: "AND" }).slice(0, 400);
-  const ranked = candidates.map((r) => {
-    // A word found only in the state's name ("york" for Buffalo, New York) counts half a typo.
-    const cost = (t, w) => closeness(t, w) + (r.match[w]?.some((f) => f !== "s") ? 0 : 0.5);
-    const off = r.queryTerms.reduce((sum, t) => sum + Math.min(...r.terms.map((w) => cost(t, w))), 0);
-    return { r, off };
-  });
-  ranked.sort((a, b) => a.off - b.off || Number(b.r.population ?? 0) - Number(a.r.population ?? 0) || b.r.score - a.r.score);
-  return ranked.slice(0, limit).map(({ r }) => ({ slug: r.id, name: r.name, state: r.state, county: r.county, population: r.population }));
 }
 
 function setup(root) {
@@ -155,7 +107,7 @@ function setup(root) {
       return;
     }
     if (mine !== generation) return; // a newer keystroke has already answered
-    const places = findPlaces(index, query);
+    const places = findPlaces(index, query, MAX_SUGGESTIONS);
     render(places);
     say(places.length === 0 ? "No town matches." : `${places.length} ${places.length === 1 ? "town" : "towns"} found; use the arrow keys to choose.`);
   }

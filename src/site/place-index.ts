@@ -13,7 +13,7 @@ import { placeFinderRows } from "../store/places.ts";
  */
 export const PLACE_INDEX_VERSION = 2;
 
-/** Keep in step with `fold` in src/site/place-finder.js. */
+/** Keep in step with `fold` in src/site/place-ranking.js. */
 export function fold(text: string): string {
   return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
 }
@@ -24,19 +24,24 @@ export function fold(text: string): string {
  */
 interface PlaceDoc { slug: string; name: string; state: string; county?: string; population: number; n: string; s: string; c?: string }
 
-export function buildPlaceIndex(db: DB): string {
-  const rows = placeFinderRows(db);
-  const options = {
-    idField: "slug",
-    fields: ["n", "s", "c"],
-    storeFields: ["name", "state", "county", "population"],
-  };
-  const index = new MiniSearch<PlaceDoc>(options);
-  index.addAll(rows.map((r) => ({
+const OPTIONS = {
+  idField: "slug",
+  fields: ["n", "s", "c"],
+  storeFields: ["name", "state", "county", "population"],
+};
+
+/** The index itself: the browser's copy is loaded from its JSON, the server's (find_place) is built here. */
+export function createPlaceIndex(db: DB): MiniSearch<PlaceDoc> {
+  const index = new MiniSearch<PlaceDoc>(OPTIONS);
+  index.addAll(placeFinderRows(db).map((r) => ({
     slug: r.slug, name: r.name, state: r.state, population: r.population ?? 0, n: fold(r.name), s: fold(r.state),
     ...(/[^a-z0-9]/.test(fold(r.name)) ? { c: fold(r.name).replace(/[^a-z0-9]+/g, "") } : {}),
     // The county tells apart places that share a name within a state.
     ...(r.ambiguous > 1 && r.county ? { county: r.county } : {}),
   })));
-  return JSON.stringify({ version: PLACE_INDEX_VERSION, options, index });
+  return index;
+}
+
+export function buildPlaceIndex(db: DB): string {
+  return JSON.stringify({ version: PLACE_INDEX_VERSION, options: OPTIONS, index: createPlaceIndex(db) });
 }

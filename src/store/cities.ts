@@ -50,6 +50,17 @@ export function listTrackedCities(db: DB): CityRow[] {
     ORDER BY p.state_name, p.name, p.slug`).all() as CityRow[];
 }
 
+/** Which of these slugs name a city (an active subscriber or a published edition). */
+export function trackedSlugs(db: DB, slugs: readonly string[]): Set<string> {
+  if (slugs.length === 0) return new Set();
+  const rows = cachedStatement(db, `
+    SELECT p.slug FROM places p, json_each(@slugs) s
+    WHERE p.slug = s.value
+      AND (EXISTS (SELECT 1 FROM subscribers WHERE place_geoid = p.geoid AND status = 'active')
+        OR EXISTS (SELECT 1 FROM editions WHERE place_geoid = p.geoid))`).pluck().all({ slugs: JSON.stringify(slugs) }) as string[];
+  return new Set(rows);
+}
+
 export function isTrackedCity(db: DB, geoid: string): boolean {
   return cachedStatement(db, `
     SELECT EXISTS (SELECT 1 FROM subscribers WHERE place_geoid = @g AND status = 'active')

@@ -44,6 +44,7 @@ beforeAll(async () => {
   const files: Record<string, [string, string]> = {
     "/": [PAGE, "text/html; charset=utf-8"],
     "/place-finder.js": [fs.readFileSync(path.join(ROOT, "src/site/place-finder.js"), "utf8"), "text/javascript"],
+    "/place-ranking.js": [fs.readFileSync(path.join(ROOT, "src/site/place-ranking.js"), "utf8"), "text/javascript"],
     "/minisearch.js": [fs.readFileSync(path.join(ROOT, "node_modules/minisearch/dist/es/index.js"), "utf8"), "text/javascript"],
     "/place-index.json": [index, "application/json"],
   };

@@ -87,6 +87,7 @@ describe("/openapi.json", () => {
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
     getFacts: [{ path: "/api/facts/boise-idaho" }],
+    findPlace: [{ path: "/api/places?q=ely%2C%20nevada" }, { path: "/api/places?q=zzqxv" }],
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
     subscribe: [{ method: "POST", path: "/api/subscribe", body: { email: "openapi@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } }],
@@ -146,7 +147,7 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
     expect(res.headers.get("content-type")).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
     expect(res.headers.get("link")).toBe(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
     const { linkset } = await res.json() as { linkset: Array<Record<string, Array<{ href: string; type: string }>> & { anchor: string }> };
-    expect(linkset.map((l) => l.anchor)).toEqual([`${server.url}/api`, `${server.url}/api/v1`]);
+    expect(linkset.map((l) => l.anchor)).toEqual([`${server.url}/api`, `${server.url}/api/v1`, `${server.url}/mcp`]);
     const api = linkset[0];
     expect(api["service-desc"][0]).toEqual({ href: `${server.url}/openapi.json`, type: "application/vnd.oai.openapi+json;version=3.1" });
     expect(((await (await fetch(api["service-desc"][0].href)).json()) as { openapi: string }).openapi).toBe("3.1.0");
@@ -196,8 +197,25 @@ describe("/.well-known/agent-skills/index.json", () => {
 describe("/api/oembed", () => {
   const oembed = (url: string, extra = "") => server.get(`/api/oembed?url=${encodeURIComponent(url)}${extra}`);
 
-  it("answers a rich iframe of the city's card, with a fixed size, ignoring maxwidth and maxheight", async () => {
-    const res = await oembed(`${server.url}/boise-idaho`, "&maxwidth=200&maxheight=100");
+  it("answers the largest card that fits maxwidth and maxheight, and 404 when none fits", async () => {
+    const size = async (extra: string) => {
+      const res = await oembed(`${server.url}/boise-idaho`, extra);
+      if (res.status !== 200) return res.status;
+      const b = await res.json() as { width: number; height: number; html: string };
+      expect(b.html).toContain(`width="${b.width}" height="${b.height}"`);
+      return [b.width, b.height];
+    };
+    expect(await size("")).toEqual([480, 320]);
+    expect(await size("&maxwidth=1000&maxheight=1000")).toEqual([480, 320]);
+    expect(await size("&maxwidth=450")).toEqual([400, 300]);
+    expect(await size("&maxheight=299")).toEqual([320, 280]);
+    expect(await size("&maxwidth=400&maxheight=300")).toEqual([400, 300]);
+    expect(await size("&maxwidth=200&maxheight=100")).toBe(404);
+    expect(await size("&maxwidth=319")).toBe(404);
+  });
+
+  it("answers a rich iframe of the city's card", async () => {
+    const res = await oembed(`${server.url}/boise-idaho`);
     expect(res.status).toBe(200);
     const body = await res.json() as { type: string; version: string; html: string; width: number; height: number; provider_name: string; provider_url: string; title: string };
     expect(body).toMatchObject({ type: "rich", version: "1.0", width: EMBED_SIZE.width, height: EMBED_SIZE.height, provider_name: "citydaily", provider_url: server.url, title: "Boise, Idaho Daily" });
@@ -273,7 +291,7 @@ describe("robots.txt, llms.txt and the developer page", () => {
     expect(anchor.pathname).toBe("/developers");
     expect(html).toContain(`id="${anchor.hash.slice(1)}"`);
     for (const id of ["endpoints", "quick-start", "search-syntax", "buying-a-listing-or-leasing-a-town", "events-poll-no-webhooks", "mcp", "discovery", "versioning"]) expect(html, id).toContain(`<h2 id="${id}">`);
-    for (const op of operations) expect(html, op.path).toContain(`<code>${op.path}</code>`);
+    for (const op of operations) expect(html.replaceAll("<wbr>", ""), op.path).toContain(`<code>${op.path}</code>`);
     expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
     expect(html).toContain("<code>rain OR snow</code>");
   });

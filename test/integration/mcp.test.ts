@@ -1,7 +1,9 @@
+import { HtmlValidate } from "html-validate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allOperations } from "../../src/contract/operations/index.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
 import { toolOperations } from "../../src/mcp/catalog.ts";
+import { PROMPTS } from "../../src/mcp/prompts.ts";
 import { sendPendingMail } from "../../src/services/mail-sender.ts";
 import { buildSite } from "../../src/services/publish.ts";
 import { BUSINESS, EVENT, payOnHostedPage } from "../helpers/commerce.ts";
@@ -19,6 +21,7 @@ const NOW = "2026-11-22T15:00:00.000Z";
 /** Every tool the service offers (spec section 4); each needs an example in EXAMPLES. */
 const EXPECTED_TOOLS = {
   list_cities: "present",
+  find_place: "present",
   get_city: "present",
   get_archive: "present",
   search_archives: "present",
@@ -37,11 +40,12 @@ type ToolName = keyof typeof EXPECTED_TOOLS;
 const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebraska"], ["Spokane", "Washington"], ["Reno", "Nevada"], ["Fargo", "North Dakota"]];
 const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
+  find_place: () => ({ q: "boise" }),
   get_city: () => ({ slug: "boise-idaho" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
   search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
   get_weather: () => ({ slug: "boise-idaho" }),
-  subscribe_city: (n) => ({ email: `generic-${n}@example.org`, city: "Boise", state: "Idaho", slug: "boise-idaho" }),
+  subscribe_city: (n) => ({ email: `generic-${n}@example.org`, slug: "boise-idaho" }),
   get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
   start_town_checkout: (n) => ({ action: "guest-checkout", city: TOWNS[n % TOWNS.length][0], state: TOWNS[n % TOWNS.length][1] }),
   get_listing_prices: () => ({}),
@@ -121,8 +125,10 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(byName.get("subscribe_city")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
     expect(byName.get("get_city")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get("get_weather")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+    // The tool's own choice of fields: an email and a slug; city and state optional; no web-form fields.
     const subscribeInput = byName.get("subscribe_city")!.inputSchema as { properties: Record<string, unknown>; required: string[] };
-    expect(subscribeInput.required).toEqual(expect.arrayContaining(["email", "city", "state", "slug"]));
+    expect([...subscribeInput.required].sort()).toEqual(["email", "slug"]);
+    expect(Object.keys(subscribeInput.properties).sort()).toEqual(["city", "email", "slug", "state"]);
     const searchInput = byName.get("search_archives")!.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
     expect(searchInput.properties.q.maxLength).toBe(200);
     expect(searchInput.properties.limit.maximum).toBe(50);
@@ -215,12 +221,16 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(typeof (r.structuredContent as { high: unknown }).high).toBe("number");
   });
 
-  it("errors are tool errors with the HTTP API's problem code and resolution", async () => {
+  it("errors are tool errors with the HTTP API's problem code and a resolution that speaks MCP", async () => {
     const missing = problemOf(await call(c.client, "get_city", { slug: "atlantis-idaho" }));
-    expect(missing).toMatchObject({ code: "city_not_found", status: 404, resolution: PROBLEMS.city_not_found.resolution });
+    expect(missing).toMatchObject({ code: "city_not_found", status: 404, resolution: PROBLEMS.city_not_found.mcp });
     expect(missing.type).toBe(`${server.url}/developers#error-city_not_found`);
+    // The same code over HTTP, where the resolution names a path; over MCP it names the tools.
     const http = await (await server.get("/api/city/atlantis-idaho")).json() as { code: string; resolution: string };
-    expect({ code: missing.code, resolution: missing.resolution }).toEqual({ code: http.code, resolution: http.resolution });
+    expect(http.code).toBe(missing.code);
+    expect(http.resolution).toContain("/api/cities");
+    expect(missing.resolution).toContain("find_place");
+    expect(missing.resolution).not.toMatch(/\/api\/|header/i);
 
     expect(problemOf(await call(c.client, "get_archive", { slug: "boise-idaho", date: "2026-11-21" })).code).toBe("edition_not_found");
     const bad = problemOf(await call(c.client, "search_archives", { q: "x", limit: 500 }));
@@ -229,13 +239,87 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     const badSubscribe = problemOf(await call(c.client, "subscribe_city", { email: "nope", city: "Boise", state: "Idaho", slug: "boise-idaho" }));
     expect(badSubscribe.code).toBe("validation_error");
     expect(badSubscribe.issues!.map((i) => i.path)).toEqual(["email"]);
+    expect(badSubscribe.resolution).toBe(PROBLEMS.validation_error.mcp);
+    // City and state are optional; given, they are checked against the slug (one wrong: "does").
+    const wrongCity = problemOf(await call(c.client, "subscribe_city", { email: "mismatch@example.org", city: "Nampa", slug: "boise-idaho" }));
+    expect(wrongCity.issues!.map((i) => i.path)).toEqual(["city"]);
+    expect((wrongCity as unknown as { detail: string }).detail).toBe("city does not match the slug boise-idaho.");
+    const wrongBoth = problemOf(await call(c.client, "subscribe_city", { email: "mismatch@example.org", city: "Nampa", state: "Utah", slug: "boise-idaho" }));
+    expect((wrongBoth as unknown as { detail: string }).detail).toBe("state and city do not match the slug boise-idaho.");
+    // Form-only fields are not the tool's: the SDK-independent validation refuses none, but they never reach the service.
+    expect(problemOf(await call(c.client, "subscribe_city", { email: "x@example.org", slug: "atlantis-nowhere" })).issues![0].path).toBe("slug");
+  });
+
+  it("speaks MCP in every tool description: tools and fields, never HTTP paths, statuses or headers", async () => {
+    const { tools } = await c.client.listTools();
+    for (const t of tools) {
+      expect(t.description, t.name).not.toMatch(/\bHTTP\b|\bGET |\bPOST |\/api\/|Retry-After|Cache-Control|\b(400|404|409|429)\b/);
+      // Complete annotations: every hint stated, none left to the client's pessimistic defaults.
+      expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"]);
+      // Schemas strict validators accept: `examples` (not `example`), no `type` arrays.
+      const schemas = JSON.stringify([t.inputSchema, t.outputSchema]);
+      expect(schemas, t.name).not.toContain('"example":');
+      expect(schemas, t.name).not.toMatch(/"type":\[/);
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(JSON.stringify(byName.get("get_city")!.inputSchema)).toContain('"examples":["st-louis-missouri"]');
+  });
+
+  it("completes slug arguments of prompts and resource templates (completion/complete)", async () => {
+    const complete = (c.client as { complete: (p: unknown) => Promise<{ completion: { values: string[] } }> }).complete.bind(c.client);
+    const prompt = await complete({ ref: { type: "ref/prompt", name: "brief_me_on_a_town" }, argument: { name: "slug", value: "boise-id" } });
+    expect(prompt.completion.values[0]).toBe("boise-idaho");
+    const template = await complete({ ref: { type: "ref/resource", uri: `${server.url}/{slug}/{date}.md` }, argument: { name: "slug", value: "marfa" } });
+    expect(template.completion.values).toContain("marfa-texas");
+    // Nothing typed yet: the cities that have a newsletter.
+    const empty = await complete({ ref: { type: "ref/prompt", name: "list_my_business" }, argument: { name: "slug", value: "" } });
+    expect(empty.completion.values).toContain("boise-idaho");
+  });
+
+  it("tells the truth about list changes: none are announced, and the lists may be kept", async () => {
+    const caps = (c.client as { getServerCapabilities: () => Record<string, { listChanged?: boolean }> | undefined }).getServerCapabilities()!;
+    for (const kind of ["tools", "resources", "prompts"]) expect(caps[kind]?.listChanged ?? false, kind).toBe(false);
+  });
+
+  it("every prompt's plan runs: each tool it names, called with the arguments it suggests, answers without error", async () => {
+    const { tools } = await c.client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    // What a person would answer when the prompt says to ask them.
+    const answers: Record<string, unknown> = { ...BUSINESS, tier: "free", title: undefined, slug: undefined };
+    for (const prompt of PROMPTS) {
+      const args = { slug: "boise-idaho", business: `Boise Bike Shop ${examples++}` };
+      const plan = prompt.plan(args, server.url);
+      const { messages } = await c.client.getPrompt({ name: prompt.name, arguments: Object.fromEntries(Object.keys(prompt.argsSchema.shape).map((k) => [k, args[k as keyof typeof args]])) });
+      const text = (messages[0].content as { text: string }).text;
+      const results: Array<Record<string, unknown>> = [];
+      for (const [i, step] of plan.steps.entries()) {
+        const t = byName.get(step.tool);
+        expect(t, `${prompt.name} names ${step.tool}, which is not a tool`).toBeDefined();
+        expect(text, prompt.name).toContain(`Call ${step.tool} with ${JSON.stringify(step.args)}`);
+        const input: Record<string, unknown> = { ...step.args };
+        for (const [k, path] of Object.entries(step.from?.args ?? {})) {
+          input[k] = path.split(".").reduce<unknown>((v, key) => (v as Record<string, unknown>)?.[key], results[step.from!.step - 1]);
+        }
+        for (const k of step.ask ?? []) {
+          expect(text, `${prompt.name} asks for ${k}`).toContain(`\`${k}\``);
+          input[k] = answers[k];
+        }
+        // Every field the tool requires is suggested, taken from an earlier answer or asked for; none is made up.
+        const schema = t!.inputSchema as { required?: string[]; properties: Record<string, unknown> };
+        for (const k of schema.required ?? []) expect(input[k], `${prompt.name} step ${i + 1}: ${step.tool} needs ${k}`).toBeDefined();
+        for (const k of Object.keys(input)) expect(Object.keys(schema.properties), `${prompt.name}: ${step.tool} has no ${k}`).toContain(k);
+        const result = await call(c.client, step.tool, input);
+        expect(result.isError, `${prompt.name} step ${i + 1} ${step.tool}: ${textOf(result)}`).toBeFalsy();
+        results.push(result.structuredContent ?? {});
+      }
+    }
   });
 
   it("lists the resources and templates in a fixed order and reads each", async () => {
     const { resources } = await c.client.listResources();
-    expect(resources.map((r) => r.name)).toEqual(["overview", "openapi", "city-directory", "recent-editions", "developer-docs"]);
+    expect(resources.map((r) => r.name)).toEqual(["overview", "openapi", "city-directory", "recent-editions", "developer-docs", "view-edition", "view-city", "view-order"]);
     const texts = new Map<string, string>();
-    for (const r of resources) {
+    for (const r of resources.filter((x) => !x.uri.startsWith("ui://"))) {
       const { contents } = await c.client.readResource({ uri: r.uri });
       const text = (contents[0] as { text: string }).text;
       expect(text.length, r.uri).toBeGreaterThan(50);
@@ -255,6 +339,28 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     const city = await c.client.readResource({ uri: `${server.url}/boise-idaho.md` });
     expect((city.contents[0] as { text: string }).text).toContain("2026-11-20");
     await expect(c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` })).rejects.toThrow(/edition_not_found/);
+  });
+
+  it("every tool with an MCP Apps view declares it, and the view is served: well-formed, self-contained HTML", async () => {
+    const { tools } = await c.client.listTools();
+    const withViews = tools.filter((t) => (t._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri);
+    expect(withViews.map((t) => t.name).sort()).toEqual(["get_archive", "get_city", "get_listing_order"]);
+    const { resources } = await c.client.listResources();
+    const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+    for (const t of withViews) {
+      const uri = (t._meta as { ui: { resourceUri: string } }).ui.resourceUri;
+      // The older hosts' key too (the extension's helper writes both).
+      expect((t._meta as Record<string, unknown>)["ui/resourceUri"], t.name).toBe(uri);
+      expect(uri, t.name).toMatch(/^ui:\/\/citydaily\//);
+      expect(resources.find((r) => r.uri === uri)?.mimeType, uri).toBe("text/html;profile=mcp-app");
+      const { contents } = await c.client.readResource({ uri });
+      expect(contents[0]).toMatchObject({ uri, mimeType: "text/html;profile=mcp-app" });
+      const html = (contents[0] as { text: string }).text;
+      const report = await validator.validateString(html);
+      expect(report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message}`)), uri).toEqual([]);
+      // Nothing loaded from outside: no external script, style, image or frame, no @import.
+      expect(html, uri).not.toMatch(/<(script|img|iframe|link)[^>]+(src|href)=|@import|url\(/i);
+    }
   });
 
   it("lists the prompts and gets each one", async () => {

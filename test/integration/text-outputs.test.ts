@@ -189,7 +189,9 @@ describe("a full build", () => {
     expect(front).not.toBeNull();
     // Every front matter value is one JSON scalar on one line.
     const fields = Object.fromEntries(front![1].split("\n").map((l) => [l.slice(0, l.indexOf(":")), JSON.parse(l.slice(l.indexOf(":") + 1))]));
-    expect(fields).toMatchObject({ title: HOSTILE, city: "Kailua", state: "Hawaii", date: "2026-11-21", url: `${BASE}/kailua-hawaii/2026-11-21` });
+    expect(fields).toMatchObject({ subject: HOSTILE, city: "Kailua", state: "Hawaii", date: "2026-11-21", url: `${BASE}/kailua-hawaii/2026-11-21` });
+    // One top-level heading (markdownlint MD025): the body's h1, no front-matter title beside it.
+    expect(fields.title).toBeUndefined();
     expect(text.slice(front![0].length)).toContain("# kailua-hawaii Daily: 2026-11-21\n\nGood morning.");
   });
 

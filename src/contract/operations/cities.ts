@@ -4,7 +4,7 @@ import {
   ArchiveResponse, CensusCitiesResponse, CitiesResponse, CityResponse, FactsDataset,
 } from "../resources.ts";
 
-const slugParams = z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", example: "st-louis-missouri" }) });
+const slugParams = z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", examples: ["st-louis-missouri"] }) });
 
 export const cityOperations = {
   listCities: {
@@ -12,7 +12,10 @@ export const cityOperations = {
     summary: "Cities with a newsletter",
     description: "Every city with at least one active subscriber or a published edition, grouped by state. Cached 1 hour at the edge.",
     response: CitiesResponse, errors: [], cache: CACHE.cities,
-    mcp: { tool: "list_cities", title: "List cities with a newsletter", annotations: READ_ONLY },
+    mcp: {
+      tool: "list_cities", title: "List cities with a newsletter", annotations: READ_ONLY,
+      description: "Every city that has a newsletter (an active subscriber or a published edition), grouped by state, each with its `slug`. To find any other U.S. place (it can be subscribed to), call find_place.",
+    },
   },
   listCensusCities: {
     operationId: "listCensusCities", method: "GET", path: "/api/cities-census", tags: ["Cities"],
@@ -28,13 +31,18 @@ export const cityOperations = {
   getCity: {
     operationId: "getCity", method: "GET", path: "/api/city/{slug}", tags: ["Cities"],
     summary: "One city: archive index, census figures, events and directory",
+    description: "A city with a newsletter, by slug: the dates of its published editions (`archives`, newest first, each with its subject and links to the page and markdown twin), its census figures (ACS 5-year; null where not available yet), its subscriber count, the upcoming events of its calendar and its business directory. A U.S. place without a newsletter yet is `404 city_not_found` (`GET /api/places?q=` tells which places have one); a malformed slug is `400 invalid_slug`.",
     params: slugParams, response: CityResponse,
     errors: ["invalid_slug", "missing_slug", "city_not_found"], cache: CACHE.live,
-    mcp: { tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY },
+    mcp: {
+      tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY, ui: "ui://citydaily/city.html",
+      description: "A city with a newsletter, by `slug`: the dates of its editions (`archives`, newest first; read one with get_archive), its census figures (null where not available yet), its subscriber count, the upcoming events of its calendar and its business directory. A town without a newsletter yet is the tool error `city_not_found`; find_place tells which towns have one.",
+    },
   },
   getFacts: {
     operationId: "getFacts", method: "GET", path: "/api/facts/{slug}", tags: ["Cities"],
     summary: "schema.org Dataset of a city's census facts",
+    description: "A city's census figures as a schema.org `Dataset` (JSON-LD): each figure a `PropertyValue` with its unit and the ACS table it comes from, the place as `spatialCoverage`, and the Census Bureau as creator, with the licence and citation. The same figures as `census` in `GET /api/city/{slug}`; unknown city: `404 city_not_found`.",
     params: slugParams, response: FactsDataset,
     errors: ["invalid_slug", "missing_slug", "city_not_found"], cache: CACHE.live,
   },
@@ -43,12 +51,12 @@ export const cityOperations = {
     summary: "One edition: JSON, or markdown when the date ends in `.md`",
     description: "`date` is YYYY-MM-DD in the city's own timezone, optionally followed by `.md` for `text/markdown`. Today's edition is `edition_not_found` until that morning's publication.",
     params: slugParams.extend({
-      date: z.string().meta({ description: "YYYY-MM-DD, optionally followed by `.md`", example: "2026-11-22" }),
+      date: z.string().meta({ description: "YYYY-MM-DD, optionally followed by `.md`", examples: ["2026-11-22"] }),
     }),
     response: ArchiveResponse, markdownVariant: true,
     errors: ["invalid_slug", "missing_slug", "validation_error", "city_not_found", "edition_not_found"], cache: CACHE.archive,
     mcp: {
-      tool: "get_archive", title: "Read one dated edition (markdown)", annotations: READ_ONLY, output: "markdown",
+      tool: "get_archive", title: "Read one dated edition (markdown)", annotations: READ_ONLY, output: "markdown", ui: "ui://citydaily/edition.html",
       description: "One city's edition of one date (YYYY-MM-DD in the city's own timezone), as the newsletter's markdown; the JSON fields come as structured content. Dates that exist are listed by get_city (`archives`).",
     },
   },

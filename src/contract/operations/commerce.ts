@@ -2,10 +2,9 @@ import {
   BusinessCheckoutRequest, CheckoutResponse, EventCheckoutRequest, ListingOrder, ListingOrderQuery, ListingQuoteQuery,
   ListingQuoteResponse, OperatorActionRequest, OperatorActionResponse, PricingResponse, TerritoriesQuery, TerritoriesResponse,
 } from "../commerce.ts";
-import { CACHE, type Operation } from "../operation.ts";
+import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { statusDocumentation } from "../../core/order-status.ts";
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 // Writes create an order and a payment link at the payment provider: not read-only, not
 // destructive, not idempotent (each call is a new order), open world (the provider).
 const PURCHASE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
@@ -18,6 +17,15 @@ const CHECKOUT_ANSWER = [
   "Rate limit: shared with the other purchase endpoints, a burst of 10 per client address then one a minute (`429 rate_limited` with `Retry-After`). No key or account: the buyer identifies themselves on the payment page.",
 ].join("\n");
 
+/** The same answer as a tool reads it: fields, tools and tool errors, no HTTP. */
+const CHECKOUT_ANSWER_MCP = [
+  "The answer has exactly one of: `checkoutUrl` (a paid tier that passed the screen: give the link to the buyer, who opens it and pays; nothing is charged before), `rejected` (`{rule, reason, field}`: the screen refused it, no payment link, nothing charged), `held` (a person looks before a payment link is issued), `queued` (free tier, waiting for a person's approval). A rejection is an answer, not a tool error: branch on which field is present. Every answer carries `orderId`: call get_listing_order with `{\"id\": orderId}` until `published` is true (a paid order is published within seconds of the payment).",
+  "",
+  "The listing is screened against the listing policy (`policy` in get_listing_prices): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person. `tier` is an `id` from get_listing_prices (`free`, `standard`, `featured`). Ask the buyer for every field; do not invent them.",
+  "",
+  "Rate limit: shared with the other purchase tools, a burst of 10 per client address then one a minute; a `rate_limited` tool error carries `retryAfter` in seconds.",
+].join("\n");
+
 export const commerceOperations = {
   getPricing: {
     operationId: "getPricing", method: "GET", path: "/api/pricing", tags: ["Listings"],
@@ -26,7 +34,10 @@ export const commerceOperations = {
     response: PricingResponse,
     errors: [],
     cache: CACHE.cities,
-    mcp: { tool: "get_listing_prices", title: "Listing and lease prices", annotations: READ },
+    mcp: {
+      tool: "get_listing_prices", title: "Listing and lease prices", annotations: READ_ONLY,
+      description: "The whole price list, the same for every town: event and business listing tiers (`free` reviewed by a person, `standard` 10 dollars, `featured` 25 dollars; one-off payments), each with its `id` (the `tier` that create_event_listing and create_business_listing take), price in cents and what it includes; the monthly town lease formula; and `policy`, the listing policy every listing is screened against. Takes no arguments.",
+    },
   },
   getListingQuote: {
     operationId: "getListingQuote", method: "GET", path: "/api/listing-quote", tags: ["Listings"],
@@ -51,7 +62,14 @@ export const commerceOperations = {
     response: TerritoriesResponse,
     errors: ["validation_error", "city_not_found"],
     cache: CACHE.live,
-    mcp: { tool: "get_town_quote", title: "Town lease quote", annotations: READ },
+    mcp: {
+      tool: "get_town_quote", title: "Town lease quote", annotations: READ_ONLY,
+      description: [
+        "What leasing a town costs a month, and which towns are taken. No arguments: `claimed` and `claimedCount` (never who holds a town). `city` + `state` (both): `quote` for that place (any U.S. place). `slugs` (comma-separated, at most 30): `quotes`, one per slug, in order.",
+        "Monthly price = 10 dollars + 5 dollars x (tier - 1), where tier = max(1, ceil(subscribers / 1000)). `subscribersToNextTier` is how many more subscribers raise the price; `available` is false while the town is leased or reserved by a checkout in progress (start_town_checkout reserves one).",
+        "Only one of `city`/`state`, more than 30 slugs or an unknown state is a `validation_error` whose `issues[]` names the argument; a place that does not exist is `city_not_found`.",
+      ].join("\n\n"),
+    },
   },
   createListingCheckout: {
     operationId: "createListingCheckout", method: "POST", path: "/api/listing-checkout", tags: ["Listings"],
@@ -62,7 +80,10 @@ export const commerceOperations = {
     errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "rate_limited", "upstream_error"],
     cache: CACHE.none,
     rateLimit: "checkout",
-    mcp: { tool: "create_event_listing", title: "Create an event listing (returns a payment link)", annotations: PURCHASE },
+    mcp: {
+      tool: "create_event_listing", title: "Create an event listing (returns a payment link)", annotations: PURCHASE,
+      description: `Writes: creates an order for an event on a town's public calendar (\`featured\` events also appear in the daily email) and, for a paid tier, its payment link.\n\n${CHECKOUT_ANSWER_MCP}`,
+    },
   },
   createBusinessCheckout: {
     operationId: "createBusinessCheckout", method: "POST", path: "/api/business-checkout", tags: ["Listings"],
@@ -73,7 +94,10 @@ export const commerceOperations = {
     errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "rate_limited", "upstream_error"],
     cache: CACHE.none,
     rateLimit: "checkout",
-    mcp: { tool: "create_business_listing", title: "Create a business listing (returns a payment link)", annotations: PURCHASE },
+    mcp: {
+      tool: "create_business_listing", title: "Create a business listing (returns a payment link)", annotations: PURCHASE,
+      description: `Writes: creates an order for a business in a town's directory for 30 days from payment (from approval for the free tier; \`featured\` ones get a weekly mention in the daily email) and, for a paid tier, its payment link.\n\n${CHECKOUT_ANSWER_MCP}`,
+    },
   },
   operatorAction: {
     operationId: "operatorAction", method: "POST", path: "/api/operator-actions", tags: ["Town leases"],
@@ -84,7 +108,10 @@ export const commerceOperations = {
     errors: ["validation_error", "invalid_json", "payload_too_large", "city_not_found", "conflict", "rate_limited", "upstream_error"],
     cache: CACHE.none,
     rateLimit: "checkout",
-    mcp: { tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE },
+    mcp: {
+      tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE,
+      description: "Writes: with `action: \"guest-checkout\"`, `city` and `state`, reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. Rate limited with the other purchase tools (`retryAfter`).",
+    },
   },
   getListingOrder: {
     operationId: "getListingOrder", method: "GET", path: "/api/listing-order", tags: ["Listings"],
@@ -94,6 +121,9 @@ export const commerceOperations = {
     response: ListingOrder,
     errors: ["validation_error", "not_found"],
     cache: CACHE.none,
-    mcp: { tool: "get_listing_order", title: "Listing order status", annotations: READ },
+    mcp: {
+      tool: "get_listing_order", title: "Listing order status", annotations: READ_ONLY, ui: "ui://citydaily/listing-order.html",
+      description: `A listing order by \`id\` (the \`orderId\` that create_event_listing or create_business_listing answered): \`status\`, \`published\` and what a buyer needs (product, tier, town, title, dates, the payment link while payable, the reason when rejected). An id that is not \`lo_\` and a UUID is a \`validation_error\`; an unknown one is \`not_found\`.\n\n${statusDocumentation()}`,
+    },
   },
 } satisfies Record<string, Operation>;

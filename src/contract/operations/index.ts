@@ -5,6 +5,7 @@ import { commerceOperations } from "./commerce.ts";
 import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
+import { placeOperations } from "./places.ts";
 import { searchOperations } from "./search.ts";
 import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
@@ -13,6 +14,7 @@ import { weatherOperations } from "./weather.ts";
 /** Every operation by id: the keys of the binding table (src/services/operations.ts). */
 export const operationsById = {
   ...cityOperations,
+  ...placeOperations,
   ...searchOperations,
   ...subscribeOperations,
   ...weatherOperations,

@@ -5,16 +5,22 @@ import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { SearchResponse } from "../search.ts";
 
 /** The query syntax, shared by the OpenAPI description, the developers page and MCP. */
-export const SEARCH_SYNTAX = [
+// Blank lines around the list: markdown readers (and markdownlint's MD032) want a list set apart.
+const SYNTAX = [
   "Query syntax (`q`):",
+  "",
   "- `rain wind`: editions with **all** the words (case and accents are ignored: `cafe` finds `Café`).",
   "- `\"partly cloudy\"`: the exact phrase.",
   "- `rain OR snow`: either term. `OR` (upper case) joins the terms on each side and binds tighter than the spaces: `flood OR storm warning` is (flood or storm) and warning. An `OR` without a term on both sides is read as the word \"or\".",
   "- `-rain` (or `NOT rain`): editions without the term; also `-\"heavy rain\"`. A query needs at least one term that is not excluded.",
   `- \`sun*\`: words starting with \`sun\` (sunrise, sunset, Sunday); at least ${MIN_PREFIX_LENGTH} letters before the \`*\`. Works at the end of a phrase too: \`"farmers mar"*\`.`,
+  "",
   "Other punctuation separates words (`covid-19` is the phrase \"covid 19\"); an unclosed quote is ignored. At most " + MAX_TERMS + " terms.",
-  "A query that cannot be searched (nothing but punctuation, only excluded terms, `a*`) is 400 `validation_error` whose `issues[]` says what is wrong.",
 ].join("\n");
+
+const UNSEARCHABLE = "A query that cannot be searched (nothing but punctuation, only excluded terms, `a*`) is";
+/** The syntax as HTTP clients read it (OpenAPI, the developers page). */
+export const SEARCH_SYNTAX = `${SYNTAX}\n${UNSEARCHABLE} 400 \`validation_error\` whose \`issues[]\` says what is wrong.`;
 
 export const searchOperations = {
   searchArchive: {
@@ -27,16 +33,19 @@ export const searchOperations = {
       "The index is updated in the same transaction that stores each morning's editions, so a search never sees half a morning.",
     ].join("\n\n"),
     query: z.object({
-      q: z.string().min(2).max(200).meta({ description: "The search, 2 to 200 characters (syntax above)", example: "\"farmers market\" -rain" }),
+      q: z.string().min(2).max(200).meta({ description: "The search, 2 to 200 characters (syntax above)", examples: ["\"farmers market\" -rain"] }),
       limit: z.coerce.number().int().min(1).max(50).default(10).meta({ description: "Results per response, 1 to 50" }),
-      slug: Slug.optional().meta({ description: "Only this city's editions (a slug from /api/cities)" }),
+      slug: Slug.optional().meta({ description: "Only this city's editions (its slug)" }),
     }),
     response: SearchResponse,
     errors: ["validation_error", "city_not_found"],
     cache: CACHE.live,
     mcp: {
       tool: "search_archives", title: "Search the archive of editions", annotations: READ_ONLY,
-      description: ["Full-text search over the subject and text of every published edition, or one city's with `slug`; results ranked by relevance with a highlighted snippet.", SEARCH_SYNTAX].join("\n\n"),
+      description: [
+        "Full-text search over the subject and text of every published edition, or one city's with `slug` (find_place or list_cities give slugs); results ranked by relevance, each with a `snippet` that marks the matches with `<mark>`. Read a result's whole edition with get_archive (`slug`, `date`).",
+        `${SYNTAX}\n${UNSEARCHABLE} a \`validation_error\` whose \`issues[]\` says what is wrong.`,
+      ].join("\n\n"),
     },
   },
 } satisfies Record<string, Operation>;

@@ -23,11 +23,18 @@ export const weatherOperations = {
       `Caching: a snapshot answers with \`Cache-Control: ${WEATHER_CACHE.snapshot}\`, a live forecast, and any answer that lists alerts, with \`${WEATHER_CACHE.live}\`.`,
       "With no snapshot, an Open-Meteo failure or timeout (5 s by default) is 404 `weather_unavailable`; retry later. Weather data by Open-Meteo.com (CC BY 4.0); alerts from the National Weather Service (api.weather.gov, public domain).",
     ].join("\n\n"),
-    params: z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", example: "st-louis-missouri" }) }),
+    params: z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", examples: ["st-louis-missouri"] }) }),
     response: WeatherResponse,
     errors: ["invalid_slug", "missing_slug", "city_not_found", "weather_unavailable"],
     cache: WEATHER_CACHE.live,
     // Open world: without today's stored snapshot it asks Open-Meteo.
-    mcp: { tool: "get_weather", title: "Today's weather in a city", annotations: { ...READ_ONLY, openWorldHint: true } },
+    mcp: {
+      tool: "get_weather", title: "Today's weather in a city", annotations: { ...READ_ONLY, openWorldHint: true },
+      description: [
+        "Today's weather in a city (by `slug`), in U.S. units: `high`, `low` and `current` in °F, `windSpeed` in mph, `precipitationChance` in percent (0-100, today's maximum); `condition` says it in words (`code` is the WMO code). `asOf` is when the forecast was fetched.",
+        "Once today's edition is published it is the forecast stored with that edition, so it agrees with the newsletter all day; before that, a live Open-Meteo forecast, reused for 15 minutes.",
+        "When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0).",
+      ].join("\n\n"),
+    },
   },
 } satisfies Record<string, Operation>;
