@@ -5,6 +5,7 @@ import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/compose.ts";
 import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
+import type { ArchiveEntry } from "../store/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
@@ -16,7 +17,7 @@ import { developerSections } from "./developer-sections.ts";
 export const SITE_NAME = "citydaily";
 
 /** `/{slug}/{date}.md`: the stored edition markdown under a metadata header. */
-export function editionMarkdown(base: string, e: PlacedEdition): string {
+export function editionMarkdown(base: string, e: PlacedEdition, nav: { previous?: ArchiveEntry; next?: ArchiveEntry } = {}): string {
   // The email footer links to the edition's own page; the twin leaves it out, like the page.
   const body = webMarkdown(e.markdown.replace(/\r\n?/g, "\n")).trim();
   return [
@@ -33,6 +34,12 @@ export function editionMarkdown(base: string, e: PlacedEdition): string {
     ...(startsWithH1(body) ? [] : [`# ${md(e.subject)}`, ""]),
     body,
     "",
+    ...(nav.previous || nav.next
+      ? [[
+        nav.previous ? `Previous: ${mdLink(`${nav.previous.date}: ${nav.previous.subject}`, `${base}/${e.slug}/${nav.previous.date}.md`)}` : "",
+        nav.next ? `Next: ${mdLink(`${nav.next.date}: ${nav.next.subject}`, `${base}/${e.slug}/${nav.next.date}.md`)}` : "",
+      ].filter(Boolean).join(" · "), ""]
+      : []),
   ].join("\n");
 }
 
