@@ -82,8 +82,12 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
       after = batch.at(-1)!.id;
     }
   } else {
-    // The edition before each new one gains its "next" link.
-    for (const e of placedEditionsByIds(db, withPreviousEditionIds(db, opts.editionIds))) await writeEdition(e);
+    const fresh = new Set(opts.editionIds);
+    for (const e of placedEditionsByIds(db, withPreviousEditionIds(db, opts.editionIds))) {
+      // The edition before each new one only gains its "next" link: its twin again, nothing else of it changes.
+      if (fresh.has(e.id)) await writeEdition(e);
+      else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.slug, e.date)));
+    }
   }
 
   // The directory view of /cities: every city with an edition, grouped by state.
