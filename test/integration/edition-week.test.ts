@@ -1,4 +1,7 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser.ts";
 import { addFeed } from "../../src/services/feeds.ts";
 import { drainDueMail } from "../../src/services/mail-sender.ts";
 import { runMorning } from "../../src/services/morning.ts";
@@ -274,4 +277,31 @@ describe("seven mornings of Ely, Nevada", () => {
     expect(twin).toContain("(from White Pine County Library)");
     expect(twin).toMatch(/Sponsored: \[Silver State Bakery\]\(https:\/\/bakery\.example\.org\/\) \(Bakery, 501 Aultman St\)/);
   });
+
+  it("reads on a phone and a desktop: the email at 390 and 640 px and the web edition never scroll sideways", async () => {
+    // With SCREENSHOT_DIR set, each is photographed there (for looking at, not asserted).
+    const shots = process.env.SCREENSHOT_DIR;
+    if (shots) fs.mkdirSync(shots, { recursive: true });
+    const browser = await launchChromium();
+    try {
+      for (const date of ["2026-11-24", "2026-11-27"]) {
+        for (const width of [390, 640]) {
+          const page = await browser.newPage({ viewport: { width, height: 900 } });
+          await page.setContent(html(date));
+          expect(await page.evaluate(() => document.documentElement.scrollWidth), `email ${date} at ${width}px`).toBeLessThanOrEqual(width);
+          if (shots) await page.screenshot({ path: path.join(shots, `email-${date}-${width}.png`), fullPage: true });
+          await page.close();
+        }
+        for (const width of [390, 1280]) {
+          const page = await browser.newPage({ viewport: { width, height: 900 } });
+          await page.goto(`${server.url}/${ELY}/${date}`);
+          expect(await page.evaluate(() => document.documentElement.scrollWidth), `web ${date} at ${width}px`).toBeLessThanOrEqual(width);
+          if (shots) await page.screenshot({ path: path.join(shots, `web-${date}-${width}.png`), fullPage: true });
+          await page.close();
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
