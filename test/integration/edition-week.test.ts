@@ -6,6 +6,7 @@ import { addFeed } from "../../src/services/feeds.ts";
 import { drainDueMail } from "../../src/services/mail-sender.ts";
 import { runMorning } from "../../src/services/morning.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";
@@ -53,6 +54,7 @@ function newsOf(n: number): { rss: FeedItemInput[]; atom: FeedItemInput[] } {
 }
 
 let src: TownSourcesServer;
+let meteo: OpenMeteoServer;
 let sink: SmtpSink;
 let server: TestServer;
 const digests = new Map<string, ReceivedMail>();
@@ -70,6 +72,7 @@ async function listing(path: string, body: Record<string, unknown>, price?: stri
 
 beforeAll(async () => {
   src = await startTownSourcesServer();
+  meteo = await startOpenMeteoServer({ today: DATES[0] });
   sink = await new SmtpSink().start();
   src.setFeed("/library.ics", { body: calendar, contentType: CALENDAR_TYPE, etag: '"cal-1"' });
   src.setAlerts([nwsAlert({
@@ -81,7 +84,7 @@ beforeAll(async () => {
   src.setAirQuality({ usAqi: 112, pm2_5: 112, pm10: 30, ozone: 40, time: "2026-11-24T15:00" });
   server = await startTestServer({
     NOW: morningOf(DATES[0]!).toISOString(), ADMIN_TOKEN: "week-token", MAIL_SENDER: "off", SMTP_URL: sink.url,
-    FEEDS_ALLOW_PRIVATE: "true", NWS_API_URL: src.url, AIR_QUALITY_API_URL: src.url, SOURCES_TIMEOUT_MS: "2000", FEED_TIMEOUT_MS: "2000",
+    OPEN_METEO_URL: meteo.url, FEEDS_ALLOW_PRIVATE: "true", NWS_API_URL: src.url, AIR_QUALITY_API_URL: src.url, SOURCES_TIMEOUT_MS: "2000", FEED_TIMEOUT_MS: "2000",
     MAIL_FROM: "citydaily <news@citydaily.example>",
   });
   addSubscriber(server.ctx.db, ELY, READER);
@@ -128,6 +131,7 @@ afterAll(async () => {
   await server?.stop();
   await sink?.stop();
   await src?.close();
+  await meteo?.close();
 });
 
 const html = (date: string) => digests.get(date)!.parsed.html as string;
@@ -158,6 +162,14 @@ describe("seven mornings of Ely, Nevada", () => {
       expect(subject(date)).not.toContain("Warning");
       expect(html(date)).not.toContain("Winter Storm Warning");
       expect(text(date)).not.toContain("WINTER STORM");
+    }
+  });
+
+  it("every email has its forecast, the table as columns in the text part", () => {
+    for (const date of DATES) {
+      expect(headings(date)).toContain("Weather");
+      expect(html(date)).toMatch(/at publication: high -?\d+°F, low -?\d+°F/);
+      expect(text(date)).toMatch(/^Day\s{2,}Conditions\s{2,}High \(°F\)/m);
     }
   });
 
