@@ -74,7 +74,13 @@ export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boole
 /** The forecast from the edition's date onward (a provider answering late in the day may still lead with it). */
 function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   const daily = w.daily.filter((d) => d.date >= date);
-  return { ...w, daily: daily.length > 0 ? daily : w.daily };
+  if (daily.length === 0) return w;
+  // A forecast that starts on an earlier day gives today's high and low from the edition's own row,
+  // so the headline line and the table's first row say the same.
+  const row = daily[0]!;
+  const today = row.date === w.daily[0]?.date ? w.today
+    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}) };
+  return { ...w, today, daily };
 }
 
 async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Promise<WeatherSnapshot | null> {
