@@ -177,8 +177,15 @@ function eventLine(e: CalendarEvent, withDay: boolean): string {
   const label = e.sponsored ? `${SPONSORED}: ` : "";
   const when = whenWords(e, withDay);
   const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 240)}` : "";
-  const from = e.source ? ` From ${escapeMarkdown(e.source, TITLE_MAX)}.` : "";
+  const from = sourceNote(e);
   return `- ${label}**${escapeMarkdown(e.title, TITLE_MAX)}**${when ? `, ${escapeMarkdown(when, 200)}` : ""}.${desc}${from}${linkSuffix(e.url, "Details", e.sponsored)}`;
+}
+
+/** "From City of Ely." for an event of a public calendar, unless its venue already names the source. */
+function sourceNote(e: CalendarEvent): string {
+  if (!e.source) return "";
+  if (e.venue && plainText(e.venue).toLowerCase().includes(plainText(e.source).toLowerCase())) return "";
+  return ` From ${escapeMarkdown(e.source, TITLE_MAX)}.`;
 }
 
 /** A description as one sentence-ended run of text. */
@@ -294,7 +301,7 @@ function leadSection(lead: Lead | null): string[] {
     const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 400)}` : "";
     return [
       `## Today: ${escapeMarkdown(e.title, TITLE_MAX)}`, "",
-      `${e.sponsored ? `${SPONSORED}. ` : ""}${when ? `**${escapeMarkdown(capitalise(when), 200)}.**` : ""}${desc}${e.source ? ` From ${escapeMarkdown(e.source, TITLE_MAX)}.` : ""}${linkSuffix(e.url, "Details", e.sponsored)}`, "",
+      `${e.sponsored ? `${SPONSORED}. ` : ""}${when ? `**${escapeMarkdown(capitalise(when), 200)}.**` : ""}${desc}${sourceNote(e)}${linkSuffix(e.url, "Details", e.sponsored)}`, "",
     ];
   }
   if (lead.kind === "headline") return ["## Top story", "", headlineLine(lead.headline), ""];
