@@ -7,6 +7,7 @@ import { createPaymentProvider } from "./integrations/payments/index.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { AppContext, MailSignal } from "./services/context.ts";
+import { createAlertsCache } from "./services/alerts.ts";
 import { createLimits } from "./services/limits.ts";
 import { createSecrets } from "./services/secrets.ts";
 import { createWeatherCache } from "./services/weather-cache.ts";
@@ -37,7 +38,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     secrets,
     payments: createPaymentProvider(config, db, secrets.stored),
     commits: createGroupCommit(db),
-    sources: createSourceProviders(config),
+    sources: createSourceProviders(config, log),
   };
 }
 
@@ -47,11 +48,13 @@ export function sourcesUserAgent(config: Config): string {
   return `citydaily (${config.baseUrl}, ${address})`;
 }
 
-function createSourceProviders(config: Config): AppContext["sources"] {
+function createSourceProviders(config: Config, log: Logger): AppContext["sources"] {
   const s = config.sources;
   const userAgent = sourcesUserAgent(config);
+  const alerts = createNwsProvider({ baseUrl: s.nwsApiUrl, userAgent, timeoutMs: s.timeoutMs, now: () => config.now() });
   return {
-    alerts: createNwsProvider({ baseUrl: s.nwsApiUrl, userAgent, timeoutMs: s.timeoutMs, now: () => config.now() }),
+    alerts,
+    alertsCache: createAlertsCache({ provider: alerts, now: () => config.now(), log }),
     airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs }),
     feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent }),
   };

@@ -270,6 +270,8 @@ export function formatSummary(s: MorningSummary): string {
   if (s.busy) return `morning ${s.at}: another run (pid ${s.busy.pid} on ${s.busy.host}) is in progress; nothing done`;
   const weather = s.withoutWeather ? ` (${s.withoutWeather} without forecast)` : "";
   const site = s.publishFailed ? `, site publish failed for ${s.publishFailed} (retried next run)` : "";
+  const f = s.feeds;
+  const feeds = f && f.sources > 0 ? `; feeds: ${f.sources} addresses, ${f.fetched} fetched, ${f.notModified} unchanged, ${f.failed} failed, ${f.skipped} fetched earlier` : "";
   return `morning ${s.at}: ${s.cities} cities, ${s.due} due, ${s.composed} composed${weather}, ${s.skipped} skipped, ${s.failed} failed; `
-    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued; ${(s.ms / 1000).toFixed(2)} s`;
+    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}; ${(s.ms / 1000).toFixed(2)} s`;
 }

@@ -28,6 +28,12 @@ export const MAX_HEADLINES = 5;
 export const EVENT_DAYS = 7;
 /** Feed fetches in flight during a refresh, all hosts together (each host has FEED_HOST_CONCURRENCY). */
 const REFRESH_CONCURRENCY = 32;
+/**
+ * The whole refresh gets this many feed time limits: fetches still queued behind slow hosts then are
+ * not made (the towns use their stored items; the feed counts no failure), so a pile of slow feeds
+ * cannot hold the morning longer than that.
+ */
+export const REFRESH_BUDGET_FACTOR = 4;
 
 export interface RefreshSummary {
   /** Distinct feed addresses of the due towns. */
@@ -35,7 +41,7 @@ export interface RefreshSummary {
   fetched: number;
   notModified: number;
   failed: number;
-  /** Already fetched this morning (by an earlier run). */
+  /** Already fetched this morning (by an earlier run), or not fetched because the run was stopped. */
   skipped: number;
   ms: number;
 }
@@ -75,7 +81,7 @@ const hostOf = (url: string) => {
 async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, signal: AbortSignal | undefined, summary: RefreshSummary): Promise<void> {
   const at = now.toISOString();
   try {
-    if (signal?.aborted) throw new SourceError("aborted", "the morning run was stopped");
+    if (signal?.aborted) throw new SourceError("aborted", "the morning run was stopped, or the refresh's time was up");
     const r = await ctx.sources.feeds.fetch(source.url, { etag: source.etag, lastModified: source.last_modified }, signal);
     if (r.status === "not-modified") {
       // An unchanged calendar still moves on: its recurrences are expanded again over today's window.
@@ -88,6 +94,11 @@ async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, 
     recordFetchOk(ctx.db, source.id, { kind: parsed.kind, title: parsed.title, itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? r.body : null, etag: r.etag, lastModified: r.lastModified }, at);
     summary.fetched++;
   } catch (err) {
+    // A run stopped early (shutdown) says nothing about the feed: the next run tries it as if untouched.
+    if (err instanceof SourceError && err.kind === "aborted") {
+      summary.skipped++;
+      return;
+    }
     summary.failed++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     try {
@@ -102,12 +113,15 @@ async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, 
 /**
  * Starts the morning's feed refresh for these towns: each distinct address once (shared by the
  * towns that use it), not again if this morning already tried it, concurrently with a per-host
- * limit, stopping new fetches when `signal` aborts. A town's composition awaits `ready(geoid)`:
+ * limit, stopping when `signal` aborts or the refresh's budget (REFRESH_BUDGET_FACTOR feed time
+ * limits) is spent. A town's composition awaits `ready(geoid)`:
  * only its own feeds, so composing runs alongside fetching.
  */
 export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { now: Date; signal?: AbortSignal }): FeedRefresh {
   const started = performance.now();
-  const { now, signal } = options;
+  const { now } = options;
+  const budget = AbortSignal.timeout(ctx.config.sources.feedTimeoutMs * REFRESH_BUDGET_FACTOR);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const all = sourcesOfPlaces(ctx.db, geoids);
   const summary: RefreshSummary = { sources: all.length, fetched: 0, notModified: 0, failed: 0, skipped: 0, ms: 0 };
   const due = all.filter((s) => !s.checked_at || now.getTime() - Date.parse(s.checked_at) >= FEED_RECHECK_MS || Date.parse(s.checked_at) > now.getTime());

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
 
 /**
  * One local stand-in for every public source a town's edition draws on, answering in each provider's
@@ -20,10 +21,13 @@ import type { AddressInfo } from "node:net";
 export type SourceMode = "ok" | "slow" | "stall" | "oversize" | "invalid" | "error" | "not-found" | "redirect";
 
 export interface FeedSpec {
-  body: string;
+  /** Text (sent as UTF-8), or bytes as they are (another charset, say). */
+  body: string | Buffer;
   contentType?: string;
   etag?: string;
   lastModified?: string;
+  /** Sent gzip-compressed with `Content-Encoding: gzip`. */
+  gzip?: boolean;
 }
 
 export interface RecordedRequest {
@@ -39,6 +43,9 @@ export interface TownSourcesServer {
   readonly requests: RecordedRequest[];
   /** Requests received for one path. */
   callsTo(path: string): number;
+  /** The most requests this server has had open at once (reset with `resetInFlight`). */
+  readonly maxInFlight: number;
+  resetInFlight(): void;
   setAlerts(features: NwsFeature[]): void;
   /** `null`: Open-Meteo's answer for a place without data (all values null). */
   setAirQuality(reading: AirQualityReading | null): void;
@@ -312,9 +319,13 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
   let alerts: NwsFeature[] = [];
   let air: AirQualityReading | null = { usAqi: 42, pm2_5: 42, pm10: 12, ozone: 30 };
 
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on("close", () => inFlight--);
     const m = modes.get(url.pathname) ?? { mode: "ok", delayMs: 60_000, oversizeBytes: 3 * 1024 * 1024 };
 
     // Answers that need no body of the path's own: any path can be put in these modes.
@@ -333,7 +344,7 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
 
     const status = 200;
     let type: string;
-    let body: string;
+    let body: string | Buffer;
     const headers: Record<string, string> = {};
     if (url.pathname === "/alerts/active") {
       if (!/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/.test(url.searchParams.get("point") ?? "")) {
@@ -353,6 +364,10 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       }
       type = feed.contentType ?? "application/octet-stream";
       body = feed.body;
+      if (feed.gzip) {
+        body = zlib.gzipSync(body);
+        headers["Content-Encoding"] = "gzip";
+      }
       if (feed.etag) headers.ETag = feed.etag;
       if (feed.lastModified) headers["Last-Modified"] = feed.lastModified;
       const inm = req.headers["if-none-match"];
@@ -417,6 +432,12 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     callsTo: (path) => requests.filter((r) => r.path === path).length,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    resetInFlight() {
+      maxInFlight = inFlight;
+    },
     setAlerts(features) {
       alerts = features;
     },

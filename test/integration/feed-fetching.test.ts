@@ -70,6 +70,21 @@ describe("limits", () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it("counts a compressed body as it decompresses: a small gzip bomb is cut off, a gzipped feed is read", async () => {
+    src.setFeed("/bomb.rss", { body: `<?xml version="1.0"?><rss version="2.0"><channel><title>${" ".repeat(20 * 1024 * 1024)}</title></channel></rss>`, contentType: RSS_TYPE, gzip: true });
+    await expect(fetcher({ maxBytes: 1024 * 1024 }).fetch(`${src.url}/bomb.rss`)).rejects.toMatchObject({ kind: "too_large" });
+    src.setFeed("/zipped.rss", { body: rssFeed("Zipped", [{ title: "Compressed news", link: "https://z.example.org/1" }]), contentType: RSS_TYPE, gzip: true });
+    const r = await fetcher().fetch(`${src.url}/zipped.rss`);
+    expect(r.status === "ok" && r.body).toContain("Compressed news");
+  });
+
+  it("decodes the charset the server or the XML declaration names", async () => {
+    const latin1 = Buffer.from(rssFeed("Café Gazette", [{ title: "Piñata festival at the señor's café", link: "https://g.example.org/1" }]).replace("UTF-8", "ISO-8859-1"), "latin1");
+    src.setFeed("/latin1.rss", { body: latin1, contentType: "application/rss+xml" });
+    const r = await fetcher().fetch(`${src.url}/latin1.rss`);
+    expect(r.status === "ok" && r.body).toContain("Piñata festival at the señor's café");
+  });
+
   it("gives up on a server that does not answer, or stalls mid-body, at the time limit", async () => {
     src.setFeed("/slow.rss", { body: rssFeed("Slow", []), contentType: RSS_TYPE });
     src.setMode("/slow.rss", "slow");

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TownFeedList } from "../../src/contract/feeds.ts";
 import { addFeed } from "../../src/services/feeds.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { townSources } from "../../src/services/town-sources.ts";
+import { formatSummary, runMorning } from "../../src/services/morning.ts";
+import { startFeedRefresh, townSources } from "../../src/services/town-sources.ts";
+import { insertTownFeed } from "../../src/store/feeds.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -108,6 +109,7 @@ describe("a week of mornings with public sources", () => {
     const s = await runMorning(server.ctx, { now: day(2) });
     expect([s.composed, s.failed]).toEqual([2, 0]);
     expect(s.feeds).toMatchObject({ sources: 3, fetched: 1, notModified: 1, failed: 1, skipped: 0 });
+    expect(formatSummary(s)).toContain("; feeds: 3 addresses, 1 fetched, 1 unchanged, 1 failed, 0 fetched earlier; ");
     const fetched = src.requests.slice(before);
     expect(fetched.filter((r) => r.path === "/times.rss")).toHaveLength(1); // shared by Ely and Reno
     expect(fetched.find((r) => r.path === "/times.rss")!.headers["if-none-match"]).toBe('"times-1"');
@@ -169,5 +171,62 @@ describe("a week of mornings with public sources", () => {
     expect(ely.airQuality).toBeNull();
     // The calendar's last good items (yesterday's) still give the week.
     expect(ely.events.map((e) => [e.startsAt, e.title])).toEqual([["2026-11-29T10:00", "Sunday Market"]]);
+  });
+});
+
+describe("the morning refresh", () => {
+  it("keeps to the per-host limit while fetching different hosts at once, and a stopped run counts no failure", async () => {
+    const other = await startTownSourcesServer();
+    try {
+      const geoids = (server.ctx.db.prepare("SELECT geoid FROM places WHERE state_name = 'Utah' ORDER BY population DESC LIMIT 6").pluck().all() as string[]);
+      const yesterday = new Date(day(6).getTime() - 86_400_000).toISOString();
+      geoids.forEach((geoid, i) => {
+        for (const [host, name] of [[src, "a"], [other, "b"]] as const) {
+          const path = `/limit/${name}${i}.rss`;
+          host.setFeed(path, { body: rssFeed(`Feed ${name}${i}`, [{ title: `Story ${name}${i}`, link: `https://x.example.org/${name}${i}` }]), contentType: RSS_TYPE });
+          host.setMode(path, "slow", { delayMs: 150 });
+          insertTownFeed(server.ctx.db, { placeGeoid: geoid, url: `${host.url}${path}`, kind: "rss", sourceTitle: null, title: `Feed ${name}${i}`, addedBy: "staff", itemsJson: "[]", body: null, etag: null, lastModified: null }, yesterday);
+        }
+      });
+      src.resetInFlight();
+      other.resetInFlight();
+      const limit = server.ctx.config.sources.feedHostConcurrency; // 4
+      const started = performance.now();
+      const summary = await startFeedRefresh(server.ctx, geoids, { now: day(6) }).done;
+      const ms = performance.now() - started;
+      expect(summary).toMatchObject({ sources: 12, fetched: 12, failed: 0 });
+      expect([src.maxInFlight, other.maxInFlight]).toEqual([limit, limit]);
+      // 6 per host, 4 at a time, 150 ms each: two rounds, the hosts side by side (not four rounds).
+      expect(ms).toBeLessThan(4 * 150 + 400);
+
+      // Stopped at once: nothing fetched, nothing counted against the feeds, all tried again next run.
+      const stop = new AbortController();
+      stop.abort();
+      const stopped = await startFeedRefresh(server.ctx, geoids, { now: day(7), signal: stop.signal }).done;
+      expect(stopped).toMatchObject({ fetched: 0, failed: 0, skipped: 12 });
+      const failures = server.ctx.db.prepare("SELECT SUM(consecutive_failures) FROM feed_sources WHERE url LIKE '%/limit/%'").pluck().get();
+      expect(failures).toBe(0);
+
+      // 18 feeds on one host now hang: at 4 at a time, 5 rounds of the 600 ms limit; the refresh's budget
+      // (4 limits, 2.4 s) ends it, and what it did not reach is left for the next run, no failure counted.
+      for (let i = 0; i < 6; i++) {
+        for (const name of ["a", "b", "c", "d"]) {
+          const path = `/limit/${name}${i}.rss`;
+          src.setFeed(path, { body: rssFeed("Hangs", []), contentType: RSS_TYPE });
+          src.setMode(path, "slow");
+          if (name === "c" || name === "d") insertTownFeed(server.ctx.db, { placeGeoid: geoids[i]!, url: `${src.url}${path}`, kind: "rss", sourceTitle: null, title: "Hangs", addedBy: "staff", itemsJson: "[]", body: null, etag: null, lastModified: null }, yesterday);
+        }
+      }
+      server.ctx.db.prepare("UPDATE feed_sources SET checked_at = ? WHERE url LIKE '%/limit/%'").run(yesterday);
+      const t0 = performance.now();
+      const hung = await startFeedRefresh(server.ctx, geoids, { now: day(7) }).done;
+      expect(performance.now() - t0).toBeLessThan(2400 + 800);
+      expect(hung.sources).toBe(24);
+      expect(hung.fetched).toBe(6); // the other host's six, unhindered
+      expect(hung.failed + hung.skipped).toBe(18);
+      expect(hung.skipped).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -107,9 +107,12 @@ export function createFeedFetcher(options: FeedFetchOptions): FeedFetcher {
           chunks.push(chunk);
         });
         stream.on("end", () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
-        stream.on("error", (err) => reject(err));
+        stream.on("error", (err) => reject(stream === res ? err : new SourceError("invalid", `the body could not be decompressed: ${err.message}`)));
         res.on("error", (err) => reject(err));
-        res.on("aborted", () => reject(new Error("connection closed before the body was complete")));
+        // A connection closed mid-body settles too (a promise settles once: after `end` this is a no-op).
+        res.on("close", () => {
+          if (!res.complete) reject(new Error("connection closed before the body was complete"));
+        });
       });
       req.on("error", reject);
       req.end();
