@@ -1,6 +1,7 @@
 import type { SubscribeRequest, SubscribeResponse } from "../contract/subscribe.ts";
 import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError, type FieldIssue } from "../core/errors.ts";
+import { referralCode, referralCodeOfPage } from "../core/referral.ts";
 import { slugify } from "../core/slug.ts";
 import { canonicalStateName, STATES } from "../core/states.ts";
 import { localDate } from "../core/time.ts";
@@ -45,17 +46,8 @@ function placeFor(ctx: AppContext, req: SubscribeRequest): PlaceRow {
  * posts from the page the share link opened).
  */
 function referringSubscriber(ctx: AppContext, req: SubscribeRequest): number | null {
-  let code = req.ref;
-  if (!code && req.referrer) {
-    try {
-      const from = new URL(req.referrer);
-      if (from.origin === new URL(ctx.config.baseUrl).origin) code = from.searchParams.get("ref") ?? undefined;
-    } catch {
-      // not a URL: no code
-    }
-  }
-  if (!code || !/^[0-9a-f]{6,32}$/i.test(code)) return null;
-  return subscriberByReferralCode(ctx.db, code) ?? null;
+  const code = referralCode(req.ref) ?? referralCodeOfPage(req.referrer, ctx.config.baseUrl);
+  return code ? subscriberByReferralCode(ctx.db, code) ?? null : null;
 }
 
 function silently(ctx: AppContext, reason: string): SubscribeResponse {

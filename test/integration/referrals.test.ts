@@ -1,4 +1,7 @@
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSite } from "../../src/services/publish.ts";
+import { launchChromium } from "../helpers/browser.ts";
 import { queueEditionDigests } from "../../src/services/digests.ts";
 import { sendPendingMail } from "../../src/services/mail-sender.ts";
 import { referralCounts } from "../../src/store/subscribers.ts";
@@ -80,5 +83,45 @@ describe("forward to a neighbor", () => {
     const res = await server.post("/api/subscribe", { email: "gus@example.org", ...ELY_TOWN, ref: "x".repeat(40) });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe("validation_error");
+  });
+
+  describe("in a browser, from the share link", () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      await buildSite(server.ctx);
+      browser = await launchChromium();
+    }, 120_000);
+    afterAll(async () => browser?.close());
+
+    const referrerOf = (email: string) =>
+      server.ctx.db.prepare("SELECT r.email FROM subscribers s JOIN subscribers r ON r.id = s.referred_by WHERE s.email = ?").pluck().get(email);
+
+    it("without JavaScript, even after the form comes back with an error", async () => {
+      const link = shareLinkOf(sink.to("bob@example.org")[0]);
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(link);
+      const form = page.locator("form[data-subscribe]");
+      await form.locator("input[name=email]").fill("not-an-address");
+      await Promise.all([page.waitForURL(`${server.url}/subscribe`), form.locator("button[type=submit]").click()]);
+      expect(await page.locator("h1").textContent()).toBe("Please check your subscription");
+      await page.locator("#email").fill("hal@example.org");
+      await Promise.all([page.waitForLoadState("load"), page.locator("main button[type=submit]").click()]);
+      expect(await page.locator("h1").textContent()).toBe("Thanks: the Ely, Nevada daily is on its way");
+      expect(referrerOf("hal@example.org")).toBe("bob@example.org");
+      await context.close();
+    });
+
+    it("with JavaScript, the page's script sends the code", async () => {
+      const link = shareLinkOf(sink.to("bob@example.org")[0]);
+      const page = await browser.newPage();
+      await page.goto(link);
+      const form = page.locator("form[data-subscribe]");
+      await form.locator("input[name=email]").fill("ida@example.org");
+      await form.locator("button[type=submit]").click();
+      await expect.poll(() => page.locator("[data-result]").getAttribute("data-state")).toBe("ok");
+      expect(referrerOf("ida@example.org")).toBe("bob@example.org");
+      await page.close();
+    });
   });
 });
