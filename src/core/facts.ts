@@ -128,7 +128,7 @@ export function townFacts(t: TownFactContext): CensusFact[] {
 /**
  * Today's fact, or null. `recent` is what the town's editions told in the window (their date and
  * fact key). A fact told within `FACT_WINDOW_DAYS` mornings is not told again; with fewer facts than
- * that, facts are spaced out (one every 30/N mornings) instead of repeated. Each town takes its
+ * that, facts are spaced out (one every 30/N mornings, rounded down) instead of repeated. Each town takes its
  * facts in its own stable order.
  */
 export function factOfDay(facts: CensusFact[], townKey: string, date: string, recent: Array<{ date: string; key: string | null }>): CensusFact | null {
@@ -137,7 +137,8 @@ export function factOfDay(facts: CensusFact[], townKey: string, date: string, re
   const told = recent.filter((r) => r.key && r.date >= since && r.date < date);
   const toldKeys = new Set(told.map((r) => r.key));
   if (facts.length < FACT_WINDOW_DAYS && told.length > 0) {
-    const gap = Math.ceil(FACT_WINDOW_DAYS / facts.length);
+    // As many mornings apart as lets each fact be told once in the window (a day or more).
+    const gap = Math.max(1, Math.floor(FACT_WINDOW_DAYS / facts.length));
     const last = told.map((r) => r.date).sort().at(-1)!;
     if (addDays(last, gap) > date) return null;
   }
