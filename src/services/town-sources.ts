@@ -24,6 +24,8 @@ export const FEED_STALE_MS = 30 * 3_600_000;
 export const FEED_FAILING_AFTER = 3;
 /** Headlines per edition. */
 export const MAX_HEADLINES = 5;
+/** A dated item older than this is not news (a feed just added would otherwise drip its archive out, 5 a day). */
+export const HEADLINE_MAX_AGE_MS = 7 * 86_400_000;
 /** Days of the calendar an edition covers (its date and the six after). */
 export const EVENT_DAYS = 7;
 /** Feed fetches in flight during a refresh, all hosts together (each host has FEED_HOST_CONCURRENCY). */
@@ -192,11 +194,12 @@ export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now:
     }
   }
   events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));
-  return { events, headlines: newHeadlines(ctx, place, date, candidates) };
+  return { events, headlines: newHeadlines(ctx, place, date, now, candidates) };
 }
 
-/** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition. */
-function newHeadlines(ctx: AppContext, place: PlaceRow, date: string, candidates: Headline[]): Headline[] {
+/** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition nor older than a week. */
+function newHeadlines(ctx: AppContext, place: PlaceRow, date: string, now: Date, candidates: Headline[]): Headline[] {
+  candidates = candidates.filter((h) => !h.publishedAt || now.getTime() - Date.parse(h.publishedAt) <= HEADLINE_MAX_AGE_MS);
   if (candidates.length === 0) return [];
   // An item dated after the edition's day is a feed's clock error, not news from the future: it sorts as undated.
   const when = (h: Headline) => (h.publishedAt && localDate(new Date(h.publishedAt), place.timezone) <= date ? h.publishedAt : "");

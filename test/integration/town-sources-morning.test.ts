@@ -28,6 +28,7 @@ const times = (extra: FeedItemInput[] = []) => rssFeed("The Ely Times", [
   { title: "High school wins state title", link: "https://times.example.org/state", published: "2026-11-23T18:00:00Z" },
   { title: "New clinic opens on Aultman Street", link: "https://times.example.org/clinic", published: "2026-11-22T12:00:00Z" },
   { title: "Mine expansion hearing set", link: "https://times.example.org/mine", published: "2026-11-21T12:00:00Z" },
+  { title: "Fair results from August", link: "https://times.example.org/fair", published: "2026-08-20T12:00:00Z" }, // not news any more
 ]);
 const city = atomFeed("City of Ely News", [
   { title: "Snow plowing schedule", link: "https://city.example.gov/plowing", published: "2026-11-24T12:00:00Z" },
