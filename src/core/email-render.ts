@@ -263,7 +263,7 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
   const text = [
     `Welcome to the ${place} daily newsletter.`,
     "",
-    `Every morning you will get ${city.name}'s edition: the forecast, what is on in town, sunrise and sunset, and a fact about the place.`,
+    `Every morning you will get ${city.name}'s edition: weather warnings and the forecast, what is on in town, local headlines, and a fact about the place.`,
     when,
     "",
     `Read past editions: ${links.city}`,
@@ -271,7 +271,7 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
     footerText(sender, to, city, links),
   ].join("\n");
   const body = styleForEmail(`<h1>Welcome to the ${e(place)} daily</h1>
-<p>Every morning you will get ${e(city.name)}'s edition: the forecast, what is on in town, sunrise and sunset, and a fact about the place.</p>
+<p>Every morning you will get ${e(city.name)}'s edition: weather warnings and the forecast, what is on in town, local headlines, and a fact about the place.</p>
 <p>${e(when)}</p>
 <p><a href="${e(links.city)}">Read past editions of ${e(city.name)}</a></p>`);
   const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
