@@ -5,6 +5,7 @@ import { AppError, toFieldIssues, type FieldIssue } from "../../src/core/errors.
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { admit, runOperation, type Caller } from "../../src/services/operations.ts";
+import { referralCode, referralCodeOfPage } from "../../src/core/referral.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { readBodyText } from "../body.ts";
 import { clientAddress } from "../client-address.ts";
@@ -27,6 +28,8 @@ interface Typed {
   state: string;
   honeypot: string;
   landing_path: string;
+  /** The referral code of the share link the reader came by, kept across a form shown again. */
+  ref: string;
 }
 
 /** Only a local path may be linked back to (the field is posted by the browser, so anyone can fill it). */
@@ -63,7 +66,7 @@ function formPage(status: number, typed: Typed, issues: FieldIssue[], detail: st
 ${errorsOf("email")}
 <p>Town: <strong>${e(town)}</strong></p>
 ${errorsOf("town")}
-${hidden("slug")}${hidden("city")}${hidden("state")}${hidden("landing_path")}
+${hidden("slug")}${hidden("city")}${hidden("state")}${hidden("landing_path")}${typed.ref ? hidden("ref") : ""}
 <div class="trap" aria-hidden="true"><label>Leave this empty <input type="text" name="honeypot" tabindex="-1" autocomplete="off"></label></div>
 <button type="submit">Subscribe</button>
 </form>
@@ -87,7 +90,9 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
     // An oversized body counts as empty: the reader sees which fields to fill, not a JSON error.
     const form = new URLSearchParams(await readBodyText(event).catch(() => ""));
     const field = (name: string) => (form.get(name) ?? "").trim();
-    const typed: Typed = { email: field("email"), slug: field("slug"), city: field("city"), state: field("state"), honeypot: form.get("honeypot") ?? "", landing_path: field("landing_path") };
+    const typed: Typed = { email: field("email"), slug: field("slug"), city: field("city"), state: field("state"), honeypot: form.get("honeypot") ?? "", landing_path: field("landing_path"),
+      // Posted from a page a share link opened, its Referer carries the code; a form shown again carries it on.
+      ref: referralCode(field("ref")) ?? referralCodeOfPage(event.req.headers.get("referer"), ctx.config.baseUrl) ?? "" };
     // The town picker sends only the slug; the named town is then the place of that slug.
     const place = typed.slug ? findPlaceBySlug(ctx.db, typed.slug) : undefined;
     if (place && !typed.city && !typed.state) {
@@ -103,6 +108,7 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
       honeypot: typed.honeypot,
       landing_path: typed.landing_path || undefined,
       referrer: event.req.headers.get("referer") ?? undefined,
+      ...(typed.ref ? { ref: typed.ref } : {}),
     });
     if (!parsed.success) {
       return formPage(400, typed, toFieldIssues(parsed.error.issues), "Something in the form needs a change.", placeName);

@@ -1,19 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { censusFactOfDay } from "../core/census-facts.ts";
 import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
 import { NO_TOWN_SOURCES, type TownSources } from "../core/town-sources.ts";
 import type { WeatherSnapshot } from "../core/weather.ts";
-import { insertEdition } from "../store/editions.ts";
+import { insertEdition, weatherHistory } from "../store/editions.ts";
 import { recordHeadlinesShown } from "../store/feeds.ts";
+import { findNote } from "../store/notes.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
   subscribedPlaces, type Lease,
 } from "../store/morning.ts";
 import type { PlaceRow } from "../store/places.ts";
-import { censusOf } from "./cities.ts";
+import { addDays } from "../core/holidays.ts";
+import { townFactOfDay } from "./town-facts.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
 import { cityListings } from "../site/city-listings.ts";
@@ -79,7 +80,13 @@ export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boole
 /** The forecast from the edition's date onward (a provider answering late in the day may still lead with it). */
 function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   const daily = w.daily.filter((d) => d.date >= date);
-  return { ...w, daily: daily.length > 0 ? daily : w.daily };
+  if (daily.length === 0) return w;
+  // A forecast that starts on an earlier day gives today's high and low from the edition's own row,
+  // so the headline line and the table's first row say the same.
+  const row = daily[0]!;
+  const today = row.date === w.daily[0]?.date ? w.today
+    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}) };
+  return { ...w, today, daily };
 }
 
 async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string, signal?: AbortSignal): Promise<WeatherSnapshot | null> {
@@ -92,6 +99,11 @@ async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string, sign
     ctx.log.warn({ reason: (err as Error).message, geoid: place.geoid, slug: place.slug, date }, "weather unavailable; publishing the edition without a forecast");
     return null;
   }
+}
+
+function noteOf(ctx: AppContext, geoid: string, date: string): { markdown: string; authorName: string } | null {
+  const row = findNote(ctx.db, geoid, date);
+  return row ? { markdown: row.markdown, authorName: row.author_name } : null;
 }
 
 /** The town's public sources once its feeds' fetches (if any this run) are over; never rejects. */
@@ -114,18 +126,22 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
   const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal)]);
   const listings = cityListings(ctx.db, place, now);
   const today = weather?.daily.find((d) => d.date === date);
-  const { subject, markdown } = composeEdition({
-    place: { name: place.name, stateName: place.state_name, slug: place.slug },
+  const { subject, markdown, factKey } = composeEdition({
+    place: { name: place.name, stateName: place.state_name, slug: place.slug, timezone: place.timezone },
     date,
     baseUrl: ctx.config.baseUrl,
+    at: now.toISOString(),
     weather,
     sun: sunTimes({ date, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone, forecast: today }),
     holidays: { today: holidaysOn(date, place.state_code), upcoming: upcomingHolidays(date, place.state_code) },
-    censusFact: censusFactOfDay(place.name, place.geoid, censusOf(place), date),
+    censusFact: townFactOfDay(ctx, place, date),
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     events: listings.events.filter((e) => e.featured),
     listings: listings.directory,
     sources,
+    note: noteOf(ctx, place.geoid, date),
+    // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
+    history: weatherHistory(ctx.db, place.geoid, date, addDays(date, -190)),
   });
   const html = renderEditionHtml(markdown);
   const id = ctx.db.transaction(() => {
@@ -133,6 +149,7 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
       placeGeoid: place.geoid, date, subject, markdown, html,
       ...(weather ? { weather } : {}),
       publishedAt: now.toISOString(),
+      factKey,
     });
     if (stored !== undefined) {
       markPending(ctx.db, stored);

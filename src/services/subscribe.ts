@@ -1,13 +1,14 @@
 import type { SubscribeInput, SubscribeResponse } from "../contract/subscribe.ts";
 import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError, type FieldIssue } from "../core/errors.ts";
+import { referralCode, referralCodeOfPage } from "../core/referral.ts";
 import { slugify } from "../core/slug.ts";
 import { canonicalStateName, STATES } from "../core/states.ts";
 import { localDate } from "../core/time.ts";
 import { findEdition } from "../store/editions.ts";
 import { enqueueMail } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
-import { findSuppression, insertSubscriber, liftBounce, recordMailEvent } from "../store/subscribers.ts";
+import { findSuppression, insertSubscriber, liftBounce, recordMailEvent, subscriberByReferralCode } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
@@ -41,6 +42,16 @@ function placeFor(ctx: AppContext, req: SubscribeInput): PlaceRow {
   return place;
 }
 
+/**
+ * The subscription whose share link this came through: the `ref` sent (the page's script reads it
+ * from the address), else the `ref` of a referring page of this site (the form without JavaScript
+ * posts from the page the share link opened).
+ */
+function referringSubscriber(ctx: AppContext, req: SubscribeInput): number | null {
+  const code = referralCode(req.ref) ?? referralCodeOfPage(req.referrer, ctx.config.baseUrl);
+  return code ? subscriberByReferralCode(ctx.db, code) ?? null : null;
+}
+
 function silently(ctx: AppContext, reason: string): SubscribeResponse {
   ctx.log.info({ reason }, "subscribe silently rejected");
   return ACCEPTED;
@@ -70,7 +81,7 @@ export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<S
     const reactivated = suppression ? liftBounce(ctx.db, email, place.geoid, "api", nowIso) : undefined;
     const id = reactivated ?? insertSubscriber(ctx.db, {
       email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
-      referrer: req.referrer, utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
+      referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
     });
     if (id === undefined) return false; // already subscribed (or left this city: an open form must not undo that)
     enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);

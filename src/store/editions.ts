@@ -1,3 +1,4 @@
+import type { DayWeather } from "../core/archive-notes.ts";
 import { cachedStatement as stmt, type DB } from "./db.ts";
 import { indexEdition } from "./search.ts";
 
@@ -62,6 +63,8 @@ export interface NewEdition {
   html: string;
   weather?: unknown;
   publishedAt: string;
+  /** The town fact the edition told (src/core/facts.ts), so it is not told again within 30 mornings. */
+  factKey?: string | null;
 }
 
 const FROM = "FROM editions e JOIN places p ON p.geoid = e.place_geoid";
@@ -78,11 +81,12 @@ export function insertEdition(db: DB, e: NewEdition): number | undefined {
   // One transaction (a savepoint inside a caller's): the edition and its search row land together.
   return db.transaction(() => {
     const result = stmt(db, `
-      INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at)
-      VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt)
+      INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at, fact_key)
+      VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt, @factKey)
       ON CONFLICT (place_geoid, date) DO NOTHING`).run({
       ...e,
       weather: e.weather === undefined ? null : JSON.stringify(e.weather),
+      factKey: e.factKey ?? null,
     });
     if (result.changes !== 1) return undefined;
     const id = Number(result.lastInsertRowid);
@@ -104,6 +108,28 @@ export function cityArchive(db: DB, placeGeoid: string, limit?: number): Archive
 /** The archive entry just before `date` (an edition page links back to it, never forward). */
 export function previousArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
   return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date < ? ORDER BY date DESC LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+}
+
+export function nextArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date > ? ORDER BY date LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+}
+
+/** The town's editions just before and just after `date`, by the town's slug (the twins have the slug). */
+export function editionNeighbours(db: DB, slug: string, date: string): { previous?: ArchiveEntry; next?: ArchiveEntry } {
+  const geoid = stmt(db, "SELECT geoid FROM places WHERE slug = ?").pluck().get(slug) as string | undefined;
+  if (!geoid) return {};
+  return { previous: previousArchiveEntry(db, geoid, date), next: nextArchiveEntry(db, geoid, date) };
+}
+
+/**
+ * With these editions, the ones just before each in its town: their pages and twins gain a "next"
+ * link when a new edition is published, so they are rendered again with it.
+ */
+export function withPreviousEditionIds(db: DB, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
+  const before = stmt(db, `SELECT (SELECT p.id FROM editions p WHERE p.place_geoid = e.place_geoid AND p.date < e.date ORDER BY p.date DESC LIMIT 1)
+    FROM editions e WHERE e.id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ids)) as Array<number | null>;
+  return [...new Set([...ids, ...before.filter((id): id is number => id !== null)])].sort((a, b) => a - b);
 }
 
 export function editionCount(db: DB, placeGeoid: string): number {
@@ -183,4 +209,22 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 /** The id of a place's newest edition, if it has one. */
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
   return stmt(db, "SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
+}
+
+/** The fact keys a town's editions told on dates in [from, before), by date. */
+export function recentFactKeys(db: DB, placeGeoid: string, from: string, before: string): Array<{ date: string; key: string | null }> {
+  return stmt(db, "SELECT date, fact_key AS key FROM editions WHERE place_geoid = ? AND date >= ? AND date < ? ORDER BY date").all(placeGeoid, from, before) as Array<{ date: string; key: string | null }>;
+}
+
+
+/**
+ * The stored weather of a town's editions before `date`: every day from `since` on, and the same
+ * calendar day (month and day) of every earlier year, for records and "a year ago today".
+ */
+export function weatherHistory(db: DB, placeGeoid: string, date: string, since: string): DayWeather[] {
+  return stmt(db, `SELECT date, json_extract(weather_json, '$.today.high') AS high, json_extract(weather_json, '$.today.low') AS low,
+      json_extract(weather_json, '$.today.code') AS code
+    FROM editions WHERE place_geoid = ? AND date < ? AND weather_json IS NOT NULL AND (date >= ? OR substr(date, 6) = substr(?, 6))
+    ORDER BY date`).all(placeGeoid, date, since, date)
+    .filter((r) => typeof (r as DayWeather).high === "number" && typeof (r as DayWeather).low === "number") as DayWeather[];
 }

@@ -209,20 +209,23 @@ describe("incremental publishing", () => {
     // The new edition's page and twin, and the sitemap child of its publication day.
     expect(added).toEqual(["archive:boise-idaho/2026-11-21.html", "archive:boise-idaho/2026-11-21.md", "gen:sitemaps/editions-2026-11-21.xml"]);
     const changed = [...after.keys()].filter((k) => before.has(k) && before.get(k) !== after.get(k));
-    // What a Boise edition touches: its city, its state, the global lists; never another city or an old edition.
-    for (const f of ["gen:boise-idaho.html", "gen:boise-idaho.md", "gen:boise-idaho/feed.xml", "gen:states/idaho.html", "gen:states/idaho.md", "gen:index.html", "gen:cities.html", "gen:feed.xml", "gen:sitemap.xml"]) {
+    // What a Boise edition touches: its city, its state, the global lists, and Boise's edition before it
+    // (its page and twin gain a "next" link, issue #18); never another city or an older edition.
+    for (const f of ["gen:boise-idaho.html", "gen:boise-idaho.md", "gen:boise-idaho/feed.xml", "gen:states/idaho.html", "gen:states/idaho.md", "gen:index.html", "gen:cities.html", "gen:feed.xml", "gen:sitemap.xml",
+      "archive:boise-idaho/2026-11-20.html", "archive:boise-idaho/2026-11-20.md"]) {
       expect(changed, f).toContain(f);
     }
     for (const f of ["gen:st-louis-missouri.html", "gen:st-louis-missouri.md", "gen:states/missouri.html", "gen:developers.html", "gen:404.html",
-      "archive:boise-idaho/2026-11-20.html", "archive:boise-idaho/2026-11-20.md", "archive:st-louis-missouri/2026-11-20.html"]) {
+      "archive:st-louis-missouri/2026-11-20.html"]) {
       expect(changed, f).not.toContain(f);
     }
 
     const city = await (await server.get("/boise-idaho")).text();
     expect(city).toContain("Boise: first snow of the season");
     expect((await server.get("/boise-idaho/2026-11-21")).status).toBe(200);
-    // The older edition page does not link forward, so it never needs re-rendering.
-    expect(await (await server.get("/boise-idaho/2026-11-20")).text()).not.toContain("2026-11-21");
+    // The edition before it now links forward to it.
+    expect(await (await server.get("/boise-idaho/2026-11-20")).text()).toMatch(/<a href="\/boise-idaho\/2026-11-21" rel="next">/);
+    expect(await (await server.get("/boise-idaho/2026-11-20.md")).text()).toContain("Next: [2026-11-21: Boise: first snow of the season]");
   });
 
   it("never shows a reader a missing or half-written page while a publish swaps", async () => {
