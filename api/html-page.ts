@@ -18,7 +18,7 @@ export interface HtmlPageOptions {
 
 /** The page's HTML alone. */
 export async function htmlDocument(ctx: AppContext, title: string, body: string, options: HtmlPageOptions & { path?: string } = {}): Promise<string> {
-  const page: ServerPage = { title, body, path: options.path ?? "/", description: options.description, refreshSeconds: options.refreshSeconds };
+  const page: ServerPage = { title, body, path: options.path ?? SERVER_PAGE_ROUTE, description: options.description, refreshSeconds: options.refreshSeconds };
   return renderServerPage(ctx, SERVER_PAGE_ROUTE, { page });
 }
 

@@ -30,7 +30,7 @@ const subscriptionsOf = (email: string) =>
 async function htmlOf(res: Response): Promise<string> {
   expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
   const html = await res.text();
-  expect(html).toMatch(/^<!doctype html>/);
+  expect(html).toMatch(/^<!doctype html>/i);
   // The site's look: its masthead and a way back.
   expect(html).toContain('<a class="brand" href="/">city<span>daily</span></a>');
   return html;
