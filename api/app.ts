@@ -15,6 +15,8 @@ import { problemResponse } from "./problem.ts";
 import { apiCatalogLink } from "../src/services/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { advertiseRoutes } from "./routes/advertise.ts";
+import { orderPageRoutes } from "./routes/order-page.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
@@ -89,6 +91,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   subscribeFormRoutes(app, ctx);
   paymentWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
+  advertiseRoutes(app, ctx);
+  orderPageRoutes(app, ctx);
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);

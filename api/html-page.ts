@@ -14,10 +14,12 @@ export interface HtmlPageOptions {
   /** Reload after this many seconds (a status still changing), without JavaScript. */
   refreshSeconds?: number;
   description?: string;
+  /** The page's own path (titles and links are as on the site's pages). */
+  path?: string;
 }
 
 /** The page's HTML alone. */
-export async function htmlDocument(ctx: AppContext, title: string, body: string, options: HtmlPageOptions & { path?: string } = {}): Promise<string> {
+export async function htmlDocument(ctx: AppContext, title: string, body: string, options: HtmlPageOptions = {}): Promise<string> {
   const page: ServerPage = { title, body, path: options.path ?? SERVER_PAGE_ROUTE, description: options.description, refreshSeconds: options.refreshSeconds };
   return renderServerPage(ctx, SERVER_PAGE_ROUTE, { page });
 }

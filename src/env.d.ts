@@ -5,5 +5,6 @@ declare namespace App {
     site: import("./site/views.ts").SiteData;
     /** Set by the server-rendered pages (api/html-page.ts) only. */
     page?: import("./site/server-page.ts").ServerPage;
+    advertise?: import("./site/server-page.ts").AdvertiseView;
   }
 }

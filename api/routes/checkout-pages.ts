@@ -10,7 +10,6 @@ import { operatorView } from "../../src/services/operator.ts";
 import { handlePaymentCallback } from "../../src/services/payments.ts";
 import { sweepCommerce } from "../../src/services/listings.ts";
 import { findLease } from "../../src/store/leases.ts";
-import { findOrder } from "../../src/store/orders.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
 
@@ -19,7 +18,8 @@ import { htmlPage } from "../html-page.ts";
  *   GET  /checkout/{session}          the local provider's hosted checkout page (what, price, Pay, Cancel)
  *   POST /checkout/{session}/pay      emits the signed callback (verified like Stripe's), then 303 to the success page
  *   POST /checkout/{session}/cancel   303 to the cancel page (the link stays open until it expires)
- *   GET  /purchase/done?order=|lease= and /purchase/cancelled?...   the success and cancel pages (both providers)
+ *   GET  /purchase/done?lease= and /purchase/cancelled?lease=   a lease's success and cancel pages (both providers);
+ *        `?order=` leads to the order's own page, /orders/{id}
  *   GET  /operator/{token}            the operator's own page (signed link from the activation email)
  *   GET  /listing-policy              the listing policy (content/listing-policy.md)
  */
@@ -108,20 +108,12 @@ ${view.ledger.length ? `<table><thead><tr><th>Date</th><th>Listing</th><th>Produ
   });
 }
 
-function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promise<Response> {
+async function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promise<Response> {
   sweepCommerce(ctx);
   const orderId = event.url.searchParams.get("order") ?? "";
   const leaseId = event.url.searchParams.get("lease") ?? "";
-  if (ORDER_ID.test(orderId)) {
-    const o = findOrder(ctx.db, orderId);
-    if (!o) return notFound(ctx);
-    const status = `/api/listing-order?id=${o.id}`;
-    const live = o.status === "published";
-    return htmlPage(ctx, 200, paid ? (live ? "Your listing is live" : "Thank you") : "Checkout cancelled", `<p><strong>${e(o.title)}</strong> in ${e(o.town_name)}, ${e(o.state_name)}</p>
-<p>Status: <span data-testid="status">${e(o.status)}</span>${live ? ` (<a href="/${e(o.slug)}">see the town's page</a>)` : ""}.</p>
-${paid ? "" : `<p>Nothing was charged.${o.status === "pending_payment" && o.checkout_url ? ` The payment link stays open until ${e((o.checkout_expires_at ?? "").replace("T", " ").slice(0, 16))} UTC: <a href="${e(o.checkout_url)}">return to the checkout</a>.` : ""}</p>`}
-<p>Order ${e(o.id)}; machine-readable status: <a href="${e(status)}">${e(status)}</a></p>`);
-  }
+  // Listing orders have their own page for people (api/routes/order-page.ts); links issued before it lead there.
+  if (ORDER_ID.test(orderId)) return redirect(`/orders/${orderId}${paid ? "" : "?checkout=cancelled"}`);
   if (LEASE_ID.test(leaseId)) {
     const l = findLease(ctx.db, leaseId);
     if (!l) return notFound(ctx);

@@ -143,7 +143,8 @@ function linkSuffix(url: string | null, label: string): string {
   return safe ? ` [${label}](${safe})` : "";
 }
 
-function eventLine(e: CalendarEvent, withDay: boolean): string {
+/** One event as the email's calendar lists it (the buying page's preview shows this very line). */
+export function eventLine(e: CalendarEvent, withDay: boolean): string {
   const day = withDay ? `${dateParts(e.startsAt.slice(0, 10)).short}: ` : "";
   const desc = e.description.trim() ? ` — ${escapeMarkdown(e.description)}` : "";
   return `- ${day}**${escapeMarkdown(e.title, TITLE_MAX)}**${e.featured ? " (featured)" : ""}${desc}${linkSuffix(e.url, "Details")}`;
@@ -178,14 +179,17 @@ export function featuredThisDay(listings: DirectoryListing[], date: string): Dir
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** A featured business as the email mentions it (the buying page's preview shows this very line). */
+export function directoryLine(l: DirectoryListing): string {
+  const desc = l.description.trim() ? ` — ${escapeMarkdown(l.description)}` : "";
+  return `- **${escapeMarkdown(l.title, TITLE_MAX)}** (featured)${desc}${linkSuffix(l.url, "Website")}`;
+}
+
 function directorySection(listings: DirectoryListing[], date: string, pageUrl: string): string[] {
   const current = listings.filter((l) => l.endsOn >= date);
   if (current.length === 0) return [];
   const out = ["## From the directory", ""];
-  for (const l of featuredThisDay(current, date)) {
-    const desc = l.description.trim() ? ` — ${escapeMarkdown(l.description)}` : "";
-    out.push(`- **${escapeMarkdown(l.title, TITLE_MAX)}** (featured)${desc}${linkSuffix(l.url, "Website")}`);
-  }
+  for (const l of featuredThisDay(current, date)) out.push(directoryLine(l));
   if (out.length > 2) out.push("");
   out.push(`${current.length} ${current.length === 1 ? "business is" : "businesses are"} listed in the [town directory](${pageUrl}).`, "");
   return out;

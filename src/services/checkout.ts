@@ -71,7 +71,7 @@ export async function issuePaymentLink(ctx: AppContext, o: OrderView): Promise<{
     const session = await ctx.payments.createCheckout({
       mode: "payment", reference: o.id, productName: `${what} (${o.tier}) in ${o.town_name}, ${o.state_name}`, description: o.title,
       amountCents: o.price_cents, currency: "usd", customerEmail: o.buyer_email,
-      successUrl: `${base}/purchase/done?order=${o.id}`, cancelUrl: `${base}/purchase/cancelled?order=${o.id}`,
+      successUrl: `${base}/orders/${o.id}`, cancelUrl: `${base}/orders/${o.id}?checkout=cancelled`,
       expiresAt: new Date(now.getTime() + ctx.config.listingCheckoutHours * 3600_000),
     });
     const expiresAt = session.expiresAt.toISOString();

@@ -17,3 +17,32 @@ export interface ServerPage {
 
 /** The renderer's path of the shell page (never published: no publish lists it). */
 export const SERVER_PAGE_ROUTE = "/server-page";
+
+/** What the buying page of a town shows (api/routes/advertise.ts -> src/pages/advertise-page.astro). */
+export interface AdvertiseView {
+  slug: string;
+  town: string;
+  state: string;
+  /** The form's own address, `/advertise/{slug}`. */
+  path: string;
+  /** Whether the town takes listings now; when not, why, and the town page where it can be started or leased. */
+  selling: boolean;
+  notSelling?: string;
+  kind: import("./listing-form.ts").ListingKind;
+  tiers: import("../contract/commerce.ts").ListingTier[];
+  values: import("./listing-form.ts").ListingFormValues;
+  errors: Partial<Record<import("./listing-form.ts").FormField, string>>;
+  /** A refusal or failure to show above the form (the screen's reason and what to change). */
+  alert?: { heading: string; text: string };
+  preview: {
+    event?: import("../contract/resources.ts").CalendarEvent;
+    business?: import("../contract/resources.ts").DirectoryListing;
+    /** The listing's line in the morning email, rendered as the edition renders it; absent when the tier is not in the email. */
+    emailHtml?: string;
+    emailNote: string;
+  };
+  /** Where the buyer pays: "stripe" or the built-in page. */
+  provider: string;
+}
+
+export const ADVERTISE_PAGE_ROUTE = "/advertise-page";
