@@ -1,8 +1,10 @@
 import type { H3, H3Event } from "h3";
 import type { z } from "zod";
+import type { CitiesResponse } from "../../src/contract/resources.ts";
 import type { CheckoutResponse, ListingQuoteResponse as QuoteSchema } from "../../src/contract/commerce.ts";
 import { operationsById } from "../../src/contract/operations/index.ts";
 import { directoryLine, eventLine, renderEditionHtml } from "../../src/core/compose.ts";
+import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { AppError } from "../../src/core/errors.ts";
 import { addDays } from "../../src/core/holidays.ts";
 import { BUSINESS_RUN_DAYS } from "../../src/core/pricing.ts";
@@ -92,6 +94,16 @@ const redirect = (to: string) => new Response(null, { status: 303, headers: { Lo
 const unknownTown = (ctx: AppContext) => htmlPage(ctx, 404, "No such town", `<p>We know no U.S. place at this address. <a href="/cities">Find your town</a> and follow its "Advertise" link.</p>`);
 
 export function advertiseRoutes(app: H3, ctx: AppContext): void {
+  // The home page's link: every town with a newsletter, each to its buying page.
+  app.get("/advertise", async (event) => {
+    const cities = (await runOperation(ctx, operationsById.listCities, {}, caller(ctx, event))).data as CitiesResponse;
+    const groups = cities.states.map((g) => `<h2>${e(g.state)}</h2>
+<ul class="cities">${g.cities.map((c) => `<li><a href="/advertise/${e(c.slug)}">${e(c.city)}</a></li>`).join("")}</ul>`).join("\n");
+    return htmlPage(ctx, 200, "Advertise in your town", `<p class="lede">List an event on a town's calendar or a business in its directory: on the town's page, and for featured listings in its morning email. Choose the town.</p>
+${groups || "<p>No town has a newsletter yet.</p>"}
+<p>Your town is not here? <a href="/cities">Find it</a>: its newsletter starts with its first subscriber, and it can take listings from then on.</p>`, { path: "/advertise" });
+  });
+
   app.get("/advertise/:slug", async (event) => {
     const slug = event.context.params!.slug;
     const q = await quote(ctx, event, slug);
