@@ -48,7 +48,7 @@ export const ListingQuoteResponse = z.object({
   slug: Slug,
   city: z.string(),
   state: z.string(),
-  selling: z.boolean().meta({ description: "Whether the town sells listings now (it has a newsletter: a subscriber or an edition)" }),
+  selling: z.boolean().meta({ description: "Whether the town sells listings now: it has a newsletter (a subscriber or an edition) or an operator (an active lease). The listing checkouts follow the same rule (`409 conflict` otherwise)" }),
   reason: z.string().optional().meta({ description: "Why the town does not sell listings, when `selling` is false" }),
   event: z.array(ListingTier),
   business: z.array(ListingTier),

@@ -5,9 +5,9 @@ import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError } from "../core/errors.ts";
 import { listingPriceCents, type ListingProduct } from "../core/pricing.ts";
 import { findOrder, hostSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
-import { requireCity } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { statusUrl, townToday } from "./listings.ts";
+import { requireSellingTown } from "./pricing.ts";
 
 /**
  * The listing checkouts: screen inside the request, store the order, and answer with exactly one of
@@ -25,7 +25,7 @@ export async function createBusinessCheckout(ctx: AppContext, input: BusinessChe
 type Common = { slug: string; tier: NewOrder["tier"]; title: string; description: string; url: string; buyerEmail: string };
 
 async function createCheckout(ctx: AppContext, product: ListingProduct, input: Common, specific: Pick<NewOrder, "starts_at" | "ends_at" | "venue" | "address" | "category">): Promise<CheckoutResponse> {
-  const place = requireCity(ctx, input.slug);
+  const place = requireSellingTown(ctx, input.slug);
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const host = urlHost(input.url) ?? null;

@@ -37,6 +37,7 @@ export function queueOrderMail(ctx: AppContext, o: OrderView, template: Transact
   const now = ctx.config.now();
   const data: ListingMailData = {
     orderId: o.id, product: o.product, title: o.title, town: `${o.town_name}, ${o.state_name}`, statusUrl: statusUrl(ctx, o.id),
+    tier: o.tier, priceCents: o.price_cents,
     townUrl: `${ctx.config.baseUrl}/${o.slug}`, ...extra,
   };
   enqueueTransactional(ctx.db, { to: o.buyer_email, template, payload: data, dedupeKey: `${o.id}:${template}` }, now.getTime(), now.toISOString());
