@@ -17,6 +17,7 @@ import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { advertiseRoutes } from "./routes/advertise.ts";
 import { orderPageRoutes } from "./routes/order-page.ts";
+import { leaseRoutes } from "./routes/lease.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
@@ -93,6 +94,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   checkoutPageRoutes(app, ctx);
   advertiseRoutes(app, ctx);
   orderPageRoutes(app, ctx);
+  leaseRoutes(app, ctx);
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);
