@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import type { BusinessCheckoutRequest, CheckoutResponse, EventCheckoutRequest } from "../contract/commerce.ts";
-import { screenListing, urlHost, type ScreenInput } from "../core/compliance.ts";
+import { reputationDomain, screenListing, urlHost, type ScreenInput } from "../core/compliance.ts";
 import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError } from "../core/errors.ts";
 import { listingPriceCents, type ListingProduct } from "../core/pricing.ts";
-import { findOrder, hostSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
+import { findOrder, domainSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
 import type { AppContext } from "./context.ts";
 import { statusUrl, townToday } from "./listings.ts";
 import { requireSellingTown } from "./pricing.ts";
@@ -29,6 +29,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const host = urlHost(input.url) ?? null;
+  const domain = reputationDomain(input.url);
   const screenInput: ScreenInput = {
     product, title: input.title, description: input.description, url: input.url, buyerEmail: input.buyerEmail,
     startsAt: specific.starts_at ?? undefined, endsAt: specific.ends_at ?? undefined,
@@ -37,7 +38,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
   const verdict = screenListing(screenInput, {
     today: townToday(ctx, place.timezone),
     disposableEmail: isDisposableEmail(input.buyerEmail),
-    rejectedHosts: new Set(host && hostSeenInRejections(ctx.db, host) ? [host] : []),
+    rejectedDomains: new Set(domain && domainSeenInRejections(ctx.db, domain) ? [domain] : []),
   });
   const priceCents = listingPriceCents(input.tier);
   const status = verdict.action === "reject" ? "rejected" : verdict.action === "hold" ? "held" : priceCents === 0 ? "awaiting_review" : "pending_payment";

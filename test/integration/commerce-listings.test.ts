@@ -212,7 +212,7 @@ describe("the compliance screen", () => {
     const caps = await (await server.post("/api/business-checkout", { ...BUSINESS, title: "BEST PIZZA IN TOWN EVER" })).json();
     expect(caps.held.rule).toBe("all-caps");
     // A domain seen in a rejected order (the gambling case above used the same host) is held.
-    const seen = await (await server.post("/api/listing-checkout", { ...EVENT, url: "https://harvestfair.example.com/other" })).json();
+    const seen = await (await server.post("/api/listing-checkout", { ...EVENT, url: "https://harvestfair.example/other" })).json();
     expect(seen.held?.rule ?? seen.checkoutUrl).toBe("rejected-domain");
 
     const released = await (await server.post(`/admin/orders/${held.orderId}/release`, {}, { headers: ADMIN })).json();
@@ -287,7 +287,7 @@ describe("the daily email", () => {
   it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
     const { composeCity } = await import("../../src/services/morning.ts");
     const { findPlaceBySlug } = await import("../../src/store/places.ts");
-    const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example.com/", buyerEmail: "books@example.com" })).json();
+    const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example/", buyerEmail: "books@example.com" })).json();
     await payOnHostedPage(biz.checkoutUrl, "$25.00");
     // (The events published above ended when the clock jumped a month; these are new.)
     const featured = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured", title: "Lantern walk <i>by the river</i>", url: "https://lanterns.example.org/" })).json();

@@ -70,7 +70,7 @@ describe("Stripe mode", () => {
     expect(f).toMatchObject({
       mode: "payment", customer_email: EVENT.buyerEmail, "metadata[order_id]": body.orderId, "payment_intent_data[metadata][order_id]": body.orderId,
       "line_items[0][price_data][unit_amount]": "2500", "line_items[0][price_data][product_data][name]": "Event listing (featured) in Boise, Idaho",
-      success_url: `${server.url}/purchase/done?order=${body.orderId}`,
+      success_url: `${server.url}/orders/${body.orderId}`, cancel_url: `${server.url}/orders/${body.orderId}?checkout=cancelled`,
     });
     expect(f["line_items[0][price_data][recurring][interval]"]).toBeUndefined();
     expect(stripe.requests.at(-1)!.headers["idempotency-key"]).toBe(`checkout-${body.orderId}`);
