@@ -1,7 +1,7 @@
 import type { H3, H3Event } from "h3";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
+import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
 import type { SubscriptionRow } from "../../src/store/subscribers.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
@@ -62,9 +62,12 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     if (!view) return invalid(ctx);
     const items = view.subscriptions.map((s) => {
       const active = s.status === "active" && !view.suppressed;
+      const again = s.status === "unsubscribed" && view.resubscribable;
       const action = active
         ? `<form method="post"><input type="hidden" name="subscription" value="${s.id}"><button type="submit" class="secondary" aria-label="Unsubscribe from ${e(place(s))}">Unsubscribe</button></form>`
-        : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
+        : again
+          ? `<span class="status">unsubscribed</span><form method="post"><input type="hidden" name="resubscribe" value="${s.id}"><button type="submit" aria-label="Subscribe again to ${e(place(s))}">Subscribe again</button></form>`
+          : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
       return `<li><span>${e(place(s))}</span>${action}</li>`;
     }).join("\n");
     const anyActive = !view.suppressed && view.subscriptions.some((s) => s.status === "active");
@@ -82,6 +85,11 @@ ${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><bu
     if (form.get("all") === "1") {
       if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid(ctx);
       return managePage(token, "You are unsubscribed from every city.");
+    }
+    if (form.has("resubscribe")) {
+      const again = Number(form.get("resubscribe"));
+      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return managePage(token, "Nothing changed.");
+      return managePage(token, "Subscribed again: a welcome email is on its way.");
     }
     const id = Number(form.get("subscription"));
     if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return managePage(token, "Nothing changed.");

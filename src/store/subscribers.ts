@@ -42,6 +42,25 @@ export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
   return row?.id;
 }
 
+/**
+ * A subscription the reader had left (status `unsubscribed`) is active again; bounced or complained
+ * ones stay as they are (the address failed, not the reader's choice). Returns its id when it changed.
+ */
+export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): number | undefined {
+  const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
+    WHERE email = @email AND place_geoid = @placeGeoid AND status = 'unsubscribed' RETURNING id`)
+    .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as { id: number } | undefined;
+  return row?.id;
+}
+
+/**
+ * Lifts the address's suppression when it was the reader's own "unsubscribe from every city" (never
+ * a bounce, a complaint or staff's): they asked for mail again. Returns true when it was lifted.
+ */
+export function liftOwnSuppression(db: DB, email: string): boolean {
+  return cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'unsubscribed'").run(email).changes === 1;
+}
+
 const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
 
 export function findSubscription(db: DB, id: number): SubscriptionRow | undefined {
