@@ -11,7 +11,11 @@ import { createSiteData } from "../src/site/views.ts";
  */
 export interface HtmlPageOptions {
   headers?: Record<string, string>;
-  /** Reload after this many seconds (a status still changing), without JavaScript. */
+  /**
+   * Reload after this many seconds (a status still changing), without JavaScript: an HTTP `Refresh`
+   * header, which browsers apply as a meta refresh; in the markup a delayed refresh is an
+   * accessibility failure (axe, html-validate), so the page says it updates and offers to stop.
+   */
   refreshSeconds?: number;
   description?: string;
   /** The page's own path (titles and links are as on the site's pages). */
@@ -20,7 +24,7 @@ export interface HtmlPageOptions {
 
 /** The page's HTML alone. */
 export async function htmlDocument(ctx: AppContext, title: string, body: string, options: HtmlPageOptions = {}): Promise<string> {
-  const page: ServerPage = { title, body, path: options.path ?? SERVER_PAGE_ROUTE, description: options.description, refreshSeconds: options.refreshSeconds };
+  const page: ServerPage = { title, body, path: options.path ?? SERVER_PAGE_ROUTE, description: options.description };
   return renderServerPage(ctx, SERVER_PAGE_ROUTE, { page });
 }
 
@@ -45,5 +49,6 @@ export function htmlHeaders(extra: Record<string, string> = {}): Record<string, 
 }
 
 export async function htmlPage(ctx: AppContext, status: number, title: string, body: string, options: HtmlPageOptions = {}): Promise<Response> {
-  return new Response(await htmlDocument(ctx, title, body, options), { status, headers: htmlHeaders(options.headers) });
+  const refresh: Record<string, string> = options.refreshSeconds ? { Refresh: String(options.refreshSeconds) } : {};
+  return new Response(await htmlDocument(ctx, title, body, options), { status, headers: htmlHeaders({ ...refresh, ...options.headers }) });
 }

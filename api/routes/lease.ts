@@ -44,7 +44,7 @@ ${problem && !problem.field ? `<div class="alert" role="alert"><p>${e(problem.te
 <p class="help" id="email-help">Your operator account: the payment page starts with it and your sign-in links go there.</p>
 <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${e(typed.email)}" aria-describedby="email-help email-error"${emailError ? ' aria-invalid="true"' : ""}>
 <p class="field-error" id="email-error">${e(emailError)}</p></div>
-<label class="choice" for="subscribe"><input type="checkbox" id="subscribe" name="subscribe" value="1"${typed.subscribe ? " checked" : ""}><span>Also send me the ${e(place.name)} daily newsletter${q.subscribers === 0 ? ": its first edition goes out the morning after its first subscriber" : ""}. One click unsubscribes.</span></label>
+<label class="choice"><input type="checkbox" id="subscribe" name="subscribe" value="1"${typed.subscribe ? " checked" : ""}><span>Also send me the ${e(place.name)} daily newsletter${q.subscribers === 0 ? ": its first edition goes out the morning after its first subscriber" : ""}. One click unsubscribes.</span></label>
 <p class="help">${e(town)} is held for you for ${ctx.config.reservationMinutes} minutes while you pay.</p>
 <div class="actions"><button type="submit">Continue to payment (${e(price)})</button></div>
 </form>

@@ -20,7 +20,7 @@ import { htmlPage } from "../html-page.ts";
 const op = operationsById.getListingOrder;
 
 /** Seconds between reloads while the status may change by itself (a payment lands in seconds; a person's look takes longer). */
-const REFRESH: Partial<Record<ListingOrder["status"], number>> = { pending_payment: 10, paid: 5, held: 60, awaiting_review: 60 };
+const REFRESH: Partial<Record<ListingOrder["status"], number>> = { pending_payment: 30, paid: 5, held: 60, awaiting_review: 60 };
 
 const HEADINGS: Record<ListingOrder["status"], string> = {
   pending_payment: "Waiting for your payment",
@@ -45,14 +45,14 @@ function whatHappens(ctx: AppContext, o: ListingOrder, cancelled: boolean): stri
       return `${cancelled ? "<p>You left the checkout: nothing was charged.</p>" : ""}<p>Your listing is published as soon as you pay${o.checkoutExpiresAt ? `; the payment link is open until ${e(utc(o.checkoutExpiresAt))}` : ""}.</p>
 ${o.checkoutUrl ? `<p class="actions"><a class="button" href="${e(o.checkoutUrl)}">Pay ${e(formatCents(o.priceCents))}</a></p>` : ""}`;
     case "paid":
-      return "<p>Your payment arrived. The listing goes up within seconds; this page updates by itself.</p>";
+      return "<p>Your payment arrived. The listing goes up within seconds.</p>";
     case "published":
       return "";
     case "awaiting_review":
-      return `<p>Free listings are published after a person at citydaily approves them. We email you as soon as it is published, or why not. Nothing is charged. This page updates by itself.</p>`;
+      return `<p>Free listings are published after a person at citydaily approves them. We email you as soon as it is published, or why not. Nothing is charged.</p>`;
     case "held":
       return `<p>${e(o.held?.reason ?? "A person at citydaily looks at this listing before it can be paid.")}</p>
-<p>What happens next: a person at citydaily reads it. If it is fine, we email you a payment link (open for ${hours} hours) and the listing is published as soon as you pay; if not, we email you why. Nothing is charged until you pay. This page updates by itself.</p>`;
+<p>What happens next: a person at citydaily reads it. If it is fine, we email you a payment link (open for ${hours} hours) and the listing is published as soon as you pay; if not, we email you why. Nothing is charged until you pay.</p>`;
     case "rejected":
       return `<p>${e(o.rejected?.reason ?? "It does not meet the listing policy.")} Nothing was charged.</p>
 <p><a href="/advertise/${e(o.town.slug)}?kind=${o.product}">Start a new listing in ${e(town)}</a> · <a href="/listing-policy">The listing policy</a></p>`;
@@ -93,6 +93,12 @@ export async function orderPage(ctx: AppContext, event: H3Event, id: string): Pr
     throw err;
   }
   const cancelled = event.url.searchParams.get("checkout") === "cancelled";
+  // Reloading is announced and can be stopped (WCAG 2.2.1): `?updates=off` answers without the Refresh header.
+  const still = event.url.searchParams.get("updates") !== "off";
+  const refresh = REFRESH[o.status];
+  const updating = refresh === undefined ? "" : still
+    ? `<p class="status" data-testid="updates">This page updates by itself every ${refresh} seconds. <a href="/orders/${e(o.id)}?updates=off">Stop updating</a></p>`
+    : `<p class="status" data-testid="updates">Updates are off. <a href="/orders/${e(o.id)}">Check again</a></p>`;
   const what = `${o.product === "event" ? "Event" : "Business"} listing, ${o.tier}`;
   const paid = o.paidAt ? `${formatCents(o.priceCents)}, paid ${day(o.paidAt)}` : o.priceCents === 0 ? "Free" : `${formatCents(o.priceCents)} (not paid${o.status === "pending_payment" ? " yet" : ""})`;
   const facts: Array<[string, string]> = [
@@ -108,10 +114,11 @@ export async function orderPage(ctx: AppContext, event: H3Event, id: string): Pr
     ["Order", `<code>${e(o.id)}</code>`],
   ];
   const body = `${whatHappens(ctx, o, cancelled)}
+${updating}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${e(k)}</dt><dd>${v}</dd>`).join("")}</dl>
 ${whereItAppears(ctx, o)}
 <p class="status">Questions? Reply to any email about this order. For programs: <a href="${e(o.statusUrl)}">this order as JSON</a>.</p>`;
-  return htmlPage(ctx, 200, HEADINGS[o.status], body, { refreshSeconds: REFRESH[o.status], path: `/orders/${o.id}` });
+  return htmlPage(ctx, 200, HEADINGS[o.status], body, { refreshSeconds: still ? refresh : undefined, path: `/orders/${o.id}` });
 }
 
 export function orderPageRoutes(app: H3, ctx: AppContext): void {

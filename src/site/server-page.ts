@@ -11,8 +11,6 @@ export interface ServerPage {
   /** The page's own path (its canonical address). */
   path: string;
   description?: string;
-  /** Reload the page after this many seconds (a status that is still changing; works without JavaScript). */
-  refreshSeconds?: number;
 }
 
 /** The renderer's path of the shell page (never published: no publish lists it). */
