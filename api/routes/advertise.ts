@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { CitiesResponse } from "../../src/contract/resources.ts";
 import type { CheckoutResponse, ListingQuoteResponse as QuoteSchema } from "../../src/contract/commerce.ts";
 import { operationsById } from "../../src/contract/operations/index.ts";
-import { directoryLine, eventLine, renderEditionHtml } from "../../src/core/compose.ts";
+import { CALENDAR_DAYS, directoryLine, eventLine, renderEditionHtml } from "../../src/core/compose.ts";
+import { formatLongDate } from "../../src/site/format.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { AppError } from "../../src/core/errors.ts";
 import { addDays } from "../../src/core/holidays.ts";
@@ -66,7 +67,7 @@ function preview(ctx: AppContext, slug: string, v: ListingFormValues): Advertise
       event: listing.event,
       emailHtml: featured && listing.event ? renderEditionHtml(eventLine(listing.event, true)) : undefined,
       emailNote: featured
-        ? `Featured events are in ${place.name}'s morning email every day of the week before them${day ? ` (from ${addDays(day, -7) < today ? today : addDays(day, -7)} to ${day})` : ""}, and first on their day.`
+        ? `Featured events are in ${place.name}'s morning email every day of the week before them${day ? ` (from ${formatLongDate(addDays(day, -CALENDAR_DAYS) < today ? today : addDays(day, -CALENDAR_DAYS))} to ${formatLongDate(day)})` : ""}, and first on their day.`
         : "Only featured events are in the morning email; this listing is on the town page's calendar.",
     };
   }

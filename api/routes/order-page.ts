@@ -4,6 +4,7 @@ import { operationsById } from "../../src/contract/operations/index.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { AppError } from "../../src/core/errors.ts";
 import { addDays } from "../../src/core/holidays.ts";
+import { CALENDAR_DAYS } from "../../src/core/compose.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { runOperation } from "../../src/services/operations.ts";
@@ -73,8 +74,11 @@ function whereItAppears(ctx: AppContext, o: ListingOrder): string {
   const items = [`<li>On the <a href="/${e(o.town.slug)}#${o.product === "event" ? "calendar" : "directory"}-heading">${e(town)} page</a>, in its ${o.product === "event" ? "calendar" : "directory"}${o.runEndsAt ? ` until ${e(day(o.runEndsAt))}` : ""}</li>`,
     `<li>In <a href="/api/city/${e(o.town.slug)}">the town's data</a> that apps and assistants read</li>`];
   if (o.tier === "featured" && o.product === "event" && o.startsAt) {
+    // The composer's calendar looks CALENDAR_DAYS ahead: the email carries it from then (or from publication) to its day.
     const d = o.startsAt.slice(0, 10);
-    items.push(`<li>In ${e(o.town.city)}'s morning email from ${e(day(addDays(d, -7)))} to ${e(day(d))}; the edition of its day: <a href="/${e(o.town.slug)}/${e(d)}">${e(day(d))}</a></li>`);
+    const published = (o.publishedAt ?? o.createdAt).slice(0, 10);
+    const from = addDays(d, -CALENDAR_DAYS) > published ? addDays(d, -CALENDAR_DAYS) : published;
+    items.push(`<li>In ${e(o.town.city)}'s morning email from ${e(day(from))} to ${e(day(d))}, on the calendar; the edition of its day will be at <a href="/${e(o.town.slug)}/${e(d)}">${e(o.town.city)}, ${e(day(d))}</a></li>`);
   } else if (o.tier === "featured") {
     items.push(`<li>Mentioned by name in ${e(o.town.city)}'s morning email once a week</li>`);
   }
@@ -117,7 +121,7 @@ export async function orderPage(ctx: AppContext, event: H3Event, id: string): Pr
 ${updating}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${e(k)}</dt><dd>${v}</dd>`).join("")}</dl>
 ${whereItAppears(ctx, o)}
-<p class="status">Questions? Reply to any email about this order. For programs: <a href="${e(o.statusUrl)}">this order as JSON</a>.</p>`;
+<p class="status">Keep this page's address to check on your order; the emails about it link here. For programs: <a href="${e(o.statusUrl)}">this order as JSON</a>.</p>`;
   return htmlPage(ctx, 200, HEADINGS[o.status], body, { refreshSeconds: still ? refresh : undefined, path: `/orders/${o.id}` });
 }
 

@@ -9,8 +9,8 @@ import type { AppContext } from "./context.ts";
 
 const INCLUDES: Record<ListingProduct, Record<string, string[]>> = {
   event: {
-    free: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published after a person approves it"],
-    standard: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published within seconds of payment"],
+    free: ["On the town's public calendar (its web page, and the data apps and assistants read)", "Published after a person approves it"],
+    standard: ["On the town's public calendar (its web page, and the data apps and assistants read)", "Published within seconds of payment"],
     featured: ["On the town's public calendar, marked featured and listed first on its day", "Appears in the town's daily email in the week before it", "Published within seconds of payment"],
   },
   business: {

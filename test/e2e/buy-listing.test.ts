@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays } from "../../src/core/holidays.ts";
 import { localDate } from "../../src/core/time.ts";
+import { subscriberToken } from "../../src/services/unsubscribe.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { startSiteWithEditions } from "../helpers/site-pages.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -250,6 +251,16 @@ describe("buying a listing in a browser", () => {
     expect(await page.getByTestId("price").textContent()).toBe("$10.00 a month");
     expect(await page.getByLabel(/Also send me the Twin Falls daily/).isChecked()).toBe(false);
     await checkPage(context, page, "lease");
+
+    // The manage page of a reader who left a city offers to subscribe again.
+    await server.post("/api/subscribe", { email: "left@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" });
+    const id = server.ctx.db.prepare("SELECT id FROM subscribers WHERE email = 'left@example.org'").pluck().get() as number;
+    const token = subscriberToken(server.ctx, id, "left@example.org");
+    await fetch(`${server.url}/unsubscribe/${token}`, { method: "POST" });
+    await page.goto(`${server.url}/subscriptions/${token}`);
+    await page.getByRole("button", { name: "Subscribe again to Boise, Idaho" }).click();
+    expect(await page.getByRole("status").textContent()).toBe("Subscribed again: a welcome email is on its way.");
+    await checkPage(context, page, "manage");
     await context.close();
   });
 });
