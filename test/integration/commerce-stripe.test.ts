@@ -64,6 +64,20 @@ describe("Stripe mode", () => {
     expect(sink.messages.find((m) => m.to.includes("op@example.com"))?.parsed.subject).toBe("You now operate the Boise, Idaho daily");
   });
 
+  it("the buying page for people sends the buyer to Stripe's page, whose success URL is the order page", async () => {
+    const res = await fetch(`${server.url}/advertise/boise-idaho`, {
+      method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ kind: "business", tier: "standard", title: "Rosemary Bakery", description: "Sourdough.", address: "112 N 8th St",
+        category: "Bakery", url: "https://rosemary-bakery.example/", buyerEmail: "owner@example.com", action: "buy" }).toString(),
+    });
+    expect(res.status).toBe(303);
+    const session = stripe.sessions().at(-1)!;
+    expect(res.headers.get("location")).toBe(session.url);
+    const f = Object.fromEntries(stripe.requests.at(-1)!.form);
+    expect(f.success_url).toMatch(new RegExp(`^${server.url}/orders/lo_[0-9a-f-]{36}$`));
+    expect(f.customer_email).toBe("owner@example.com");
+  });
+
   it("a listing is a payment-mode session; the fee in the ledger is the one Stripe reports", async () => {
     const body = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured" })).json();
     const f = Object.fromEntries(stripe.requests.at(-1)!.form);
