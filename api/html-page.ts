@@ -1,4 +1,5 @@
 import { loadRenderer } from "../src/publish/site-renderer.ts";
+import { inlineScriptHashes, pagePolicy } from "./security-headers.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { SERVER_PAGE_ROUTE, type ServerPage } from "../src/site/server-page.ts";
 import { createSiteData } from "../src/site/views.ts";
@@ -20,6 +21,8 @@ export interface HtmlPageOptions {
   description?: string;
   /** The page's own path (titles and links are as on the site's pages). */
   path?: string;
+  /** Its form answers with a redirect to the payment provider's page: allowed in the CSP's form-action. */
+  toCheckout?: boolean;
 }
 
 /** The page's HTML alone. */
@@ -36,6 +39,14 @@ export async function renderServerPage(ctx: AppContext, route: string, locals: o
   return html;
 }
 
+/**
+ * The page policy of a page whose form redirects to the payment provider's hosted page (browsers
+ * apply `form-action` to the redirect too); other pages get the default policy from the middleware.
+ */
+export function checkoutFormPolicy(ctx: AppContext, html: string): Record<string, string> {
+  return { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html), ctx.payments.checkoutOrigins), "X-Frame-Options": "DENY" };
+}
+
 /** The headers of every per-person page. */
 export function htmlHeaders(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -50,5 +61,7 @@ export function htmlHeaders(extra: Record<string, string> = {}): Record<string, 
 
 export async function htmlPage(ctx: AppContext, status: number, title: string, body: string, options: HtmlPageOptions = {}): Promise<Response> {
   const refresh: Record<string, string> = options.refreshSeconds ? { Refresh: String(options.refreshSeconds) } : {};
-  return new Response(await htmlDocument(ctx, title, body, options), { status, headers: htmlHeaders({ ...refresh, ...options.headers }) });
+  const html = await htmlDocument(ctx, title, body, options);
+  const policy = options.toCheckout ? checkoutFormPolicy(ctx, html) : {};
+  return new Response(html, { status, headers: htmlHeaders({ ...refresh, ...policy, ...options.headers }) });
 }

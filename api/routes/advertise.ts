@@ -17,7 +17,7 @@ import { ADVERTISE_PAGE_ROUTE, type AdvertiseView } from "../../src/site/server-
 import { findPlaceBySlug } from "../../src/store/places.ts";
 import { readBodyText } from "../body.ts";
 import { clientAddress } from "../client-address.ts";
-import { htmlHeaders, htmlPage, renderServerPage } from "../html-page.ts";
+import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../html-page.ts";
 
 type ListingQuoteResponse = z.infer<typeof QuoteSchema>;
 
@@ -87,7 +87,7 @@ async function page(ctx: AppContext, event: H3Event, status: number, slug: strin
     provider: ctx.payments.name, ...extra,
   };
   const html = await renderServerPage(ctx, ADVERTISE_PAGE_ROUTE, { advertise: view });
-  return new Response(event.req.method === "HEAD" ? null : html, { status, headers: htmlHeaders() });
+  return new Response(event.req.method === "HEAD" ? null : html, { status, headers: htmlHeaders(checkoutFormPolicy(ctx, html)) });
 }
 
 const redirect = (to: string) => new Response(null, { status: 303, headers: { Location: to, "Cache-Control": "no-store" } });

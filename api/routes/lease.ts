@@ -49,7 +49,7 @@ ${problem && !problem.field ? `<div class="alert" role="alert"><p>${e(problem.te
 <div class="actions"><button type="submit">Continue to payment (${e(price)})</button></div>
 </form>
 <p><a href="/${e(place.slug)}">Back to ${e(place.name)}</a></p>`;
-  return htmlPage(ctx, status, `Lease ${town}`, body, { path: `/lease/${place.slug}` });
+  return htmlPage(ctx, status, `Lease ${town}`, body, { path: `/lease/${place.slug}`, toCheckout: true });
 }
 
 const redirect = (to: string) => new Response(null, { status: 303, headers: { Location: to, "Cache-Control": "no-store" } });

@@ -65,6 +65,10 @@ describe("Stripe mode", () => {
   });
 
   it("the buying page for people sends the buyer to Stripe's page, whose success URL is the order page", async () => {
+    // Browsers apply the page's form-action to the redirect after the post: Stripe's page must be in it.
+    for (const path of ["/advertise/boise-idaho", "/lease/caldwell-idaho"]) {
+      expect((await fetch(`${server.url}${path}`)).headers.get("content-security-policy"), path).toContain("form-action 'self' https://checkout.stripe.com;");
+    }
     const res = await fetch(`${server.url}/advertise/boise-idaho`, {
       method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ kind: "business", tier: "standard", title: "Rosemary Bakery", description: "Sourdough.", address: "112 N 8th St",

@@ -28,7 +28,9 @@ const subscribers = (slug: string) => server.ctx.db.prepare("SELECT email FROM s
 
 describe("the lease page", () => {
   it("reserves the town and sends the person to the payment page; subscribes them only when the box is ticked", async () => {
-    const page = await (await fetch(`${server.url}/lease/caldwell-idaho`)).text();
+    const res = await fetch(`${server.url}/lease/caldwell-idaho`);
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self';"); // the local checkout is on this site
+    const page = await res.text();
     expect(page).toContain("$10.00 a month");
     expect(page).toMatch(/<input type="checkbox" id="subscribe" name="subscribe" value="1">/); // never ticked for them
     const plain = await form("/lease/caldwell-idaho", { email: "op@example.com" });
