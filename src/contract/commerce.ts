@@ -118,6 +118,7 @@ export const CheckoutResponse = z.object({
   orderId: z.string().meta({ description: "`lo_` followed by a UUID" }),
   status: z.string().meta({ description: "The order's status (see /api/listing-order)" }),
   statusUrl: z.url().meta({ description: "Poll this (GET /api/listing-order?id=...) until `published` is true" }),
+  orderPageUrl: z.url().meta({ description: "The order's page for people (`/orders/{id}`): its status in words, updating by itself; give this to the buyer" }),
   checkoutUrl: z.url().optional().meta({ description: "Present when a paid tier passed the screen: the hosted payment page a person opens" }),
   checkoutExpiresAt: z.iso.datetime({ offset: true }).optional(),
   rejected: Rejection.optional().meta({ description: "Present when the screen refused it: no payment link, nothing charged" }),
@@ -177,6 +178,7 @@ export const ListingOrder = z.object({
   runEndsAt: z.iso.datetime({ offset: true }).optional().meta({ description: "Businesses: when the 30-day run ends" }),
   createdAt: z.iso.datetime({ offset: true }),
   statusUrl: z.url(),
+  orderPageUrl: z.url().meta({ description: "The order's page for people (`/orders/{id}`)" }),
 }).meta({ id: "ListingOrder" });
 
 export const AdminOrder = ListingOrder.extend({

@@ -6,7 +6,7 @@ import { AppError } from "../core/errors.ts";
 import { listingPriceCents, type ListingProduct } from "../core/pricing.ts";
 import { findOrder, domainSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
 import type { AppContext } from "./context.ts";
-import { statusUrl, townToday } from "./listings.ts";
+import { orderPageUrl, statusUrl, townToday } from "./listings.ts";
 import { requireSellingTown } from "./pricing.ts";
 
 /**
@@ -50,7 +50,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
     run_ends_at: null, created_at: nowIso, updated_at: nowIso,
   });
   ctx.log.info({ orderId: id, product, tier: input.tier, status, rule: verdict.action === "pass" ? undefined : verdict.rule }, "listing order created");
-  const base = { orderId: id, status, statusUrl: statusUrl(ctx, id) };
+  const base = { orderId: id, status, statusUrl: statusUrl(ctx, id), orderPageUrl: orderPageUrl(ctx, id) };
   if (verdict.action === "reject") return { ...base, rejected: { rule: verdict.rule, reason: verdict.reason, field: verdict.field } };
   if (verdict.action === "hold") {
     return { ...base, held: { rule: verdict.rule, reason: verdict.reason, message: "A person will look at this listing before a payment link is issued; follow the order at statusUrl." } };
@@ -66,13 +66,12 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
  */
 export async function issuePaymentLink(ctx: AppContext, o: OrderView): Promise<{ url: string; expiresAt: string }> {
   const now = ctx.config.now();
-  const base = ctx.config.baseUrl;
   const what = o.product === "event" ? "Event listing" : "Business listing";
   try {
     const session = await ctx.payments.createCheckout({
       mode: "payment", reference: o.id, productName: `${what} (${o.tier}) in ${o.town_name}, ${o.state_name}`, description: o.title,
       amountCents: o.price_cents, currency: "usd", customerEmail: o.buyer_email,
-      successUrl: `${base}/orders/${o.id}`, cancelUrl: `${base}/orders/${o.id}?checkout=cancelled`,
+      successUrl: orderPageUrl(ctx, o.id), cancelUrl: `${orderPageUrl(ctx, o.id)}?checkout=cancelled`,
       expiresAt: new Date(now.getTime() + ctx.config.listingCheckoutHours * 3600_000),
     });
     const expiresAt = session.expiresAt.toISOString();

@@ -32,6 +32,11 @@ export function statusUrl(ctx: AppContext, orderId: string): string {
   return `${ctx.config.baseUrl}/api/listing-order?id=${orderId}`;
 }
 
+/** The order's page for people (api/routes/order-page.ts). */
+export function orderPageUrl(ctx: AppContext, orderId: string): string {
+  return `${ctx.config.baseUrl}/orders/${orderId}`;
+}
+
 /** Queues a buyer email for an order event, exactly once per (order, event). Call inside the transition's transaction. */
 export function queueOrderMail(ctx: AppContext, o: OrderView, template: TransactionalTemplate, extra: Partial<ListingMailData> = {}): void {
   const now = ctx.config.now();

@@ -95,6 +95,8 @@ describe("paid event: checkout -> hosted page -> callback -> published", () => {
     expect(body.orderId).toMatch(/^lo_[0-9a-f-]{36}$/);
     expect(Object.keys(body).filter((k) => ["checkoutUrl", "rejected", "held", "queued"].includes(k))).toEqual(["checkoutUrl"]);
     expect(body.statusUrl).toBe(`${server.url}/api/listing-order?id=${body.orderId}`);
+    // The page to give a person: the same order in words.
+    expect(body.orderPageUrl).toBe(`${server.url}/orders/${body.orderId}`);
 
     const before = await order(body.orderId);
     expect(before).toMatchObject({ status: "pending_payment", published: false, checkoutUrl: body.checkoutUrl, priceCents: 2500, town: { slug: "boise-idaho" } });
