@@ -144,6 +144,10 @@ ${groups || "<p>No town has a newsletter yet.</p>"}
         for (const i of err.issues ?? []) { const f = formFieldOf(i.path) ?? "title"; byField[f] ??= `${fieldLabel(v.kind, f)}: ${i.message}`; }
         return page(ctx, event, 400, slug, q, v, { errors: byField });
       }
+      if (err instanceof AppError && err.code === "conflict") {
+        // The town stopped taking listings between the page and the post (its lease ended): say why.
+        return page(ctx, event, 409, slug, { ...q, selling: false, reason: err.message }, v);
+      }
       if (err instanceof AppError && err.code === "upstream_error") {
         return page(ctx, event, 502, slug, q, v, { errors: {}, alert: { heading: "The payment page could not be opened", text: "The payment provider did not answer. Nothing was charged; please try again in a few minutes. What you typed is kept." } });
       }
