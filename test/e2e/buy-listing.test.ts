@@ -256,6 +256,8 @@ describe("buying a listing in a browser", () => {
     await server.post("/api/subscribe", { email: "left@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" });
     const id = server.ctx.db.prepare("SELECT id FROM subscribers WHERE email = 'left@example.org'").pluck().get() as number;
     const token = subscriberToken(server.ctx, id, "left@example.org");
+    await page.goto(`${server.url}/unsubscribe/${token}`);
+    await checkPage(context, page, "unsubscribe");
     await fetch(`${server.url}/unsubscribe/${token}`, { method: "POST" });
     await page.goto(`${server.url}/subscriptions/${token}`);
     await checkPage(context, page, "manage-left");
