@@ -78,6 +78,18 @@ describe("pages, not JSON, for people", () => {
     expect(html).toContain(`href="${order.checkoutUrl}"`);
   });
 
+  it("before any publish, a server page's stylesheet and script are served from the renderer's build", async () => {
+    const html = await (await fetch(`${server.url}/advertise/boise-idaho`)).text();
+    const css = /<link rel="stylesheet" href="(\/_astro\/[^"]+\.css)">/.exec(html)?.[1];
+    const js = /<script type="module" src="(\/_astro\/[^"]+\.js)">/.exec(html)?.[1];
+    for (const asset of [css, js]) {
+      expect(asset).toBeDefined();
+      const res = await fetch(`${server.url}${asset}`);
+      expect(res.status, asset).toBe(200);
+    }
+    expect(html).toContain('<a class="brand" href="/">city<span>daily</span></a>');
+  });
+
   it("a town without a newsletter offers to start it and to lease it instead of a form", async () => {
     const html = await (await fetch(`${server.url}/advertise/twin-falls-idaho`)).text();
     expect(html).toContain("Twin Falls, Idaho has no newsletter yet");
