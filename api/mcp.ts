@@ -27,8 +27,8 @@ function escapeHtml(s: string): string {
 }
 
 /** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's shell. */
-function setupPage(base: string): Response {
-  const url = `${base}/mcp`;
+function setupPage(ctx: AppContext): Promise<Response> {
+  const url = `${ctx.config.baseUrl}/mcp`;
   const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
   const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre tabindex="0"><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
   const body = `<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
@@ -42,7 +42,7 @@ ${tools}
 <p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>, and the MCP Apps views of <code>get_archive</code>, <code>get_city</code> and <code>get_listing_order</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
 <p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>`;
   // A public page (unlike the shell's other pages, which carry tokens): cacheable and indexable.
-  return htmlPage(200, "The citydaily MCP server", body, { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" });
+  return htmlPage(ctx, 200, "The citydaily MCP server", body, { path: "/mcp", headers: { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" } });
 }
 
 /** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */
@@ -74,7 +74,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
   });
   app.all("/mcp", async (event) => {
-    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx.config.baseUrl);
+    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");

@@ -20,7 +20,8 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-export function pagePolicy(scriptHashes: string[]): string {
+/** `formActions`: origins a form of the page may lead to besides this one (a payment provider's page it redirects to). */
+export function pagePolicy(scriptHashes: string[], formActions: readonly string[] = []): string {
   return [
     "default-src 'self'",
     `script-src 'self'${scriptHashes.map((h) => ` ${h}`).join("")}`,
@@ -30,7 +31,7 @@ export function pagePolicy(scriptHashes: string[]): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    `form-action 'self'${formActions.map((o) => ` ${o}`).join("")}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }

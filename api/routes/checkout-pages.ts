@@ -10,7 +10,6 @@ import { operatorView } from "../../src/services/operator.ts";
 import { handlePaymentCallback } from "../../src/services/payments.ts";
 import { sweepCommerce } from "../../src/services/listings.ts";
 import { findLease } from "../../src/store/leases.ts";
-import { findOrder } from "../../src/store/orders.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
 
@@ -19,7 +18,8 @@ import { htmlPage } from "../html-page.ts";
  *   GET  /checkout/{session}          the local provider's hosted checkout page (what, price, Pay, Cancel)
  *   POST /checkout/{session}/pay      emits the signed callback (verified like Stripe's), then 303 to the success page
  *   POST /checkout/{session}/cancel   303 to the cancel page (the link stays open until it expires)
- *   GET  /purchase/done?order=|lease= and /purchase/cancelled?...   the success and cancel pages (both providers)
+ *   GET  /purchase/done?lease= and /purchase/cancelled?lease=   a lease's success and cancel pages (both providers);
+ *        `?order=` leads to the order's own page, /orders/{id}
  *   GET  /operator/{token}            the operator's own page (signed link from the activation email)
  *   GET  /listing-policy              the listing policy (content/listing-policy.md)
  */
@@ -27,7 +27,7 @@ const ORDER_ID = /^lo_[0-9a-f-]{36}$/;
 const LEASE_ID = /^tl_[0-9a-f-]{36}$/;
 const SESSION_ID = /^cs_local_[0-9a-f-]{36}$/;
 
-const notFound = () => htmlPage(404, "This checkout link is not valid", "<p>Check the link you were given, or start again from the listing or lease request.</p>");
+const notFound = (ctx: AppContext) => htmlPage(ctx, 404, "This checkout link is not valid", "<p>Check the link you were given, or start again from the listing or lease request.</p>");
 
 async function formBody(event: H3Event): Promise<URLSearchParams> {
   return new URLSearchParams(await readBodyText(event).catch(() => ""));
@@ -41,14 +41,14 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
   app.get("/checkout/:session", (event) => {
     const id = event.context.params!.session;
     const s = SESSION_ID.test(id) ? hosted()?.session(id) : undefined;
-    if (!s) return notFound();
+    if (!s) return notFound(ctx);
     const price = `${formatCents(s.amountCents)}${s.mode === "subscription" ? " a month" : ""}`;
     if (s.status !== "open") {
-      return htmlPage(200, s.status === "complete" ? "Already paid" : "This checkout has expired", s.status === "complete"
+      return htmlPage(ctx, 200, s.status === "complete" ? "Already paid" : "This checkout has expired", s.status === "complete"
         ? `<p>${e(s.description)} is paid.</p><p><a href="${e(s.successUrl)}">See its status</a></p>`
         : `<p>The payment link for ${e(s.description)} ran out before it was paid. Nothing was charged.</p>`);
     }
-    return htmlPage(200, "Checkout", `<p>You are buying:</p>
+    return htmlPage(ctx, 200, "Checkout", `<p>You are buying:</p>
 <p><strong>${e(s.description)}</strong></p>
 <p class="price" data-testid="price">${e(price)}</p>
 <p class="status">${s.mode === "subscription" ? "Billed monthly until you cancel." : "One payment; no subscription."} This link is open until ${e(s.expiresAt.replace("T", " ").slice(0, 16))} UTC.</p>
@@ -65,11 +65,11 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
     const id = event.context.params!.session;
     const h = hosted();
     const s = SESSION_ID.test(id) ? h?.session(id) : undefined;
-    if (!h || !s) return notFound();
+    if (!h || !s) return notFound(ctx);
     const form = await formBody(event);
     const email = (form.get("email") ?? s.email).trim().slice(0, 254);
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-      return htmlPage(400, "Checkout", `<p>Enter a valid email address.</p><p><a href="/checkout/${e(s.id)}">Back to the checkout</a></p>`);
+      return htmlPage(ctx, 400, "Checkout", `<p>Enter a valid email address.</p><p><a href="/checkout/${e(s.id)}">Back to the checkout</a></p>`);
     }
     const callback = h.pay(id, email);
     if (!callback) return redirect(`/checkout/${s.id}`);
@@ -80,7 +80,7 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
   app.post("/checkout/:session/cancel", (event) => {
     const id = event.context.params!.session;
     const s = SESSION_ID.test(id) ? hosted()?.session(id) : undefined;
-    return s ? redirect(s.cancelUrl) : notFound();
+    return s ? redirect(s.cancelUrl) : notFound(ctx);
   });
 
   app.get("/purchase/done", (event) => resultPage(ctx, event, true));
@@ -88,10 +88,10 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
 
   app.get("/operator/:token", (event) => {
     const view = operatorView(ctx, event.context.params!.token);
-    if (!view) return htmlPage(404, "This link is not valid", "<p>Use the operator link from your activation email.</p>");
+    if (!view) return htmlPage(ctx, 404, "This link is not valid", "<p>Use the operator link from your activation email.</p>");
     const towns = view.leases.map((l) => `<li><a href="/${e(l.slug)}">${e(l.town_name)}, ${e(l.state_name)}</a>: ${e(l.status)}${l.activated_at ? `, since ${e(l.activated_at.slice(0, 10))}` : ""} (${e(formatCents(l.price_cents))} a month)</li>`).join("\n");
     const rows = view.ledger.map((r) => `<tr><td>${e(r.createdAt.slice(0, 10))}</td><td>${e(r.title)}</td><td>${e(r.product)} (${e(r.tier)})</td><td>${r.kind === "share" ? "share" : "refund reversal"}</td><td class="num">${e(formatCents(r.grossCents))}</td><td class="num">${e(formatCents(r.feeCents))}</td><td class="num">${e(formatCents(r.amountCents))}</td></tr>`).join("\n");
-    return htmlPage(200, "Your citydaily towns", `<p>Operator account: ${e(view.email)}</p>
+    return htmlPage(ctx, 200, "Your citydaily towns", `<p>Operator account: ${e(view.email)}</p>
 <h2>Towns</h2>
 <ul>${towns || "<li>No towns yet.</li>"}</ul>
 <h2>Listings sold and your statement</h2>
@@ -104,29 +104,21 @@ ${view.ledger.length ? `<table><thead><tr><th>Date</th><th>Listing</th><th>Produ
   let policyHtml: string | undefined;
   app.get("/listing-policy", () => {
     policyHtml ??= new Marked().parse(fs.readFileSync(path.join(PROJECT_ROOT, "content/listing-policy.md"), "utf8").replace(/^# .*\n/, ""), { async: false });
-    return htmlPage(200, "Listing policy", policyHtml, { "Cache-Control": "public, max-age=300" });
+    return htmlPage(ctx, 200, "Listing policy", policyHtml, { headers: { "Cache-Control": "public, max-age=300" } });
   });
 }
 
-function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Response {
+async function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promise<Response> {
   sweepCommerce(ctx);
   const orderId = event.url.searchParams.get("order") ?? "";
   const leaseId = event.url.searchParams.get("lease") ?? "";
-  if (ORDER_ID.test(orderId)) {
-    const o = findOrder(ctx.db, orderId);
-    if (!o) return notFound();
-    const status = `/api/listing-order?id=${o.id}`;
-    const live = o.status === "published";
-    return htmlPage(200, paid ? (live ? "Your listing is live" : "Thank you") : "Checkout cancelled", `<p><strong>${e(o.title)}</strong> in ${e(o.town_name)}, ${e(o.state_name)}</p>
-<p>Status: <span data-testid="status">${e(o.status)}</span>${live ? ` (<a href="/${e(o.slug)}">see the town's page</a>)` : ""}.</p>
-${paid ? "" : `<p>Nothing was charged.${o.status === "pending_payment" && o.checkout_url ? ` The payment link stays open until ${e((o.checkout_expires_at ?? "").replace("T", " ").slice(0, 16))} UTC: <a href="${e(o.checkout_url)}">return to the checkout</a>.` : ""}</p>`}
-<p>Order ${e(o.id)}; machine-readable status: <a href="${e(status)}">${e(status)}</a></p>`);
-  }
+  // Listing orders have their own page for people (api/routes/order-page.ts); links issued before it lead there.
+  if (ORDER_ID.test(orderId)) return redirect(`/orders/${orderId}${paid ? "" : "?checkout=cancelled"}`);
   if (LEASE_ID.test(leaseId)) {
     const l = findLease(ctx.db, leaseId);
-    if (!l) return notFound();
-    return htmlPage(200, paid ? "Thank you" : "Checkout cancelled", `<p>Town lease of <strong>${e(l.town_name)}, ${e(l.state_name)}</strong>: <span data-testid="status">${e(l.status)}</span>.</p>
+    if (!l) return notFound(ctx);
+    return htmlPage(ctx, 200, paid ? "Thank you" : "Checkout cancelled", `<p>Town lease of <strong>${e(l.town_name)}, ${e(l.state_name)}</strong>: <span data-testid="status">${e(l.status)}</span>.</p>
 ${l.status === "active" ? "<p>Your operator page link is on its way to your email.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(l.reserved_until.replace("T", " ").slice(0, 16))} UTC.</p>`}`);
   }
-  return notFound();
+  return notFound(ctx);
 }

@@ -52,7 +52,7 @@ export function placesPageRoutes(app: H3, ctx: AppContext): void {
     if (!parsed.success) {
       const issue = toFieldIssues(parsed.error.issues).find((i) => i.path === "q");
       const message = typed.trim().length < 2 ? "Type at least two letters of a town's name, e.g. Marfa or Ely, Nevada." : `The search ${issue?.message ?? "cannot be run"}.`;
-      return htmlPage(400, "Find your town", `${searchForm(typed, message)}\n<p><a href="/cities">Browse the cities with a newsletter</a></p>`);
+      return htmlPage(ctx, 400, "Find your town", `${searchForm(typed, message)}\n<p><a href="/cities">Browse the cities with a newsletter</a></p>`);
     }
     const caller: Caller = { transport: "http", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
     const { results } = (await runOperation(ctx, op, parsed.data, caller)).data as PlacesResponse;
@@ -61,6 +61,6 @@ export function placesPageRoutes(app: H3, ctx: AppContext): void {
       ? `<p role="status">${results.length} ${results.length === 1 ? "town matches" : "towns match"} “${e(parsed.data.q)}”, best first.</p>
 <ul class="places cards">${results.map((p, n) => resultItem(p, n, landing)).join("\n")}</ul>`
       : `<p role="status">No U.S. town matches “${e(parsed.data.q)}”. Check the spelling, or add the state: “Springfield, Illinois”.</p>`;
-    return htmlPage(200, "Find your town", `${searchForm(typed)}\n${list}\n<p><a href="/cities">Browse the cities with a newsletter</a></p>`);
+    return htmlPage(ctx, 200, "Find your town", `${searchForm(typed)}\n${list}\n<p><a href="/cities">Browse the cities with a newsletter</a></p>`);
   });
 }

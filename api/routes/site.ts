@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { isWellFormedSlug } from "../../src/core/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
 import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../src/publish/file-headers.ts";
-import { loadRenderer } from "../../src/publish/site-renderer.ts";
+import { loadRenderer, rendererClientDir } from "../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
@@ -73,7 +73,12 @@ export function createSiteFiles(dirs: SiteDirs): SiteFiles {
   /** Where `rel` may be, in the order it is looked for (none if it would leave the site directory). */
   function candidates(rel: string): string[] {
     const live = currentGeneration(dirs);
-    const where = (live ? [live, dirs.archive] : [dirs.archive]).map((dir) => ({ dir, file: path.join(dir, rel) }));
+    const roots = live ? [live, dirs.archive] : [dirs.archive];
+    // The pages the server renders on request name the renderer's current stylesheet and scripts,
+    // which a publish copies here; until the first publish they are read from the renderer's build.
+    const client = rel.startsWith("_astro/") ? rendererClientDir() : undefined;
+    if (client) roots.push(client);
+    const where = roots.map((dir) => ({ dir, file: path.join(dir, rel) }));
     return where.every(({ dir, file }) => file.startsWith(dir + path.sep)) ? where.map((w) => w.file) : [];
   }
   async function read(rel: string): Promise<SiteFile | undefined> {

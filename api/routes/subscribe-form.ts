@@ -37,16 +37,16 @@ function localPath(p: string): string | undefined {
   return /^\/(?![/\\])[^\s]*$/.test(p) ? p : undefined;
 }
 
-function thanksPage(typed: Typed, place: string, message: string): Response {
+function thanksPage(ctx: AppContext, typed: Typed, place: string, message: string): Promise<Response> {
   const back = `/${encodeURIComponent(typed.slug)}`;
-  return htmlPage(200, `Thanks: the ${place} daily is on its way`, `<div class="card">
+  return htmlPage(ctx, 200, `Thanks: the ${place} daily is on its way`, `<div class="card">
 <p class="notice" role="status">${e(message)}</p>
 <p>${e(typed.email)} will get the ${e(place)} edition each morning. The welcome email says when the first one arrives.</p>
 </div>
 <p><a href="${e(back)}">Back to ${e(place)}</a></p>`);
 }
 
-function formPage(status: number, typed: Typed, issues: FieldIssue[], detail: string, placeName?: string): Response {
+function formPage(ctx: AppContext, status: number, typed: Typed, issues: FieldIssue[], detail: string, placeName?: string): Promise<Response> {
   const byField = new Map<string, string[]>();
   for (const i of issues) {
     // Town fields are hidden on the form: their errors are about the town the reader picked.
@@ -59,7 +59,7 @@ function formPage(status: number, typed: Typed, issues: FieldIssue[], detail: st
   const hidden = (name: keyof Typed) => `<input type="hidden" name="${name}" value="${e(typed[name])}">`;
   const back = localPath(typed.landing_path);
   const town = placeName ?? ([typed.city, typed.state].filter(Boolean).join(", ") || typed.slug || "no town chosen");
-  return htmlPage(status, "Please check your subscription", `<p role="alert">${e(detail)}</p>
+  return htmlPage(ctx, status, "Please check your subscription", `<p role="alert">${e(detail)}</p>
 <form class="card" method="post" action="/subscribe" novalidate>
 <label for="email">Email address</label>
 <input id="email" type="email" name="email" autocomplete="email" required value="${e(typed.email)}"${invalid("email")}>
@@ -82,8 +82,8 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
     } catch (err) {
       if (err instanceof AppError && err.code === "rate_limited") {
         const retry = err.headers?.["Retry-After"] ?? "60";
-        return htmlPage(429, "Too many sign-ups at once", `<p>This address has sent many subscribe requests in a short time. Please try again in ${e(retry)} seconds; nothing was lost.</p>
-<p><a href="/">Back to citydaily</a></p>`, { "Retry-After": retry });
+        return htmlPage(ctx, 429, "Too many sign-ups at once", `<p>This address has sent many subscribe requests in a short time. Please try again in ${e(retry)} seconds; nothing was lost.</p>
+<p><a href="/">Back to citydaily</a></p>`, { headers: { "Retry-After": retry } });
       }
       throw err;
     }
@@ -111,15 +111,15 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
       ...(typed.ref ? { ref: typed.ref } : {}),
     });
     if (!parsed.success) {
-      return formPage(400, typed, toFieldIssues(parsed.error.issues), "Something in the form needs a change.", placeName);
+      return formPage(ctx, 400, typed, toFieldIssues(parsed.error.issues), "Something in the form needs a change.", placeName);
     }
     try {
       const reply = await runOperation(ctx, op, parsed.data, caller);
       const answer = reply.data as SubscribeResponse;
-      return thanksPage(typed, placeName ?? `${typed.city}, ${typed.state}`, answer.message ?? "Thanks! Check your inbox for a welcome email.");
+      return thanksPage(ctx, typed, placeName ?? `${typed.city}, ${typed.state}`, answer.message ?? "Thanks! Check your inbox for a welcome email.");
     } catch (err) {
       if (err instanceof AppError && err.code === "validation_error") {
-        return formPage(400, typed, err.issues ?? [], err.message, placeName);
+        return formPage(ctx, 400, typed, err.issues ?? [], err.message, placeName);
       }
       throw err;
     }

@@ -1,7 +1,7 @@
 import type { H3, H3Event } from "h3";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
+import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
 import type { SubscriptionRow } from "../../src/store/subscribers.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
@@ -16,8 +16,8 @@ import { htmlPage } from "../html-page.ts";
  * Tokens carry a signature over the subscriber and address (src/core/tokens.ts).
  */
 
-const invalid = () =>
-  htmlPage(404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
+const invalid = (ctx: AppContext) =>
+  htmlPage(ctx, 404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
 
 /** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
 async function formBody(event: H3Event): Promise<URLSearchParams> {
@@ -32,12 +32,12 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
   app.get("/unsubscribe/:token", (event) => {
     const token = event.context.params!.token;
     const sub = resolveToken(ctx, token);
-    if (!sub) return invalid();
+    if (!sub) return invalid(ctx);
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
     if (sub.status !== "active") {
-      return htmlPage(200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
+      return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
     }
-    return htmlPage(200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
+    return htmlPage(ctx, 200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
 <form method="post"><button type="submit">Unsubscribe from ${e(sub.name)}</button></form>
 <form method="post"><input type="hidden" name="scope" value="all"><button type="submit" class="secondary">Unsubscribe from every city</button></form>
 <p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
@@ -50,25 +50,28 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     // RFC 8058 clients post `List-Unsubscribe=One-Click`; the confirmation page posts its form.
     const source = form.get("List-Unsubscribe") === "One-Click" ? "one-click" : "confirmation page";
     const sub = await unsubscribeByToken(ctx, token, scope, source);
-    if (!sub) return invalid();
+    if (!sub) return invalid(ctx);
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
-    return htmlPage(200, "You are unsubscribed", scope === "all"
+    return htmlPage(ctx, 200, "You are unsubscribed", scope === "all"
       ? `<p>${e(sub.email)} will get no more email from citydaily.</p>`
       : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a> · ${townLink(sub)}</p>`);
   });
 
   const managePage = (token: string, notice?: string) => {
     const view = manageView(ctx, token);
-    if (!view) return invalid();
+    if (!view) return invalid(ctx);
     const items = view.subscriptions.map((s) => {
       const active = s.status === "active" && !view.suppressed;
+      const again = s.status === "unsubscribed" && view.resubscribable;
       const action = active
         ? `<form method="post"><input type="hidden" name="subscription" value="${s.id}"><button type="submit" class="secondary" aria-label="Unsubscribe from ${e(place(s))}">Unsubscribe</button></form>`
-        : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
+        : again
+          ? `<span class="status">unsubscribed</span><form method="post"><input type="hidden" name="resubscribe" value="${s.id}"><button type="submit" aria-label="Subscribe again to ${e(place(s))}">Subscribe again</button></form>`
+          : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
       return `<li><span>${e(place(s))}</span>${action}</li>`;
     }).join("\n");
     const anyActive = !view.suppressed && view.subscriptions.some((s) => s.status === "active");
-    return htmlPage(200, "Your citydaily newsletters", `${notice ? `<p role="status" class="notice">${e(notice)}</p>` : ""}
+    return htmlPage(ctx, 200, "Your citydaily newsletters", `${notice ? `<p role="status" class="notice">${e(notice)}</p>` : ""}
 <p>Newsletters for ${e(view.email)}:</p>
 <ul class="subscriptions">${items}</ul>
 ${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><button type="submit">Unsubscribe from every city</button></form>` : "<p>This address gets no citydaily email.</p>"}`);
@@ -80,8 +83,13 @@ ${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><bu
     const token = event.context.params!.token;
     const form = await formBody(event);
     if (form.get("all") === "1") {
-      if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid();
+      if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid(ctx);
       return managePage(token, "You are unsubscribed from every city.");
+    }
+    if (form.has("resubscribe")) {
+      const again = Number(form.get("resubscribe"));
+      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return managePage(token, "Nothing changed.");
+      return managePage(token, "Subscribed again: a welcome email is on its way.");
     }
     const id = Number(form.get("subscription"));
     if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return managePage(token, "Nothing changed.");

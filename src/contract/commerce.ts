@@ -48,7 +48,7 @@ export const ListingQuoteResponse = z.object({
   slug: Slug,
   city: z.string(),
   state: z.string(),
-  selling: z.boolean().meta({ description: "Whether the town sells listings now (it has a newsletter: a subscriber or an edition)" }),
+  selling: z.boolean().meta({ description: "Whether the town sells listings now: it has a newsletter (a subscriber or an edition) or an operator (an active lease). The listing checkouts follow the same rule (`409 conflict` otherwise)" }),
   reason: z.string().optional().meta({ description: "Why the town does not sell listings, when `selling` is false" }),
   event: z.array(ListingTier),
   business: z.array(ListingTier),
@@ -118,6 +118,7 @@ export const CheckoutResponse = z.object({
   orderId: z.string().meta({ description: "`lo_` followed by a UUID" }),
   status: z.string().meta({ description: "The order's status (the statuses of a listing order)" }),
   statusUrl: z.url().meta({ description: "Where the order's status is read until `published` is true (the listing-order operation; over MCP, get_listing_order with `orderId`)" }),
+  orderPageUrl: z.url().meta({ description: "The order's page for people (`/orders/{id}`): its status in words, updating by itself; give this to the buyer" }),
   checkoutUrl: z.url().optional().meta({ description: "Present when a paid tier passed the screen: the hosted payment page a person opens" }),
   checkoutExpiresAt: z.iso.datetime({ offset: true }).optional(),
   rejected: Rejection.optional().meta({ description: "Present when the screen refused it: no payment link, nothing charged" }),
@@ -177,6 +178,7 @@ export const ListingOrder = z.object({
   runEndsAt: z.iso.datetime({ offset: true }).optional().meta({ description: "Businesses: when the 30-day run ends" }),
   createdAt: z.iso.datetime({ offset: true }),
   statusUrl: z.url(),
+  orderPageUrl: z.url().meta({ description: "The order's page for people (`/orders/{id}`)" }),
 }).meta({ id: "ListingOrder" });
 
 export const AdminOrder = ListingOrder.extend({

@@ -13,7 +13,11 @@ export interface ListingMailData {
   product: "event" | "business";
   title: string;
   town: string;
+  /** The machine-readable status (kept for mail queued before the order page existed; never linked). */
   statusUrl: string;
+  /** The tier and its price (absent in mail queued before they were recorded). */
+  tier?: "free" | "standard" | "featured";
+  priceCents?: number;
   /** Rejected: the rule id and human reason. */
   rule?: string;
   reason?: string;
@@ -45,24 +49,46 @@ ${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(
 
 const what = (d: ListingMailData) => (d.product === "event" ? "event" : "business listing");
 
+const TIER_NAME = { free: "Free", standard: "Standard", featured: "Featured" } as const;
+
+/** What was bought, in words: "Featured event listing in Boise, Idaho: "Harvest Fair"". */
+function bought(d: ListingMailData): string {
+  const kind = d.product === "event" ? "event listing" : "business listing";
+  return `${d.tier ? `${TIER_NAME[d.tier]} ${kind}` : kind.charAt(0).toUpperCase() + kind.slice(1)} in ${d.town}: "${d.title}"`;
+}
+
+/** The order's page for people (never the JSON status URL). */
+const orderPage = (sender: Sender, d: ListingMailData) => ({ text: `Your order ${d.orderId}:`, link: `${sender.baseUrl}/orders/${d.orderId}` });
+
+/** The amount, as the buyer paid it (or will). */
+function amount(d: ListingMailData, paid: boolean): Array<{ text: string }> {
+  if (d.priceCents === undefined) return [];
+  if (d.priceCents === 0) return [{ text: "Amount: free." }];
+  return [{ text: paid ? `Amount paid: ${formatCents(d.priceCents)}.` : `Amount to pay: ${formatCents(d.priceCents)}. Nothing was charged.` }];
+}
+
 export function renderTransactional(sender: Sender, to: string, template: string, data: unknown): RenderedEmail {
   switch (template as TransactionalTemplate) {
     case "listing_published": {
       const d = data as ListingMailData;
       return build(sender, to, `Your ${what(d)} "${d.title}" is live in ${d.town}`, [
         { text: `"${d.title}" is now published on the ${d.town} ${d.product === "event" ? "calendar" : "directory"}.` },
+        { text: `You bought: ${bought(d)}.` },
+        ...amount(d, true),
         ...(d.endsOn ? [{ text: `It runs until ${d.endsOn}.` }] : []),
         ...(d.townUrl ? [{ text: "See it on the town's page:", link: d.townUrl }] : []),
-        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+        orderPage(sender, d),
       ]);
     }
     case "listing_released": {
       const d = data as ListingMailData;
       return build(sender, to, `Your ${what(d)} "${d.title}" is approved: complete the payment`, [
         { text: `A person reviewed "${d.title}" for ${d.town} and approved it. It is published as soon as it is paid.` },
+        { text: `Your listing: ${bought(d)}.` },
+        ...amount(d, false),
         { text: "Pay here:", link: d.checkoutUrl },
         ...(d.checkoutExpiresAt ? [{ text: `The link is open until ${d.checkoutExpiresAt.replace("T", " ").slice(0, 16)} UTC.` }] : []),
-        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+        orderPage(sender, d),
       ]);
     }
     case "listing_rejected": {
@@ -70,23 +96,27 @@ export function renderTransactional(sender: Sender, to: string, template: string
       return build(sender, to, `Your ${what(d)} "${d.title}" was not accepted`, [
         { text: `A person reviewed "${d.title}" for ${d.town} and did not publish it.` },
         { text: `Reason: ${d.reason ?? "not given"}${d.rule ? ` (policy rule ${d.rule})` : ""}.` },
+        { text: `Your listing: ${bought(d)}.` },
         { text: "Nothing was charged. The listing policy:", link: `${sender.baseUrl}/listing-policy` },
-        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+        orderPage(sender, d),
       ]);
     }
     case "listing_expired": {
       const d = data as ListingMailData;
       return build(sender, to, `Your checkout for "${d.title}" expired`, [
         { text: `The payment link for "${d.title}" in ${d.town} expired before it was paid. Nothing was charged and nothing was published.` },
+        { text: `Your listing: ${bought(d)}.` },
         { text: "You can start a new order at any time." },
-        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+        orderPage(sender, d),
       ]);
     }
     case "listing_ended": {
       const d = data as ListingMailData;
       return build(sender, to, `Your ${what(d)} "${d.title}" has ended`, [
         { text: `"${d.title}" has finished its run in ${d.town} and is no longer shown.` },
-        { text: `Order ${d.orderId}:`, link: d.statusUrl },
+        { text: `You bought: ${bought(d)}.` },
+        ...amount(d, true),
+        orderPage(sender, d),
       ]);
     }
     case "operator_activated": {

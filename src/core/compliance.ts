@@ -4,6 +4,7 @@
  * listing and the same facts give the same verdict, and every verdict names the rule that decided it.
  * Rules are checked in order; the first `reject` wins, otherwise the first `hold`.
  */
+import { parse as parseDomain } from "tldts";
 
 export interface ScreenInput {
   product: "event" | "business";
@@ -24,8 +25,8 @@ export interface ScreenFacts {
   today: string;
   /** True when the buyer's email domain is a disposable-mail provider. */
   disposableEmail: boolean;
-  /** Hosts of URLs seen in rejected orders (lowercase). */
-  rejectedHosts: ReadonlySet<string>;
+  /** Reputation domains (`reputationDomain`) of URLs seen in rejected orders. */
+  rejectedDomains: ReadonlySet<string>;
 }
 
 export type Verdict =
@@ -75,6 +76,58 @@ function hostOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Shared platforms: sites where many unrelated businesses and organisers have their pages (social
+ * networks, link-in-bio pages, marketplaces, calendar, ticketing and fundraising hosts, big portals).
+ * A rejected listing on one of them says nothing about the next person's page there, so domain
+ * reputation (rule `rejected-domain`) never applies to them: a rejected listing linking to
+ * facebook.com must not hold the next café's Facebook page. Registrable domains (Public Suffix
+ * List); subdomains are included (m.facebook.com, calendar.google.com).
+ */
+export const SHARED_PLATFORMS: ReadonlySet<string> = new Set([
+  // social networks
+  "facebook.com", "fb.com", "fb.me", "instagram.com", "threads.net", "x.com", "twitter.com", "tiktok.com", "youtube.com", "youtu.be",
+  "linkedin.com", "pinterest.com", "reddit.com", "nextdoor.com", "tumblr.com", "bsky.app", "mastodon.social", "snapchat.com", "whatsapp.com",
+  // link-in-bio pages
+  "linktr.ee", "beacons.ai", "bio.link", "lnk.bio", "linkin.bio", "campsite.bio", "solo.to", "taplink.cc", "allmylinks.com",
+  // marketplaces, listings and delivery
+  "etsy.com", "ebay.com", "amazon.com", "craigslist.org", "yelp.com", "tripadvisor.com", "airbnb.com", "vrbo.com", "doordash.com",
+  "ubereats.com", "grubhub.com", "opentable.com", "resy.com", "toasttab.com", "squareup.com", "thumbtack.com", "angi.com", "houzz.com",
+  // calendars, events and ticketing
+  "eventbrite.com", "meetup.com", "lu.ma", "partiful.com", "evite.com", "allevents.in", "ticketmaster.com", "livenation.com", "axs.com",
+  "stubhub.com", "seatgeek.com", "dice.fm", "tixr.com", "ticketweb.com", "ticketleap.com", "brownpapertickets.com", "universe.com",
+  "humanitix.com", "splashthat.com", "simpletix.com", "showclix.com", "eventzilla.net", "signupgenius.com",
+  // fundraising and forms
+  "gofundme.com", "givebutter.com", "zeffy.com", "jotform.com", "typeform.com",
+  // portals whose pages belong to their users (Google Sites, Calendar, Maps, Forms; Outlook calendars)
+  "google.com", "goo.gl", "live.com", "office.com", "apple.com", "microsoft.com",
+]);
+
+/**
+ * Site builders not in the Public Suffix List whose subdomains are separate sites (joe.wordpress.com):
+ * there the site's own host is its identity. Builders listed in the PSL (github.io, myshopify.com,
+ * wixsite.com, square.site, blogspot.com, netlify.app, ...) already give each site its own domain.
+ */
+const SUBDOMAIN_SITES: ReadonlySet<string> = new Set(["wordpress.com", "weebly.com", "squarespace.com", "godaddysites.com", "webflow.io", "carrd.co", "substack.com", "mailchimpsites.com", "business.site", "site123.me", "jimdosite.com", "strikingly.com"]);
+
+/**
+ * Whose reputation a listing's link carries: the business's own registrable domain by the Public
+ * Suffix List (tldts, private suffixes included, so joe.github.io is Joe's), a site builder's
+ * subdomain, or nothing for a shared platform, an address without a registrable domain (an IP) or
+ * a link that does not parse.
+ */
+export function reputationDomain(url: string): string | undefined {
+  const parsed = parseDomain(url, { allowPrivateDomains: true });
+  const domain = parsed.domain?.toLowerCase();
+  if (!domain || parsed.isIp) return undefined;
+  if (SHARED_PLATFORMS.has(domain)) return undefined;
+  if (SUBDOMAIN_SITES.has(domain)) {
+    const sub = parsed.subdomain?.toLowerCase().replace(/^www\.?/, "");
+    return sub ? `${sub}.${domain}` : undefined;
+  }
+  return domain;
 }
 
 export const URL_SHORTENERS = [
@@ -132,7 +185,7 @@ export const RULES: ReadonlyArray<Rule> = [
   { id: "all-caps", action: "hold", reason: "Text written mostly in capital letters needs a person to look.",
     check: (i) => (shouting(i.title) ? "title" : shouting(i.description) ? "description" : undefined) },
   { id: "rejected-domain", action: "hold", reason: "The link's domain was seen in a rejected order; a person will look.",
-    check: (i, f) => { const h = hostOf(i.url); return h && f.rejectedHosts.has(h) ? "url" : undefined; } },
+    check: (i, f) => { const d = reputationDomain(i.url); return d && f.rejectedDomains.has(d) ? "url" : undefined; } },
 ];
 
 export function screenListing(input: ScreenInput, facts: ScreenFacts): Verdict {

@@ -173,7 +173,8 @@ function whenWords(e: CalendarEvent, withDay: boolean): string {
   return eventWhenWords({ startsAt: e.startsAt, endsAt: e.endsAt, allDay: e.allDay, venue: e.venue ? plainText(e.venue, TITLE_MAX) : null }, { withDay });
 }
 
-function eventLine(e: CalendarEvent, withDay: boolean): string {
+/** One event as the email's calendar lists it (the buying page's preview shows this very line). */
+export function eventLine(e: CalendarEvent, withDay: boolean): string {
   const label = e.sponsored ? `${SPONSORED}: ` : "";
   const when = whenWords(e, withDay);
   const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 240)}` : "";
@@ -238,15 +239,18 @@ export function featuredThisDay(listings: DirectoryListing[], date: string): Dir
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** A featured business as the email mentions it (the buying page's preview shows this very line). */
+export function directoryLine(l: DirectoryListing): string {
+  const about = [l.category, l.address].filter((x): x is string => Boolean(x && x.trim())).map((x) => escapeMarkdown(x, TITLE_MAX));
+  const desc = l.description.trim() ? ` ${escapeMarkdown(sentenceOf(l.description), 240)}` : "";
+  return `- ${l.sponsored === false ? "" : `${SPONSORED}: `}**${escapeMarkdown(l.title, TITLE_MAX)}**${about.length ? ` (${about.join(", ")})` : ""}.${desc}${linkSuffix(l.url, "Website", l.sponsored !== false)}`;
+}
+
 function directorySection(listings: DirectoryListing[], date: string, pageUrl: string): string[] {
   const current = listings.filter((l) => l.endsOn >= date);
   if (current.length === 0) return [];
   const out = ["## From the directory", ""];
-  for (const l of featuredThisDay(current, date)) {
-    const about = [l.category, l.address].filter((x): x is string => Boolean(x && x.trim())).map((x) => escapeMarkdown(x, TITLE_MAX));
-    const desc = l.description.trim() ? ` ${escapeMarkdown(sentenceOf(l.description), 240)}` : "";
-    out.push(`- ${l.sponsored === false ? "" : `${SPONSORED}: `}**${escapeMarkdown(l.title, TITLE_MAX)}**${about.length ? ` (${about.join(", ")})` : ""}.${desc}${linkSuffix(l.url, "Website", l.sponsored !== false)}`);
-  }
+  for (const l of featuredThisDay(current, date)) out.push(directoryLine(l));
   if (out.length > 2) out.push("");
   out.push(`${current.length} ${current.length === 1 ? "business is" : "businesses are"} listed in the [town directory](${pageUrl}).`, "");
   return out;

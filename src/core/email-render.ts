@@ -75,6 +75,8 @@ export interface MailLinks {
   /** All cities of this address, unsubscribe from one or all. */
   manage: string;
   city: string;
+  /** The town's buying page: list an event or a business. */
+  advertise: string;
 }
 
 export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLinks {
@@ -85,6 +87,7 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
     unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
     manage: `${sender.baseUrl}/subscriptions/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
+    advertise: `${sender.baseUrl}/advertise/${city.slug}`,
   };
 }
 
@@ -109,6 +112,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
     `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
     `Manage your cities: ${links.manage}`,
     `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
+    `Advertise in ${city.name} or list your event: ${links.advertise}`,
     sender.postalAddress,
   ].join("\n");
 }
@@ -116,7 +120,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
 function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
   return mailFooter(
     `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily.`,
-    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a>`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a>`,
     sender.postalAddress,
   );
 }

@@ -34,8 +34,11 @@ interface AstroApp {
 }
 
 export interface Renderer {
-  /** Renders one site path; `undefined` when the page does not exist (404). */
-  render(pathname: string, site: SiteData): Promise<string | undefined>;
+  /**
+   * Renders one site path; `undefined` when the page does not exist (404). `locals` adds to
+   * `Astro.locals` beside `site` (the server-rendered pages pass what they show).
+   */
+  render(pathname: string, site: SiteData, locals?: object): Promise<string | undefined>;
   /** The built client assets (`_astro/*`) to publish next to the pages. */
   clientDir: string;
 }
@@ -114,8 +117,8 @@ export async function loadRenderer(): Promise<Renderer> {
   const { app } = (await import(pathToFileURL(path.join(build.dir, "server/entry.mjs")).href)) as { app: AstroApp };
   const renderer: Renderer = {
     clientDir: path.join(build.dir, "client"),
-    async render(pathname, site) {
-      const response = await app.render(new Request(`http://render.invalid${pathname}`), { locals: { site } });
+    async render(pathname, site, locals) {
+      const response = await app.render(new Request(`http://render.invalid${pathname}`), { locals: { ...locals, site } });
       // The 404 page itself answers 404; any other page answering 404 does not exist.
       if (response.status === 404 && pathname !== "/404") return undefined;
       const body = await response.text();
@@ -123,7 +126,7 @@ export async function loadRenderer(): Promise<Renderer> {
       // one still loads lazily: render with the current build instead.
       if (response.status >= 500 && currentBuild()?.dir !== build.dir) {
         loaded.delete(build.dir);
-        return (await loadRenderer()).render(pathname, site);
+        return (await loadRenderer()).render(pathname, site, locals);
       }
       if (response.status !== 200 && response.status !== 404) throw new Error(`rendering ${pathname} answered ${response.status}: ${body.slice(0, 500)}`);
       return body;

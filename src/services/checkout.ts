@@ -1,13 +1,13 @@
 import crypto from "node:crypto";
 import type { BusinessCheckoutRequest, CheckoutResponse, EventCheckoutRequest } from "../contract/commerce.ts";
-import { screenListing, urlHost, type ScreenInput } from "../core/compliance.ts";
+import { reputationDomain, screenListing, urlHost, type ScreenInput } from "../core/compliance.ts";
 import { isDisposableEmail } from "../core/disposable-email.ts";
 import { AppError } from "../core/errors.ts";
 import { listingPriceCents, type ListingProduct } from "../core/pricing.ts";
-import { findOrder, hostSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
-import { requireCity } from "./cities.ts";
+import { findOrder, domainSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../store/orders.ts";
 import type { AppContext } from "./context.ts";
-import { statusUrl, townToday } from "./listings.ts";
+import { orderPageUrl, statusUrl, townToday } from "./listings.ts";
+import { requireSellingTown } from "./pricing.ts";
 
 /**
  * The listing checkouts: screen inside the request, store the order, and answer with exactly one of
@@ -25,10 +25,11 @@ export async function createBusinessCheckout(ctx: AppContext, input: BusinessChe
 type Common = { slug: string; tier: NewOrder["tier"]; title: string; description: string; url: string; buyerEmail: string };
 
 async function createCheckout(ctx: AppContext, product: ListingProduct, input: Common, specific: Pick<NewOrder, "starts_at" | "ends_at" | "venue" | "address" | "category">): Promise<CheckoutResponse> {
-  const place = requireCity(ctx, input.slug);
+  const place = requireSellingTown(ctx, input.slug);
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const host = urlHost(input.url) ?? null;
+  const domain = reputationDomain(input.url);
   const screenInput: ScreenInput = {
     product, title: input.title, description: input.description, url: input.url, buyerEmail: input.buyerEmail,
     startsAt: specific.starts_at ?? undefined, endsAt: specific.ends_at ?? undefined,
@@ -37,7 +38,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
   const verdict = screenListing(screenInput, {
     today: townToday(ctx, place.timezone),
     disposableEmail: isDisposableEmail(input.buyerEmail),
-    rejectedHosts: new Set(host && hostSeenInRejections(ctx.db, host) ? [host] : []),
+    rejectedDomains: new Set(domain && domainSeenInRejections(ctx.db, domain) ? [domain] : []),
   });
   const priceCents = listingPriceCents(input.tier);
   const status = verdict.action === "reject" ? "rejected" : verdict.action === "hold" ? "held" : priceCents === 0 ? "awaiting_review" : "pending_payment";
@@ -49,7 +50,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
     run_ends_at: null, created_at: nowIso, updated_at: nowIso,
   });
   ctx.log.info({ orderId: id, product, tier: input.tier, status, rule: verdict.action === "pass" ? undefined : verdict.rule }, "listing order created");
-  const base = { orderId: id, status, statusUrl: statusUrl(ctx, id) };
+  const base = { orderId: id, status, statusUrl: statusUrl(ctx, id), orderPageUrl: orderPageUrl(ctx, id) };
   if (verdict.action === "reject") return { ...base, rejected: { rule: verdict.rule, reason: verdict.reason, field: verdict.field } };
   if (verdict.action === "hold") {
     return { ...base, held: { rule: verdict.rule, reason: verdict.reason, message: "A person will look at this listing before a payment link is issued; follow the order at statusUrl." } };
@@ -65,13 +66,12 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
  */
 export async function issuePaymentLink(ctx: AppContext, o: OrderView): Promise<{ url: string; expiresAt: string }> {
   const now = ctx.config.now();
-  const base = ctx.config.baseUrl;
   const what = o.product === "event" ? "Event listing" : "Business listing";
   try {
     const session = await ctx.payments.createCheckout({
       mode: "payment", reference: o.id, productName: `${what} (${o.tier}) in ${o.town_name}, ${o.state_name}`, description: o.title,
       amountCents: o.price_cents, currency: "usd", customerEmail: o.buyer_email,
-      successUrl: `${base}/purchase/done?order=${o.id}`, cancelUrl: `${base}/purchase/cancelled?order=${o.id}`,
+      successUrl: orderPageUrl(ctx, o.id), cancelUrl: `${orderPageUrl(ctx, o.id)}?checkout=cancelled`,
       expiresAt: new Date(now.getTime() + ctx.config.listingCheckoutHours * 3600_000),
     });
     const expiresAt = session.expiresAt.toISOString();

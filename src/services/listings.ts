@@ -32,11 +32,17 @@ export function statusUrl(ctx: AppContext, orderId: string): string {
   return `${ctx.config.baseUrl}/api/listing-order?id=${orderId}`;
 }
 
+/** The order's page for people (api/routes/order-page.ts). */
+export function orderPageUrl(ctx: AppContext, orderId: string): string {
+  return `${ctx.config.baseUrl}/orders/${orderId}`;
+}
+
 /** Queues a buyer email for an order event, exactly once per (order, event). Call inside the transition's transaction. */
 export function queueOrderMail(ctx: AppContext, o: OrderView, template: TransactionalTemplate, extra: Partial<ListingMailData> = {}): void {
   const now = ctx.config.now();
   const data: ListingMailData = {
     orderId: o.id, product: o.product, title: o.title, town: `${o.town_name}, ${o.state_name}`, statusUrl: statusUrl(ctx, o.id),
+    tier: o.tier, priceCents: o.price_cents,
     townUrl: `${ctx.config.baseUrl}/${o.slug}`, ...extra,
   };
   enqueueTransactional(ctx.db, { to: o.buyer_email, template, payload: data, dedupeKey: `${o.id}:${template}` }, now.getTime(), now.toISOString());

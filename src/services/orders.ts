@@ -4,7 +4,7 @@ import type { OrderStatus } from "../core/order-status.ts";
 import { findOrder, listOrders, transitionOrder, type OrderView } from "../store/orders.ts";
 import { issuePaymentLink } from "./checkout.ts";
 import type { AppContext } from "./context.ts";
-import { afterListingsChanged, publishOrder, queueOrderMail, statusUrl, sweepCommerce } from "./listings.ts";
+import { afterListingsChanged, orderPageUrl, publishOrder, queueOrderMail, statusUrl, sweepCommerce } from "./listings.ts";
 
 const opt = <K extends string, V>(key: K, v: V | null | undefined) => (v === null || v === undefined ? {} : { [key]: v } as Record<K, V>);
 
@@ -18,7 +18,7 @@ export function toListingOrder(ctx: AppContext, o: OrderView): ListingOrder {
     ...(o.status === "rejected" && o.rule ? { rejected: { rule: o.rule, reason: o.reason ?? "" } } : {}),
     ...(o.status === "held" && o.rule ? { held: { rule: o.rule, reason: o.reason ?? "" } } : {}),
     ...opt("paidAt", o.paid_at), ...opt("publishedAt", o.published_at), ...(o.product === "business" ? opt("runEndsAt", o.run_ends_at) : {}),
-    createdAt: o.created_at, statusUrl: statusUrl(ctx, o.id),
+    createdAt: o.created_at, statusUrl: statusUrl(ctx, o.id), orderPageUrl: orderPageUrl(ctx, o.id),
   };
 }
 

@@ -1,13 +1,16 @@
 import type { ListingTier, PricingResponse } from "../contract/commerce.ts";
 import { BUSINESS_RUN_DAYS, LEASE_BASE_CENTS, LEASE_STEP_CENTS, LEASE_STEP_SUBSCRIBERS, LISTING_TIERS, type ListingProduct } from "../core/pricing.ts";
+import { AppError } from "../core/errors.ts";
 import { isTrackedCity } from "../store/cities.ts";
+import { activeLeaseOf } from "../store/leases.ts";
+import type { PlaceRow } from "../store/places.ts";
 import { requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 
 const INCLUDES: Record<ListingProduct, Record<string, string[]>> = {
   event: {
-    free: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published after a person approves it"],
-    standard: ["On the town's public calendar (city page, its markdown twin, /api/city)", "Published within seconds of payment"],
+    free: ["On the town's public calendar (its web page, and the data apps and assistants read)", "Published after a person approves it"],
+    standard: ["On the town's public calendar (its web page, and the data apps and assistants read)", "Published within seconds of payment"],
     featured: ["On the town's public calendar, marked featured and listed first on its day", "Appears in the town's daily email in the week before it", "Published within seconds of payment"],
   },
   business: {
@@ -40,12 +43,37 @@ export function getPricing(ctx: AppContext): PricingResponse {
   };
 }
 
+/**
+ * The one rule of which towns take listings (docs/commerce.md, "Towns without a newsletter"): any U.S.
+ * place can be quoted and leased; a town's newsletter starts with its first subscriber; a town takes
+ * listings once it has a newsletter (a subscriber or an edition) or an operator (an active lease),
+ * and a leased town's listings run from its first edition. The listing quote and both listing
+ * checkouts ask this function, so they cannot disagree.
+ */
+export function sellsListings(ctx: AppContext, place: Pick<PlaceRow, "geoid">): boolean {
+  return isTrackedCity(ctx.db, place.geoid) || activeLeaseOf(ctx.db, place.geoid) !== undefined;
+}
+
+function notSellingReason(place: PlaceRow): string {
+  return `${place.name}, ${place.state_name} has no newsletter yet: it takes listings once it has its first subscriber or an operator leases it.`;
+}
+
+/**
+ * The town of a listing checkout: an unknown slug is `city_not_found`; a real place that does not take
+ * listings yet is `409 conflict` (the request is well-formed; the town's state refuses it until then).
+ */
+export function requireSellingTown(ctx: AppContext, slug: string): PlaceRow {
+  const place = requirePlace(ctx, slug);
+  if (!sellsListings(ctx, place)) throw new AppError("conflict", `${notSellingReason(place)} Subscribing to it (POST /api/subscribe) starts it.`);
+  return place;
+}
+
 export function getListingQuote(ctx: AppContext, slug: string) {
   const place = requirePlace(ctx, slug);
-  const selling = isTrackedCity(ctx.db, place.geoid);
+  const selling = sellsListings(ctx, place);
   return {
     slug: place.slug, city: place.name, state: place.state_name, selling,
-    ...(selling ? {} : { reason: `${place.name}, ${place.state_name} has no newsletter yet: listings are sold once it has a subscriber.` }),
+    ...(selling ? {} : { reason: notSellingReason(place) }),
     event: listingTiers("event"),
     business: listingTiers("business"),
   };

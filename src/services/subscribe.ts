@@ -6,9 +6,11 @@ import { slugify } from "../core/slug.ts";
 import { canonicalStateName, STATES } from "../core/states.ts";
 import { localDate } from "../core/time.ts";
 import { findEdition } from "../store/editions.ts";
-import { enqueueMail } from "../store/outbox.ts";
+import { enqueueMail, enqueueWelcomeAgain } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
-import { findSuppression, insertSubscriber, liftBounce, recordMailEvent, subscriberByReferralCode } from "../store/subscribers.ts";
+import {
+  findSuppression, insertSubscriber, liftBounce, liftOwnSuppression, reactivateSubscriber, recordMailEvent, subscriberByReferralCode,
+} from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
@@ -61,35 +63,47 @@ function silently(ctx: AppContext, reason: string): SubscribeResponse {
  * POST /api/subscribe: validates the place, silently drops abuse (honeypot, disposable domain,
  * suppressed address), then stores the subscription and queues the welcome email and the first
  * digest in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
- * Subscribing again to the same city changes nothing.
+ * Subscribing again to a city one follows changes nothing; to a city one had left, it is active again
+ * and welcomed again; after "unsubscribe from every city" the address may subscribe again (its own
+ * suppression is lifted). Bounced and complained addresses stay silently refused.
  */
 export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<SubscribeResponse> {
   const place = placeFor(ctx, req);
   if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
   const email = req.email.trim().toLowerCase();
   if (isDisposableEmail(email)) return silently(ctx, "disposable domain");
-  // A bounce may have been the relay's fault, or the mailbox is back: the reader asking again lifts it
-  // (if it bounces again it is suppressed again). A complaint or an unsubscribe-from-all stays.
+  // The reader's own "unsubscribe from every city" is lifted by asking again. So is a bounce: it may
+  // have been the relay's fault, or the mailbox is back (if it bounces again it is suppressed again).
+  // A complaint or staff's suppression stays.
   const suppression = findSuppression(ctx.db, email);
-  if (suppression && suppression.reason !== "bounced") return silently(ctx, "suppressed address");
+  if (suppression && suppression.reason !== "unsubscribed" && suppression.reason !== "bounced") return silently(ctx, "suppressed address");
 
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   const created = await ctx.commits.run(() => {
     // Today's edition in the city's own timezone, if the morning run has published it.
     const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
-    const reactivated = suppression ? liftBounce(ctx.db, email, place.geoid, "api", nowIso) : undefined;
-    const id = reactivated ?? insertSubscriber(ctx.db, {
+    const lifted = suppression?.reason === "bounced" ? liftBounce(ctx.db, email, "api", nowIso)
+      : suppression ? liftOwnSuppression(ctx.db, email) : false;
+    const id = insertSubscriber(ctx.db, {
       email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
       referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
     });
-    if (id === undefined) return false; // already subscribed (or left this city: an open form must not undo that)
-    enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);
-    if (today) enqueueMail(ctx.db, "digest", id, today.id, now.getTime(), nowIso);
-    recordMailEvent(ctx.db, { email, subscriberId: id, kind: "subscribed", source: "api", now: nowIso });
-    return true;
+    if (id !== undefined) {
+      enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);
+      if (today) enqueueMail(ctx.db, "digest", id, today.id, now.getTime(), nowIso);
+      recordMailEvent(ctx.db, { email, subscriberId: id, kind: "subscribed", source: "api", now: nowIso });
+      return "subscribed";
+    }
+    // A subscription this reader had left: active again, welcomed again (asked for by this very request).
+    const again = reactivateSubscriber(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso });
+    if (again === undefined) return lifted ? "resubscribed" : false; // already active: nothing to do
+    enqueueWelcomeAgain(ctx.db, again, `welcome:${again}:${nowIso}`, now.getTime(), nowIso);
+    if (today) enqueueMail(ctx.db, "digest", again, today.id, now.getTime(), nowIso);
+    recordMailEvent(ctx.db, { email, subscriberId: again, kind: "resubscribed", source: "api", now: nowIso });
+    return "resubscribed";
   });
-  ctx.log.info({ place: place.slug, created }, created ? "subscribed" : "subscribe repeated");
+  ctx.log.info({ place: place.slug, created }, created ? created : "subscribe repeated");
   if (created) ctx.mail.kick(); // the welcome email goes out now rather than at the sender's next tick
   return ACCEPTED;
 }

@@ -1,6 +1,7 @@
 import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../core/tokens.ts";
 import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, unsubscribeOne, type SubscriptionRow } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
+import { subscribe } from "./subscribe.ts";
 
 export function subscriberToken(ctx: AppContext, subscriberId: number, email: string): string {
   return signSubscriberToken(ctx.secrets.unsubscribe(), subscriberId, email);
@@ -36,6 +37,8 @@ export async function unsubscribeByToken(ctx: AppContext, token: string, scope: 
 export interface ManageView {
   email: string;
   suppressed: boolean;
+  /** Whether a city left can be followed again here (not after a bounce or complaint). */
+  resubscribable: boolean;
   subscriptions: SubscriptionRow[];
 }
 
@@ -43,7 +46,8 @@ export interface ManageView {
 export function manageView(ctx: AppContext, token: string): ManageView | undefined {
   const sub = resolveToken(ctx, token);
   if (!sub) return undefined;
-  return { email: sub.email, suppressed: findSuppression(ctx.db, sub.email) !== undefined, subscriptions: subscriptionsOf(ctx.db, sub.email) };
+  const suppression = findSuppression(ctx.db, sub.email);
+  return { email: sub.email, suppressed: suppression !== undefined, resubscribable: !suppression || suppression.reason === "unsubscribed", subscriptions: subscriptionsOf(ctx.db, sub.email) };
 }
 
 /** From the manage page: leave one city of the token's address (the token proves the address); durable like the above. */
@@ -53,5 +57,19 @@ export async function unsubscribeCityOfAddress(ctx: AppContext, token: string, s
   const target = findSubscription(ctx.db, subscriptionId);
   if (!target || target.email.toLowerCase() !== sub.email.toLowerCase()) return false;
   await ctx.commits.run(() => unsubscribeOne(ctx.db, target.id, "manage page", ctx.config.now().toISOString()));
+  return true;
+}
+
+/**
+ * From the manage page: follow again a city the token's address had left (the token proves the
+ * address). It is the subscribe service's own path (reactivation and a new welcome), so the page,
+ * the API, the form and MCP cannot differ. False when the subscription is not this address's.
+ */
+export async function resubscribeCityOfAddress(ctx: AppContext, token: string, subscriptionId: number): Promise<boolean> {
+  const sub = resolveToken(ctx, token);
+  if (!sub) return false;
+  const target = findSubscription(ctx.db, subscriptionId);
+  if (!target || target.email.toLowerCase() !== sub.email.toLowerCase()) return false;
+  await subscribe(ctx, { email: target.email, city: target.name, state: target.state_name, slug: target.slug, landing_path: "/subscriptions" });
   return true;
 }

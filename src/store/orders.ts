@@ -86,8 +86,14 @@ export function setOrderCheckout(db: DB, id: string, c: { provider: string; sess
 }
 
 /** True when a listing with a link on this host was rejected before (the `rejected-domain` hold rule). */
-export function hostSeenInRejections(db: DB, host: string): boolean {
-  return stmt(db, "SELECT EXISTS (SELECT 1 FROM listing_orders WHERE status = 'rejected' AND url_host = ? AND IFNULL(rule, '') NOT IN ('disposable-email', 'past-event'))").pluck().get(host) === 1;
+/**
+ * Whether a rejected order linked into `domain` (a registrable domain or a site's own host: the
+ * stored host is the domain itself or one of its subdomains). Rejections for the buyer's address or
+ * the date say nothing about the link and do not count.
+ */
+export function domainSeenInRejections(db: DB, domain: string): boolean {
+  return stmt(db, `SELECT EXISTS (SELECT 1 FROM listing_orders WHERE status = 'rejected' AND (url_host = @domain OR substr(url_host, -length(@domain) - 1) = '.' || @domain)
+    AND IFNULL(rule, '') NOT IN ('disposable-email', 'past-event'))`).pluck().get({ domain }) === 1;
 }
 
 /** Published listings of a town (the calendar and directory read model). */

@@ -20,6 +20,12 @@ export function enqueueMail(db: DB, kind: OutboxKind, subscriberId: number, edit
     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(kind, subscriberId, editionId, nowMs, nowIso).changes === 1;
 }
 
+/** The welcome of a reactivated subscription: a further welcome row, once per reactivation (`key`). */
+export function enqueueWelcomeAgain(db: DB, subscriberId: number, key: string, nowMs: number, nowIso: string): boolean {
+  return cachedStatement(db, `INSERT INTO outbox (kind, subscriber_id, dedupe_key, next_attempt_at, created_at)
+    VALUES ('welcome', ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(subscriberId, key, nowMs, nowIso).changes === 1;
+}
+
 /**
  * Queues an edition's digest for every active, unsuppressed subscriber of its city (one INSERT ... SELECT,
  * duplicates skipped by the unique key) and clears their "first digest pending" marker. Returns how many were queued.

@@ -44,6 +44,25 @@ export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
   return row?.id;
 }
 
+/**
+ * A subscription the reader had left (status `unsubscribed`) is active again; bounced or complained
+ * ones stay as they are (the address failed, not the reader's choice). Returns its id when it changed.
+ */
+export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): number | undefined {
+  const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
+    WHERE email = @email AND place_geoid = @placeGeoid AND status IN ('unsubscribed', 'bounced') RETURNING id`)
+    .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as { id: number } | undefined;
+  return row?.id;
+}
+
+/**
+ * Lifts the address's suppression when it was the reader's own "unsubscribe from every city" (never
+ * a bounce, a complaint or staff's): they asked for mail again. Returns true when it was lifted.
+ */
+export function liftOwnSuppression(db: DB, email: string): boolean {
+  return cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'unsubscribed'").run(email).changes === 1;
+}
+
 const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
 
 export function findSubscription(db: DB, id: number): SubscriptionRow | undefined {
@@ -117,17 +136,14 @@ export function suppressAddress(db: DB, email: string, reason: SuppressionReason
 }
 
 /**
- * A subscribe from an address suppressed as bounced: the bounce is lifted (the history keeps a
- * line) and this city's subscription, if the bounce had ended it, is active again. A complaint or an
- * unsubscribe is not touched. Returns the reactivated subscription's id, if there was one.
+ * A subscribe from an address suppressed as bounced: the bounce is lifted (the history keeps a line).
+ * A complaint or an unsubscribe is not touched; the subscription itself is made active again by
+ * `reactivateSubscriber`. Returns true when a bounce was lifted.
  */
-export function liftBounce(db: DB, email: string, placeGeoid: string, source: string, now: string): number | undefined {
+export function liftBounce(db: DB, email: string, source: string, now: string): boolean {
   const lifted = cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'bounced'").run(email).changes === 1;
-  if (!lifted) return undefined;
-  recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
-  const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', updated_at = ? WHERE email = ? AND place_geoid = ? AND status = 'bounced' RETURNING id`)
-    .get(now, email, placeGeoid) as { id: number } | undefined;
-  return row?.id;
+  if (lifted) recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
+  return lifted;
 }
 
 /** The subscription a referral code belongs to, if any. */

@@ -56,9 +56,9 @@ describe("the hosted checkout in a browser", () => {
     expect(await page.getByLabel("Email").inputValue()).toBe(EVENT.buyerEmail);
     expect(await seriousViolations(page)).toEqual([]);
 
-    await Promise.all([page.waitForURL(/\/purchase\/done\?order=/), page.getByRole("button", { name: "Pay $25.00" }).click()]);
-    expect(await page.locator("h1").textContent()).toBe("Your listing is live");
-    expect(await page.getByTestId("status").textContent()).toBe("published");
+    await Promise.all([page.waitForURL(`${server.url}/orders/${body.orderId}`), page.getByRole("button", { name: "Pay $25.00" }).click()]);
+    expect(await page.locator("h1").textContent()).toBe("Your listing is published");
+    expect(await page.getByTestId("status").textContent()).toBe("Your listing is published");
     expect(errors).toEqual([]);
     await page.close();
 
@@ -70,11 +70,10 @@ describe("the hosted checkout in a browser", () => {
   it("Cancel charges nothing and leads back to the open link", async () => {
     const body = await (await server.post("/api/business-checkout", BUSINESS)).json();
     const { page } = await open(body.checkoutUrl);
-    await Promise.all([page.waitForURL(/\/purchase\/cancelled\?order=/), page.getByRole("button", { name: "Cancel" }).click()]);
-    expect(await page.locator("h1").textContent()).toBe("Checkout cancelled");
-    await expect(page.getByText("Nothing was charged").isVisible()).resolves.toBe(true);
-    expect(await page.getByTestId("status").textContent()).toBe("pending_payment");
-    await page.getByRole("link", { name: "return to the checkout" }).click();
+    await Promise.all([page.waitForURL(/\/orders\/lo_[0-9a-f-]+\?checkout=cancelled$/), page.getByRole("button", { name: "Cancel" }).click()]);
+    expect(await page.locator("h1").textContent()).toBe("Waiting for your payment");
+    await expect(page.getByText("You left the checkout: nothing was charged.").isVisible()).resolves.toBe(true);
+    await page.getByRole("link", { name: "Pay $10.00" }).click();
     expect(await page.getByTestId("price").textContent()).toBe("$10.00");
     await page.close();
   });

@@ -89,9 +89,13 @@ describe("the unsubscribe and manage pages", () => {
     for (const path of [`/unsubscribe/${token}`, `/subscriptions/${token}`]) {
       await page.goto(`${server.url}${path}`);
       expect(await page.locator("header.site a.brand").getAttribute("href")).toBe("/");
-      expect(await page.locator("footer.site").getByRole("link", { name: "Back to citydaily" }).getAttribute("href")).toBe("/");
-      // The site's type and palette, not the browser's defaults.
-      expect(await page.locator("h1").evaluate((h) => getComputedStyle(h).fontFamily)).toMatch(/system-ui/);
+      // The site's own header and footer (one layout, Base.astro): the States link, the tagline, the footer's links.
+      expect(await page.locator("nav.primary").getByRole("link", { name: "States" }).getAttribute("href")).toBe("/states");
+      expect(await page.locator("header.site .tagline").textContent()).toBe("A free morning newsletter for every U.S. city");
+      expect(await page.locator("footer.site").getByRole("link", { name: "llms.txt" }).getAttribute("href")).toBe("/llms.txt");
+      // The site's stylesheet: its serif logo and headings, its palette, not the browser's defaults.
+      expect(await page.locator("header.site a.brand").evaluate((a) => getComputedStyle(a).fontFamily)).toMatch(/^Charter/);
+      expect(await page.locator("h1").evaluate((h) => getComputedStyle(h).fontFamily)).toMatch(/^Charter/);
       expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(253, 252, 249)");
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     }

@@ -50,10 +50,10 @@ export async function problemOf(res: Response) {
 
 export const EVENT = {
   slug: "boise-idaho", tier: "standard", title: "Harvest Fair at Julia Davis Park", description: "Pumpkins, cider and a brass band on the lawn.",
-  url: "https://harvestfair.example.com/2026", startsAt: "2026-11-28", venue: "Julia Davis Park", buyerEmail: "buyer@example.com",
+  url: "https://harvestfair.example/2026", startsAt: "2026-11-28", venue: "Julia Davis Park", buyerEmail: "buyer@example.com",
 };
 
 export const BUSINESS = {
   slug: "boise-idaho", tier: "standard", title: "Rosemary Bakery", description: "Sourdough, croissants and coffee from 7 am.",
-  url: "https://rosemary-bakery.example.com/", address: "112 N 8th St", category: "Bakery", buyerEmail: "owner@example.com",
+  url: "https://rosemary-bakery.example/", address: "112 N 8th St", category: "Bakery", buyerEmail: "owner@example.com",
 };

@@ -61,6 +61,30 @@ describe("prices", () => {
     expect((await problemOf(await server.get("/api/listing-quote?slug=atlantis-idaho"))).code).toBe("city_not_found");
     expect((await problemOf(await server.get("/api/listing-quote?slug=Not%20A%20Slug"))).code).toBe("invalid_slug");
   });
+
+  it("one rule for towns without a newsletter: the quote, the lease and both checkouts agree; a leased town sells before its first subscriber", async () => {
+    const quote = async () => (await (await server.get("/api/listing-quote?slug=caldwell-idaho")).json()) as { selling: boolean; reason?: string };
+    expect(await quote()).toMatchObject({ selling: false, reason: expect.stringMatching(/first subscriber or an operator leases it/) });
+    // A real town that takes no listings yet: a conflict with the town's state, not an unknown city; nothing is stored.
+    const count = () => server.ctx.db.prepare("SELECT COUNT(*) FROM listing_orders").pluck().get();
+    const before = count();
+    for (const [path, body] of [["/api/listing-checkout", EVENT], ["/api/business-checkout", BUSINESS]] as const) {
+      const p = await problemOf(await server.post(path, { ...body, slug: "caldwell-idaho" }));
+      expect(p.code).toBe("conflict");
+      expect(p.detail).toMatch(/Caldwell, Idaho has no newsletter yet/);
+    }
+    expect(count()).toBe(before);
+    // Any place can be leased; once the lease is paid the town sells, with no subscriber yet.
+    const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Caldwell", state: "Idaho", email: "op@example.com" })).json();
+    expect(lease.checkoutUrl).toBeDefined();
+    expect((await quote()).selling).toBe(false); // reserved is not leased
+    await payOnHostedPage(lease.checkoutUrl, "$10.00");
+    expect(await quote()).toMatchObject({ selling: true });
+    expect(await quote()).not.toHaveProperty("reason");
+    const res = await server.post("/api/listing-checkout", { ...EVENT, slug: "caldwell-idaho" });
+    expect(res.status).toBe(200);
+    expect((await res.json()).checkoutUrl).toMatch(/\/checkout\//);
+  });
 });
 
 describe("paid event: checkout -> hosted page -> callback -> published", () => {
@@ -71,13 +95,21 @@ describe("paid event: checkout -> hosted page -> callback -> published", () => {
     expect(body.orderId).toMatch(/^lo_[0-9a-f-]{36}$/);
     expect(Object.keys(body).filter((k) => ["checkoutUrl", "rejected", "held", "queued"].includes(k))).toEqual(["checkoutUrl"]);
     expect(body.statusUrl).toBe(`${server.url}/api/listing-order?id=${body.orderId}`);
+    // The page to give a person: the same order in words.
+    expect(body.orderPageUrl).toBe(`${server.url}/orders/${body.orderId}`);
 
     const before = await order(body.orderId);
     expect(before).toMatchObject({ status: "pending_payment", published: false, checkoutUrl: body.checkoutUrl, priceCents: 2500, town: { slug: "boise-idaho" } });
 
     const done = await payOnHostedPage(body.checkoutUrl, "$25.00");
     expect(done.status).toBe(200);
-    expect(await done.text()).toContain("published");
+    // The checkout leads to the order's page for people, which says it is published and where.
+    expect(done.url).toBe(`${server.url}/orders/${body.orderId}`);
+    const page = await done.text();
+    expect(page).toContain('<span data-testid="status">Your listing is published</span>');
+    expect(page).toContain("$25.00, paid");
+    expect(page).toContain('href="/boise-idaho#calendar-heading"');
+    expect(page).not.toContain('http-equiv="refresh"');
 
     const after = await order(body.orderId);
     expect(after).toMatchObject({ status: "published", published: true });
@@ -91,6 +123,13 @@ describe("paid event: checkout -> hosted page -> callback -> published", () => {
     const html = String(mail.find((m) => /is live/.test(m.parsed.subject ?? ""))!.parsed.html);
     expect(html).toContain("Harvest Fair &lt;b&gt;&amp;&lt;/b&gt; cider");
     expect(html).not.toContain("<b>&</b>");
+    // What was bought and paid, and the order page for people, never the JSON status URL.
+    const text = String(mail.find((m) => /is live/.test(m.parsed.subject ?? ""))!.parsed.text);
+    expect(text).toContain('You bought: Featured event listing in Boise, Idaho: "Harvest Fair <b>&</b> cider".');
+    expect(text).toContain("Amount paid: $25.00.");
+    expect(text).toContain(`${server.url}/orders/${body.orderId}`);
+    expect(text).not.toContain("/api/");
+    expect(html).not.toContain("/api/");
   });
 
   it("a second Pay on a paid session changes nothing and publishes once", async () => {
@@ -136,6 +175,8 @@ describe("free event: queued -> a person approves -> published", () => {
     const mail = await mailTo("flea@example.com");
     expect(mail).toHaveLength(1);
     expect(mail[0].parsed.text).toContain("Duplicate of an existing listing");
+    expect(mail[0].parsed.text).toMatch(/\/orders\/lo_/);
+    expect(mail[0].parsed.text).not.toContain("/api/");
   });
 });
 
@@ -173,7 +214,7 @@ describe("the compliance screen", () => {
     const caps = await (await server.post("/api/business-checkout", { ...BUSINESS, title: "BEST PIZZA IN TOWN EVER" })).json();
     expect(caps.held.rule).toBe("all-caps");
     // A domain seen in a rejected order (the gambling case above used the same host) is held.
-    const seen = await (await server.post("/api/listing-checkout", { ...EVENT, url: "https://harvestfair.example.com/other" })).json();
+    const seen = await (await server.post("/api/listing-checkout", { ...EVENT, url: "https://harvestfair.example/other" })).json();
     expect(seen.held?.rule ?? seen.checkoutUrl).toBe("rejected-domain");
 
     const released = await (await server.post(`/admin/orders/${held.orderId}/release`, {}, { headers: ADMIN })).json();
@@ -183,6 +224,9 @@ describe("the compliance screen", () => {
     const released_mail = await mailTo("yoga@example.com");
     expect(released_mail.map((m) => m.parsed.subject)).toEqual(['Your event "Detox yoga retreat" is approved: complete the payment']);
     expect(released_mail[0].parsed.text).toContain(o.checkoutUrl);
+    expect(released_mail[0].parsed.text).toContain("Amount to pay: $10.00. Nothing was charged.");
+    expect(released_mail[0].parsed.text).toContain(`/orders/${held.orderId}`);
+    expect(released_mail[0].parsed.text).not.toContain("/api/");
     await payOnHostedPage(o.checkoutUrl, "$10.00");
     expect(await order(held.orderId)).toMatchObject({ status: "published", published: true });
   });
@@ -245,7 +289,7 @@ describe("the daily email", () => {
   it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
     const { composeCity } = await import("../../src/services/morning.ts");
     const { findPlaceBySlug } = await import("../../src/store/places.ts");
-    const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example.com/", buyerEmail: "books@example.com" })).json();
+    const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example/", buyerEmail: "books@example.com" })).json();
     await payOnHostedPage(biz.checkoutUrl, "$25.00");
     // (The events published above ended when the clock jumped a month; these are new.)
     const featured = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured", title: "Lantern walk <i>by the river</i>", url: "https://lanterns.example.org/" })).json();

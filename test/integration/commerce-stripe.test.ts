@@ -64,13 +64,31 @@ describe("Stripe mode", () => {
     expect(sink.messages.find((m) => m.to.includes("op@example.com"))?.parsed.subject).toBe("You now operate the Boise, Idaho daily");
   });
 
+  it("the buying page for people sends the buyer to Stripe's page, whose success URL is the order page", async () => {
+    // Browsers apply the page's form-action to the redirect after the post: Stripe's page must be in it.
+    for (const path of ["/advertise/boise-idaho", "/lease/caldwell-idaho"]) {
+      expect((await fetch(`${server.url}${path}`)).headers.get("content-security-policy"), path).toContain("form-action 'self' https://checkout.stripe.com;");
+    }
+    const res = await fetch(`${server.url}/advertise/boise-idaho`, {
+      method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ kind: "business", tier: "standard", title: "Rosemary Bakery", description: "Sourdough.", address: "112 N 8th St",
+        category: "Bakery", url: "https://rosemary-bakery.example/", buyerEmail: "owner@example.com", action: "buy" }).toString(),
+    });
+    expect(res.status).toBe(303);
+    const session = stripe.sessions().at(-1)!;
+    expect(res.headers.get("location")).toBe(session.url);
+    const f = Object.fromEntries(stripe.requests.at(-1)!.form);
+    expect(f.success_url).toMatch(new RegExp(`^${server.url}/orders/lo_[0-9a-f-]{36}$`));
+    expect(f.customer_email).toBe("owner@example.com");
+  });
+
   it("a listing is a payment-mode session; the fee in the ledger is the one Stripe reports", async () => {
     const body = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured" })).json();
     const f = Object.fromEntries(stripe.requests.at(-1)!.form);
     expect(f).toMatchObject({
       mode: "payment", customer_email: EVENT.buyerEmail, "metadata[order_id]": body.orderId, "payment_intent_data[metadata][order_id]": body.orderId,
       "line_items[0][price_data][unit_amount]": "2500", "line_items[0][price_data][product_data][name]": "Event listing (featured) in Boise, Idaho",
-      success_url: `${server.url}/purchase/done?order=${body.orderId}`,
+      success_url: `${server.url}/orders/${body.orderId}`, cancel_url: `${server.url}/orders/${body.orderId}?checkout=cancelled`,
     });
     expect(f["line_items[0][price_data][recurring][interval]"]).toBeUndefined();
     expect(stripe.requests.at(-1)!.headers["idempotency-key"]).toBe(`checkout-${body.orderId}`);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RULES, screenListing, type ScreenInput } from "../../src/core/compliance.ts";
+import { reputationDomain, RULES, screenListing, SHARED_PLATFORMS, type ScreenInput } from "../../src/core/compliance.ts";
 import { canTransition, ORDER_STATUSES, TRANSITIONS } from "../../src/core/order-status.ts";
 import { formatCents, leaseQuote, operatorShareCents, standardCardFeeCents } from "../../src/core/pricing.ts";
 import { reversalOf, shareEntry, statementTotals } from "../../src/core/revenue-share.ts";
@@ -47,8 +47,8 @@ describe("money in integer cents", () => {
 });
 
 describe("the compliance screen", () => {
-  const ok: ScreenInput = { product: "event", title: "Harvest fair", description: "Pumpkins and cider.", url: "https://fair.example.com/", buyerEmail: "a@example.com", startsAt: "2026-11-28" };
-  const facts = { today: "2026-11-22", disposableEmail: false, rejectedHosts: new Set<string>() };
+  const ok: ScreenInput = { product: "event", title: "Harvest fair", description: "Pumpkins and cider.", url: "https://fair.example/", buyerEmail: "a@example.com", startsAt: "2026-11-28" };
+  const facts = { today: "2026-11-22", disposableEmail: false, rejectedDomains: new Set<string>() };
 
   it("passes an ordinary listing and is deterministic", () => {
     expect(screenListing(ok, facts)).toEqual({ action: "pass" });
@@ -69,7 +69,33 @@ describe("the compliance screen", () => {
 
   it("a reject rule wins over a hold rule", () => {
     expect(screenListing({ ...ok, title: "MIRACLE CURE CASINO NIGHT" }, facts)).toMatchObject({ action: "reject", rule: "gambling" });
-    expect(screenListing({ ...ok, url: "https://seen.example.com/x" }, { ...facts, rejectedHosts: new Set(["seen.example.com"]) })).toMatchObject({ action: "hold", rule: "rejected-domain" });
+    expect(screenListing({ ...ok, url: "https://seen.example.com/x" }, { ...facts, rejectedDomains: new Set(["example.com"]) })).toMatchObject({ action: "hold", rule: "rejected-domain" });
+  });
+
+  it("domain reputation is the business's own registrable domain (Public Suffix List), never a shared platform's", () => {
+    // Subdomains and www share their registrable domain; multi-part public suffixes are honoured.
+    expect(reputationDomain("https://shop.rosemary-bakery.com/menu")).toBe("rosemary-bakery.com");
+    expect(reputationDomain("https://www.rosemary-bakery.com/")).toBe("rosemary-bakery.com");
+    expect(reputationDomain("https://events.harvest.co.uk/")).toBe("harvest.co.uk");
+    // Private suffixes: each user's site on a hosting platform is its own domain.
+    expect(reputationDomain("https://joes-cafe.github.io/")).toBe("joes-cafe.github.io");
+    expect(reputationDomain("https://joes-cafe.myshopify.com/")).toBe("joes-cafe.myshopify.com");
+    // Site builders outside the list: the site's own host.
+    expect(reputationDomain("https://joescafe.wordpress.com/about")).toBe("joescafe.wordpress.com");
+    expect(reputationDomain("https://wordpress.com/")).toBeUndefined();
+    // Shared platforms (and their subdomains), IP addresses and unparsable links carry no reputation.
+    for (const url of ["https://www.facebook.com/joescafe", "https://m.facebook.com/events/1", "https://linktr.ee/joe", "https://www.etsy.com/shop/joe",
+      "https://www.eventbrite.com/e/fair-1", "https://calendar.google.com/calendar/u/0", "https://instagram.com/joe", "http://192.0.2.7/", "not a url"]) {
+      expect(reputationDomain(url), url).toBeUndefined();
+    }
+    expect(SHARED_PLATFORMS.has("facebook.com")).toBe(true);
+  });
+
+  it("a rejected listing on facebook.com does not hold the next legitimate one there; one on a business's domain holds its subdomains", () => {
+    const rejected = new Set([reputationDomain("https://www.facebook.com/casino-night"), reputationDomain("https://promo.shady-deals.com/x")].filter((d): d is string => !!d));
+    expect(screenListing({ ...ok, url: "https://www.facebook.com/joescafe" }, { ...facts, rejectedDomains: rejected })).toEqual({ action: "pass" });
+    expect(screenListing({ ...ok, url: "https://shady-deals.com/fair" }, { ...facts, rejectedDomains: rejected })).toMatchObject({ action: "hold", rule: "rejected-domain", field: "url" });
+    expect(screenListing({ ...ok, url: "https://fair.example/" }, { ...facts, rejectedDomains: rejected })).toEqual({ action: "pass" });
   });
 
   it("every rule id and reason is written in content/listing-policy.md", () => {

@@ -14,6 +14,8 @@ const CHECKOUT_ANSWER = [
   "",
   "The compliance screen runs inside the request against the listing policy (`policy` in /api/pricing): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person.",
   "",
+  "Which towns take listings: one that has a newsletter (a subscriber or an edition) or an operator (an active lease), as `selling` in /api/listing-quote says; a leased town's listings run from its first edition. Unknown slug: `404 city_not_found`; a real town that takes none yet: `409 conflict` (subscribing to it starts its newsletter).",
+  "",
   "Rate limit: shared with the other purchase endpoints, a burst of 10 per client address then one a minute (`429 rate_limited` with `Retry-After`). No key or account: the buyer identifies themselves on the payment page.",
 ].join("\n");
 
@@ -42,7 +44,7 @@ export const commerceOperations = {
   getListingQuote: {
     operationId: "getListingQuote", method: "GET", path: "/api/listing-quote", tags: ["Listings"],
     summary: "A town's listing prices and whether it sells listings now",
-    description: "A town sells listings once it has a newsletter (an active subscriber or a published edition). Unknown slug: `404 city_not_found`; malformed: `400 invalid_slug`. Not an MCP tool (get_listing_prices covers the prices).",
+    description: "A town sells listings once it has a newsletter (an active subscriber or a published edition) or an operator (an active lease); a leased town's listings run from its first edition. Any U.S. place can be quoted. Unknown slug: `404 city_not_found`; malformed: `400 invalid_slug`. Not an MCP tool (get_listing_prices covers the prices).",
     query: ListingQuoteQuery,
     response: ListingQuoteResponse,
     errors: ["invalid_slug", "city_not_found", "validation_error"],
@@ -77,7 +79,7 @@ export const commerceOperations = {
     description: `Events on the town's public calendar; \`featured\` events also appear in the daily email.\n\n${CHECKOUT_ANSWER}`,
     body: EventCheckoutRequest,
     response: CheckoutResponse,
-    errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "rate_limited", "upstream_error"],
+    errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "conflict", "rate_limited", "upstream_error"],
     cache: CACHE.none,
     rateLimit: "checkout",
     mcp: {
@@ -91,7 +93,7 @@ export const commerceOperations = {
     description: `Businesses in the town's directory for 30 days from payment (from approval for the free tier); \`featured\` ones get a weekly mention in the daily email.\n\n${CHECKOUT_ANSWER}`,
     body: BusinessCheckoutRequest,
     response: CheckoutResponse,
-    errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "rate_limited", "upstream_error"],
+    errors: ["validation_error", "invalid_json", "payload_too_large", "invalid_slug", "city_not_found", "conflict", "rate_limited", "upstream_error"],
     cache: CACHE.none,
     rateLimit: "checkout",
     mcp: {

@@ -65,6 +65,7 @@ export function createLocalProvider(opts: LocalOptions): PaymentProvider {
   };
   return {
     name: "local",
+    checkoutOrigins: [],
     hosted,
     async createCheckout(req: CheckoutRequest) {
       const s = insertLocalSession(opts.db, {

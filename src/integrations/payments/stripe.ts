@@ -38,6 +38,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
   const stripe = stripeClient(opts.secretKey, opts.apiUrl);
   return {
     name: "stripe",
+    checkoutOrigins: ["https://checkout.stripe.com"],
     async createCheckout(req: CheckoutRequest): Promise<CheckoutSession> {
       const now = Date.now();
       const expires = Math.min(Math.max(req.expiresAt.getTime(), now + MIN_EXPIRY_MS), now + MAX_EXPIRY_MS);

@@ -64,6 +64,12 @@ export interface HostedSession {
 
 export interface PaymentProvider {
   readonly name: "stripe" | "local";
+  /**
+   * Origins of the provider's hosted payment pages. A page whose form answers with a redirect there
+   * (the buying and lease pages) names them in its CSP `form-action`, which browsers also apply to
+   * the redirect. Empty for the local provider (its page is on this site).
+   */
+  readonly checkoutOrigins: readonly string[];
   readonly hosted?: HostedCheckout;
   createCheckout(req: CheckoutRequest): Promise<CheckoutSession>;
   /**
