@@ -18,6 +18,7 @@ import { mcpRoutes } from "./mcp.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { operatorRoutes } from "./routes/operator.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { subscribeFormRoutes } from "./routes/subscribe-form.ts";
@@ -89,6 +90,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   subscribeFormRoutes(app, ctx);
   paymentWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
+  operatorRoutes(app, ctx);
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);

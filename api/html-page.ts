@@ -44,13 +44,13 @@ footer.site a{color:var(--muted)}
 
 const FAVICON = "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%20viewBox='0%200%2016%2016'%3E%3Crect%20width='16'%20height='16'%20rx='3'%20fill='%23a23b12'/%3E%3C/svg%3E";
 
-/** The page's HTML alone (tests and the subscribe route share it). */
-export function htmlDocument(title: string, body: string): string {
+/** The page's HTML alone (tests and the subscribe route share it). `style`: a page's own extra rules (the operator desk's). */
+export function htmlDocument(title: string, body: string, style = ""): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><link rel="icon" href="${FAVICON}">
 <title>${e(title)} · citydaily</title>
-<style>${STYLE}</style></head>
+<style>${STYLE}${style}</style></head>
 <body>
 <header class="site"><div class="wrap"><a class="brand" href="/">city<span>daily</span></a>
 <nav class="primary" aria-label="Main"><ul><li><a href="/cities">Cities</a></li><li><a href="/feed.xml">RSS</a></li><li><a href="/developers">Developers</a></li></ul></nav></div></header>
@@ -62,8 +62,8 @@ ${body}
 </body></html>`;
 }
 
-export function htmlPage(status: number, title: string, body: string, extraHeaders: Record<string, string> = {}): Response {
-  return new Response(htmlDocument(title, body), {
+export function htmlPage(status: number, title: string, body: string, extraHeaders: Record<string, string> = {}, style = ""): Response {
+  return new Response(htmlDocument(title, body, style), {
     status,
     headers: {
       "Content-Type": "text/html; charset=utf-8",

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Mailer } from "../integrations/mail/types.ts";
+import type { StripeConnect } from "../integrations/payments/stripe-connect.ts";
 import type { PaymentProvider } from "../integrations/payments/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
@@ -37,6 +38,8 @@ export interface AppContext {
   secrets: Secrets;
   /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
   payments: PaymentProvider;
+  /** Stripe mode only: operators' payout accounts, transfers and the customer portal (src/integrations/payments/stripe-connect.ts). */
+  connect: StripeConnect | undefined;
   /** Writes that must be on disk before their answer, committed together per event-loop turn. */
   commits: GroupCommit;
 }

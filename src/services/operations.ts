@@ -55,9 +55,9 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   getListingOrder: (ctx, { id }) => getListingOrder(ctx, id),
   adminListOrders: (ctx, input) => adminListOrders(ctx, input),
   adminShowOrder: (ctx, { id }) => adminShowOrder(ctx, id),
-  adminApproveOrder: (ctx, { id }) => adminApproveOrder(ctx, id),
-  adminRejectOrder: (ctx, { id, reason }) => adminRejectOrder(ctx, id, reason),
-  adminReleaseOrder: (ctx, { id }) => adminReleaseOrder(ctx, id),
+  adminApproveOrder: (ctx, { id }, caller) => adminApproveOrder(ctx, id, { role: "staff", who: caller.transport }),
+  adminRejectOrder: (ctx, { id, reason }, caller) => adminRejectOrder(ctx, id, reason, { role: "staff", who: caller.transport }),
+  adminReleaseOrder: (ctx, { id }, caller) => adminReleaseOrder(ctx, id, { role: "staff", who: caller.transport }),
 };
 
 /**

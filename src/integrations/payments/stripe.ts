@@ -71,22 +71,26 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
       const translated = translateStripeEvent(event);
       if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
-        translated.feeCents = await reportedFee(stripe, translated.paymentId) ?? standardCardFeeCents(translated.amountCents);
+        const charge = await reportedCharge(stripe, translated.paymentId);
+        translated.feeCents = charge.fee ?? standardCardFeeCents(translated.amountCents);
+        translated.chargeId = charge.id ?? null;
       }
       return translated;
     },
   };
 }
 
-/** The fee Stripe reports for a payment (its charge's balance transaction), if it is known yet. */
-async function reportedFee(stripe: Stripe, paymentIntentId: string): Promise<number | undefined> {
+/** A payment's charge and the fee Stripe reports on its balance transaction, as far as they are known yet. */
+async function reportedCharge(stripe: Stripe, paymentIntentId: string): Promise<{ id?: string; fee?: number }> {
   try {
     const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["latest_charge.balance_transaction"] });
     const charge = pi.latest_charge;
-    const bt = charge && typeof charge === "object" ? charge.balance_transaction : null;
-    return bt && typeof bt === "object" ? bt.fee : undefined;
+    if (!charge) return {};
+    if (typeof charge === "string") return { id: charge };
+    const bt = charge.balance_transaction;
+    return { id: charge.id, ...(bt && typeof bt === "object" ? { fee: bt.fee } : {}) };
   } catch (err) {
-    // The payment is real even when the fee lookup fails: fall back to the standard fee rather than refuse the callback.
-    return undefined;
+    // The payment is real even when the lookup fails: fall back to the standard fee rather than refuse the callback.
+    return {};
   }
 }

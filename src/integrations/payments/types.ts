@@ -31,6 +31,8 @@ export type PaymentEvent =
   | {
     type: "checkout.completed"; eventId: string; reference: string; sessionId: string; mode: "payment" | "subscription";
     amountCents: number; feeCents: number | null; paymentId: string | null; subscriptionId: string | null; customerEmail: string | null;
+    /** Stripe mode: the payment's charge (the source_transaction of the operator's payout transfer). */
+    chargeId?: string | null;
   }
   | { type: "checkout.expired"; eventId: string; reference: string; sessionId: string }
   | { type: "subscription.ended"; eventId: string; subscriptionId: string }

@@ -1,0 +1,194 @@
+import { escapeHtml as e } from "../../src/core/email-render.ts";
+import type { AudienceDay, StatementMonth } from "../../src/core/operator-statement.ts";
+import { formatCents } from "../../src/core/pricing.ts";
+import type { TownDesk } from "../../src/services/operator-desk.ts";
+import type { LeaseView } from "../../src/store/leases.ts";
+import type { OperatorAccount } from "../../src/store/payouts.ts";
+
+/** The operator desk's markup (api/routes/operator.ts); every value escaped. */
+
+export type FieldErrors = Record<string, string>;
+
+/** Rules the shared page shell (api/html-page.ts) does not have: sections, the chart, wide tables that scroll inside themselves. */
+export const DESK_STYLE = `
+nav.desk ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0 1rem;font-family:system-ui,sans-serif;font-size:.95rem}
+section.desk{margin:2rem 0;padding-top:.25rem;border-top:1px solid var(--line)}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll:focus-visible{outline:3px solid var(--warm)}
+.scroll table{min-width:36rem}
+textarea{font:inherit;font-size:1rem;padding:.55rem .6rem;border:1px solid #6b7580;border-radius:.35rem;width:100%;min-height:5rem;background:#fff;color:var(--ink)}
+textarea[aria-invalid=true]{border-color:var(--bad);border-width:2px}
+.listing{background:#fff;border:1px solid var(--line);border-radius:.6rem;padding:.75rem 1rem;margin:1rem 0}
+.listing h3{margin:.1rem 0 .4rem;font:600 1.1rem/1.3 system-ui,sans-serif}
+.listing p{margin:.3rem 0;overflow-wrap:anywhere}
+.listing form{margin:.5rem 0}
+.big{font:700 2rem/1.1 system-ui,sans-serif;margin:.25rem 0}
+svg.chart{width:100%;height:auto;max-width:40rem;display:block;margin:.5rem 0}
+.legend{font-family:system-ui,sans-serif;font-size:.9rem;color:var(--muted)}
+.swatch{display:inline-block;width:.8rem;height:.8rem;vertical-align:-.1rem;margin-right:.3rem}
+.swatch.up{background:#0b5c8a}.swatch.down{background:#a23b12;margin-left:1rem}
+details{margin:.5rem 0}
+summary{cursor:pointer;font-family:system-ui,sans-serif}
+.form-error{color:var(--bad);font-weight:600}
+form.inline{display:inline}
+`;
+
+const date = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : "");
+const when = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
+
+function fieldError(id: string, message: string | undefined): string {
+  return message ? `<p class="field-error" id="${id}-error">${e(message)}</p>` : "";
+}
+
+export function signInPage(csrf: string, opts: { email?: string; errors?: FieldErrors; notice?: string }): string {
+  const err = opts.errors?.email;
+  return `${opts.notice ? `<p class="notice" role="status">${e(opts.notice)}</p>` : ""}
+<p>Run your town's newsletter here: tomorrow's note, feeds, listings to review, your readers, your statement and payouts.</p>
+<form method="post" action="/operator/sign-in" novalidate>
+<input type="hidden" name="csrf" value="${e(csrf)}">
+<label for="email">Email address you leased your town with</label>
+<input id="email" name="email" type="email" autocomplete="email" required value="${e(opts.email ?? "")}"${err ? ` aria-invalid="true" aria-describedby="email-error"` : ""}>
+${fieldError("email", err)}
+<p class="status">We email you a link that signs you in. It works once, for 15 minutes. No password.</p>
+<div class="actions"><button type="submit">Email me a sign-in link</button></div>
+</form>
+<p class="status">No town yet? Every town's page offers its lease.</p>`;
+}
+
+function signOutForm(csrf: string): string {
+  return `<form method="post" action="/operator/sign-out" class="inline"><input type="hidden" name="csrf" value="${e(csrf)}"><button type="submit" class="secondary">Sign out</button></form>`;
+}
+
+function payoutsBlock(stripe: boolean, account: OperatorAccount | undefined, csrf: string): string {
+  if (!stripe) {
+    return `<p>Your share of each listing sold in your towns accrues in your statement. citydaily pays out what is owed each month.</p>`;
+  }
+  if (account?.payoutsEnabled) return `<p data-testid="payouts">Payout account connected (Stripe). Your share of each listing is transferred to it when the listing's payment clears, and taken back if it is refunded.</p>`;
+  return `<p data-testid="payouts">${account ? "Stripe is still checking your payout account; finish its questions to receive transfers." : "Connect a payout account to receive your share of each listing. Until then your shares accrue and are paid once it is connected."}</p>
+<form method="post" action="/operator/payouts/connect"><input type="hidden" name="csrf" value="${e(csrf)}"><button type="submit">${account ? "Continue with Stripe" : "Connect a payout account with Stripe"}</button></form>`;
+}
+
+export function townsPage(leases: LeaseView[], opts: { email: string; csrf: string; notice?: string; account: OperatorAccount | undefined; stripe: boolean }): string {
+  const active = leases.filter((l) => l.status === "active");
+  const ended = leases.filter((l) => l.status !== "active");
+  const item = (l: LeaseView) => `<li><a href="/operator/towns/${e(l.slug)}">${e(l.town_name)}, ${e(l.state_name)}</a>${l.cancel_at ? ` (cancelled; yours until ${e(date(l.cancel_at))})` : ""}</li>`;
+  return `${opts.notice ? `<p class="notice" role="status">${e(opts.notice)}</p>` : ""}
+<p>Signed in as <strong>${e(opts.email)}</strong>. ${signOutForm(opts.csrf)}</p>
+<h2>Your towns</h2>
+${active.length ? `<ul>${active.map(item).join("\n")}</ul>` : "<p>You run no town at the moment.</p>"}
+${ended.length ? `<h2>Towns you ran</h2><ul>${ended.map((l) => `<li>${e(l.town_name)}, ${e(l.state_name)} (ended ${e(date(l.ended_at))})</li>`).join("")}</ul>` : ""}
+<h2>Payouts</h2>
+${payoutsBlock(opts.stripe, opts.account, opts.csrf)}`;
+}
+
+/** New readers up, unsubscribed down, one bar pair per day; the same numbers follow as a table. */
+export function audienceChart(days: AudienceDay[]): string {
+  const w = 600, h = 160, mid = 100, pad = 4;
+  const max = Math.max(1, ...days.map((d) => d.joined), ...days.map((d) => d.left));
+  const scaleUp = (mid - 12) / max, scaleDown = (h - mid - 20) / max;
+  const step = (w - 2 * pad) / days.length;
+  const bars = days.map((d, i) => {
+    const x = (pad + i * step + step * 0.15).toFixed(1);
+    const bw = (step * 0.7).toFixed(1);
+    const up = d.joined * scaleUp, down = d.left * scaleDown;
+    return `${d.joined ? `<rect x="${x}" y="${(mid - up).toFixed(1)}" width="${bw}" height="${up.toFixed(1)}" fill="#0b5c8a"/>` : ""}${d.left ? `<rect x="${x}" y="${mid}" width="${bw}" height="${down.toFixed(1)}" fill="#a23b12"/>` : ""}`;
+  }).join("");
+  const joined = days.reduce((s, d) => s + d.joined, 0), left = days.reduce((s, d) => s + d.left, 0);
+  const first = days[0]?.date ?? "", last = days.at(-1)?.date ?? "";
+  return `<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label="New and unsubscribed readers per day from ${e(first)} to ${e(last)}: ${joined} new, ${left} unsubscribed. The numbers are in the table below.">
+<line x1="0" y1="${mid}" x2="${w}" y2="${mid}" stroke="#6b7580" stroke-width="1"/>${bars}
+<text x="${pad}" y="${h - 4}" font-size="12" fill="#4a5560">${e(first)}</text><text x="${w - pad}" y="${h - 4}" font-size="12" fill="#4a5560" text-anchor="end">${e(last)}</text>
+</svg>
+<p class="legend"><span class="swatch up"></span>new readers (up) <span class="swatch down"></span>unsubscribed (down): ${joined} new and ${left} unsubscribed in 30 days</p>`;
+}
+
+function statementTable(rows: StatementMonth[]): string {
+  if (!rows.length) return "<p>No money has moved yet.</p>";
+  const c = (n: number) => e(formatCents(n));
+  return `<div class="scroll" role="region" aria-label="Statement by month" tabindex="0"><table data-testid="statement">
+<thead><tr><th scope="col">Month</th><th scope="col" class="num">Listings sold</th><th scope="col" class="num">Sales</th><th scope="col" class="num">Fees</th><th scope="col" class="num">Your half</th><th scope="col" class="num">Lease charge</th><th scope="col" class="num">Net</th><th scope="col" class="num">Paid out</th></tr></thead>
+<tbody>${rows.map((r) => `<tr><th scope="row">${e(r.month)}</th><td class="num">${r.listingsSold}</td><td class="num">${c(r.grossCents)}</td><td class="num">${c(r.feeCents)}</td><td class="num">${c(r.shareCents)}</td><td class="num">${c(r.leaseChargeCents)}</td><td class="num">${c(r.netCents)}</td><td class="num">${c(r.paidOutCents)}</td></tr>`).join("\n")}</tbody>
+</table></div>`;
+}
+
+export interface DeskOptions {
+  email: string;
+  csrf: string;
+  notice?: string;
+  errors?: FieldErrors;
+  /** The listing the errors belong to. */
+  orderId?: string;
+  values?: Record<string, string>;
+  /** Extra sections (tomorrow's note, feeds) rendered by their own modules. */
+  extra?: Array<{ id: string; title: string; html: string }>;
+}
+
+export function deskPage(v: TownDesk, o: DeskOptions): string {
+  const csrfField = `<input type="hidden" name="csrf" value="${e(o.csrf)}">`;
+  const town = `${v.lease.town_name}, ${v.lease.state_name}`;
+  const sections: Array<{ id: string; title: string; html: string }> = [];
+  const extra = o.extra ?? [];
+
+  sections.push(...extra.filter((s) => s.id === "note"));
+  sections.push({
+    id: "review", title: "Listings to review",
+    html: v.review.length === 0 ? `<p>Nothing waits for you: free listings and held ones of ${e(v.lease.town_name)} appear here.</p>` : v.review.map(({ order: l, decisions }) => {
+      const mine = o.orderId === l.id;
+      const reasonErr = mine ? o.errors?.reason : undefined;
+      const rid = `reason-${l.id}`;
+      return `<article class="listing" aria-labelledby="t-${e(l.id)}">
+<h3 id="t-${e(l.id)}">${e(l.title)}</h3>
+<p class="status">${l.product === "event" ? "Event" : "Business"}, ${e(l.tier)} tier (${e(formatCents(l.price_cents))}). ${l.status === "held" ? `Held by the listing screen: ${e(l.reason ?? "")}` : "Free listing waiting for a person's approval."}</p>
+<p>${e(l.description)}</p>
+<p>${l.product === "event" ? `When: ${e((l.starts_at ?? "").replace("T", " "))}${l.ends_at ? ` to ${e(l.ends_at.replace("T", " "))}` : ""}${l.venue ? `. Where: ${e(l.venue)}` : ""}` : `${e(l.category ?? "")}, ${e(l.address ?? "")}`}</p>
+<p>Link: <a href="${e(l.url)}" rel="nofollow noopener">${e(l.url)}</a></p>
+${decisions.length ? `<p class="status">${decisions.map((d) => `${e(d.decision)} by ${e(d.byRole)} on ${e(date(d.createdAt))}`).join("; ")}</p>` : ""}
+${mine && o.errors?.form ? `<p class="form-error" role="alert">${e(o.errors.form)}</p>` : ""}
+<form method="post" action="/operator/towns/${e(v.lease.slug)}/listings/${e(l.id)}/approve">${csrfField}<button type="submit">Approve "${e(l.title.slice(0, 40))}"</button></form>
+<form method="post" action="/operator/towns/${e(v.lease.slug)}/listings/${e(l.id)}/reject" novalidate>${csrfField}
+<label for="${e(rid)}">Reason for rejecting (the buyer reads it)</label>
+<textarea id="${e(rid)}" name="reason" rows="2" maxlength="500"${reasonErr ? ` aria-invalid="true" aria-describedby="${e(rid)}-error"` : ""}>${e(mine ? o.values?.reason ?? "" : "")}</textarea>
+${fieldError(rid, reasonErr)}
+<button type="submit" class="secondary">Reject</button></form>
+</article>`;
+    }).join("\n"),
+  });
+  const a = v.audience;
+  sections.push({
+    id: "audience", title: "Audience",
+    html: `<p>Subscribers now</p><p class="big" data-testid="subscribers">${a.subscribers.toLocaleString("en-US")}</p>
+<h3>New and unsubscribed, last 30 days</h3>
+${audienceChart(a.days)}
+<details><summary>The numbers by day</summary>
+<div class="scroll" role="region" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
+<thead><tr><th scope="col">Day</th><th scope="col" class="num">New</th><th scope="col" class="num">Unsubscribed</th></tr></thead>
+<tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></div></details>
+<h3>Emails sent per edition</h3>
+${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
+<tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}`,
+  });
+  sections.push({
+    id: "money", title: "Money",
+    html: `<p>Half the net of every listing sold in ${e(v.lease.town_name)} is yours (price less the payment fee), taken back if a listing is refunded. The lease is billed by its own monthly charge; "Net" shows your half with it deducted.</p>
+${statementTable(v.statement)}
+<p><a href="/operator/towns/${e(v.lease.slug)}/statement.csv" download>Download the statement (CSV)</a></p>
+<h3>Payouts</h3>
+${payoutsBlock(v.payouts.mode === "stripe", v.payouts.account, o.csrf)}`,
+  });
+  sections.push(...extra.filter((s) => s.id !== "note"));
+  sections.push({
+    id: "lease", title: "Lease",
+    html: `<p>${e(town)}: ${e(formatCents(v.lease.price_cents))} a month, since ${e(date(v.lease.activated_at))}.</p>
+${v.lease.cancel_at
+    ? `<p data-testid="lease-status">Cancelled. The town stays yours until ${e(when(v.lease.cancel_at))}, the end of the period you paid for; then it is free for someone else.</p>`
+    : `<p data-testid="lease-status">Active. The current period is paid until ${e(when(v.paidThrough))}.</p>
+<form method="post" action="/operator/towns/${e(v.lease.slug)}/lease/cancel">${csrfField}
+<p class="status">${v.payouts.mode === "stripe" ? "Cancelling happens in Stripe's billing page; the town stays yours until the end of the paid period." : "The town stays yours until the end of the paid period; nothing more is charged."}</p>
+<button type="submit" class="secondary">${v.payouts.mode === "stripe" ? "Manage billing or cancel" : "Cancel the lease"}</button></form>`}`,
+  });
+
+  return `${o.notice ? `<p class="notice" role="status">${e(o.notice)}</p>` : ""}
+<p>Signed in as <strong>${e(o.email)}</strong>. <a href="/operator">Your towns</a> · <a href="/${e(v.lease.slug)}">${e(v.lease.town_name)}'s page</a> ${signOutForm(o.csrf)}</p>
+<nav class="desk" aria-label="Desk sections"><ul>${sections.map((s) => `<li><a href="#${s.id}">${e(s.title)}</a></li>`).join("")}</ul></nav>
+${sections.map((s) => `<section class="desk" id="${s.id}" aria-labelledby="${s.id}-h"><h2 id="${s.id}-h">${e(s.title)}</h2>\n${s.html}\n</section>`).join("\n")}`;
+}
