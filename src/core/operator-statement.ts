@@ -16,12 +16,12 @@ export function addMonths(iso: string, n: number): string {
   return t.toISOString();
 }
 
-/** The instants the lease was charged: its activation, then every month after, up to `untilIso` (exclusive). */
+/** The instants the lease was charged: its activation, then every month after, up to `untilIso` (inclusive). */
 export function leaseChargeDates(activatedAt: string, untilIso: string): string[] {
   const out: string[] = [];
   for (let k = 0; k < 1200; k++) {
     const at = addMonths(activatedAt, k);
-    if (at >= untilIso) break;
+    if (at > untilIso) break;
     out.push(at);
   }
   return out;

@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { AppError } from "../core/errors.ts";
 import { audienceDays, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
-import { activeSubscriberCount, audienceChanges, sentPerEdition } from "../store/audience.ts";
+import { audienceChanges, sentPerEdition } from "../store/audience.ts";
+import { activeSubscriberCount } from "../store/cities.ts";
 import { decisionsOf, type Decider, type DecisionRow } from "../store/listing-decisions.ts";
 import { leasesOfOperator, operatorLeaseOfTown, scheduleLeaseCancel, type LeaseView } from "../store/leases.ts";
 import { ledgerOfLease } from "../store/ledger.ts";

@@ -1,10 +1,7 @@
 import { cachedStatement as stmt, type DB } from "./db.ts";
 
 // A town's readers as its operator sees them (the desk's Audience section): counts only, no addresses.
-
-export function activeSubscriberCount(db: DB, placeGeoid: string): number {
-  return stmt(db, "SELECT COUNT(*) FROM subscribers WHERE place_geoid = ? AND status = 'active'").pluck().get(placeGeoid) as number;
-}
+// (Subscribers now: activeSubscriberCount in cities.ts.)
 
 /** Instants (ISO) of subscriptions started, and of unsubscriptions, since `sinceIso`; the caller buckets them by local day. */
 export function audienceChanges(db: DB, placeGeoid: string, sinceIso: string): { joined: string[]; left: string[] } {
