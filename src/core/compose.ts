@@ -8,6 +8,8 @@ import type { HolidayNote } from "./holidays.ts";
 import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
 import { safeUrl } from "./safe-url.ts";
+import { noteSection } from "./note.ts";
+import type { TownSources } from "./town-sources.ts";
 import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "./wmo.ts";
 
 export { safeUrl };
@@ -26,6 +28,10 @@ export interface EditionInputs {
   events: CalendarEvent[];
   /** The town's directory; user-supplied text. */
   listings: DirectoryListing[];
+  /** What public sources add: warnings, air quality, feed events, headlines. */
+  sources: TownSources;
+  /** The operator's note for the date (canonical markdown from src/core/note.ts), or null. */
+  note?: { markdown: string; authorName: string } | null;
 }
 
 export interface ComposedEdition {
@@ -227,6 +233,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
     // The town is named as everywhere else on the site and in its emails: "Boise, Idaho".
     `Good morning, ${town}, ${escapeMarkdown(place.stateName)}. Here is your day.`,
     "",
+    ...(i.note ? noteSection(i.note) : []),
     ...weatherSection(i.weather),
     ...sunSection(i.sun),
     ...holidaySection(i.holidays),

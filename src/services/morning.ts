@@ -5,7 +5,9 @@ import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
 import type { WeatherSnapshot } from "../core/weather.ts";
+import { NO_TOWN_SOURCES } from "../core/town-sources.ts";
 import { insertEdition } from "../store/editions.ts";
+import { findNote } from "../store/notes.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
   subscribedPlaces, type Lease,
@@ -80,6 +82,11 @@ async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Pro
   }
 }
 
+function noteOf(ctx: AppContext, geoid: string, date: string): { markdown: string; authorName: string } | null {
+  const row = findNote(ctx.db, geoid, date);
+  return row ? { markdown: row.markdown, authorName: row.author_name } : null;
+}
+
 /**
  * Composes and stores one city's edition for `date`. The edition, its search row and its
  * publishing-ledger row are one transaction: either all exist or none. Returns the new id, or
@@ -100,6 +107,8 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     events: listings.events.filter((e) => e.featured),
     listings: listings.directory,
+    sources: NO_TOWN_SOURCES,
+    note: noteOf(ctx, place.geoid, date),
   });
   const html = renderEditionHtml(markdown);
   const id = ctx.db.transaction(() => {

@@ -1,3 +1,4 @@
+import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { composeEdition, renderEditionHtml } from "../../src/core/compose.ts";
 import { addDays } from "../../src/core/holidays.ts";
 import { describeWeatherCode } from "../../src/core/wmo.ts";
@@ -28,7 +29,7 @@ export async function startSiteWithEditions(): Promise<TestServer> {
         place: { name, stateName, slug }, date, baseUrl: server.url, weather,
         sun: { sunrise: "7:32 AM", sunset: "5:11 PM", daylightMinutes: 579, source: "suncalc" },
         holidays: { today: [], upcoming: [{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }] },
-        censusFact: { key: "population", text: `${name} is home to many people.` }, events: [], listings: [],
+        censusFact: { key: "population", text: `${name} is home to many people.` }, events: [], listings: [], sources: NO_TOWN_SOURCES,
       });
       insertEdition(server.ctx.db, {
         placeGeoid: geoidOf(server.ctx.db, slug), date, subject, markdown, html: renderEditionHtml(markdown), weather,

@@ -1,3 +1,4 @@
+import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
@@ -27,6 +28,7 @@ function inputs(over: Partial<EditionInputs> = {}): EditionInputs {
     censusFact: { key: "population", text: "Springfield is home to about 114,394 people." },
     events: [],
     listings: [],
+    sources: NO_TOWN_SOURCES,
     ...over,
   };
 }
