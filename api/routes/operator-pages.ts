@@ -119,8 +119,37 @@ export interface DeskOptions {
   /** The listing the errors belong to. */
   orderId?: string;
   values?: Record<string, string>;
-  /** Extra sections (tomorrow's note, feeds) rendered by their own modules. */
+  /** Extra sections (feeds) rendered by their own modules. */
   extra?: Array<{ id: string; title: string; html: string }>;
+  /** The note form as posted (kept on errors and previews) and its preview. */
+  note?: { values: { markdown: string; authorName: string; date: string }; errors?: FieldErrors; preview?: string; saved?: boolean };
+}
+
+function noteSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
+  const n = o.note;
+  const values = n?.values ?? { markdown: "", authorName: v.notes.scheduled.at(-1)?.authorName ?? "", date: v.notes.nextEdition };
+  const err = n?.errors ?? {};
+  const invalid = (f: string, id: string) => (err[f] ? ` aria-invalid="true" aria-describedby="${id}-error"` : "");
+  const slug = e(v.lease.slug);
+  return `<p>A few lines from you, shown in the morning's edition under the greeting, signed with your name. Paragraphs, <em>*emphasis*</em>, <strong>**bold**</strong> and links as [words](https://...) are kept; anything else is shown as plain text.</p>
+${err.form ? `<p class="form-error" role="alert">${e(err.form)}</p>` : ""}
+<form method="post" action="/operator/towns/${slug}/note" novalidate>${csrfField}
+<label for="note-markdown">Tomorrow's note</label>
+<textarea id="note-markdown" name="markdown" rows="6" maxlength="2000"${invalid("markdown", "note-markdown")}>${e(values.markdown)}</textarea>
+${fieldError("note-markdown", err.markdown)}
+<label for="note-author">Signed</label>
+<input id="note-author" name="authorName" autocomplete="name" value="${e(values.authorName)}"${invalid("authorName", "note-author")}>
+${fieldError("note-author", err.authorName)}
+<label for="note-date">Edition date</label>
+<input id="note-date" name="date" type="date" value="${e(values.date)}" min="${e(v.notes.nextEdition)}" aria-describedby="note-date-help${err.date ? " note-date-error" : ""}"${err.date ? ` aria-invalid="true"` : ""}>
+<p class="status" id="note-date-help">The next edition is ${e(v.notes.nextEdition)}; choose a later date to schedule the note for that morning.</p>
+${fieldError("note-date", err.date)}
+<div class="actions"><button type="submit" name="action" value="preview" class="secondary">Preview</button><button type="submit" name="action" value="save">Save the note</button></div>
+</form>
+${n?.preview !== undefined ? `<h3>Preview</h3>${n.preview ? `<div class="card" data-testid="note-preview">${n.preview}</div>` : "<p>Nothing to preview yet: see the message above the note.</p>"}` : ""}
+<h3>Scheduled notes</h3>
+${v.notes.scheduled.length ? v.notes.scheduled.map((s) => `<div class="listing"><p><strong>${e(s.date)}</strong>${s.date === v.notes.nextEdition ? " (next edition)" : ""}</p><div data-testid="note-${e(s.date)}">${s.html}</div>
+<form method="post" action="/operator/towns/${slug}/note/delete">${csrfField}<input type="hidden" name="date" value="${e(s.date)}"><button type="submit" class="secondary">Delete the note of ${e(s.date)}</button></form></div>`).join("\n") : "<p>No note scheduled.</p>"}`;
 }
 
 export function deskPage(v: TownDesk, o: DeskOptions): string {
@@ -129,7 +158,7 @@ export function deskPage(v: TownDesk, o: DeskOptions): string {
   const sections: Array<{ id: string; title: string; html: string }> = [];
   const extra = o.extra ?? [];
 
-  sections.push(...extra.filter((s) => s.id === "note"));
+  sections.push({ id: "note", title: "Tomorrow's note", html: noteSection(v, o, csrfField) });
   sections.push({
     id: "review", title: "Listings to review",
     html: v.review.length === 0 ? `<p>Nothing waits for you: free listings and held ones of ${e(v.lease.town_name)} appear here.</p>` : v.review.map(({ order: l, decisions }) => {
@@ -163,6 +192,7 @@ ${audienceChart(a.days)}
 <div class="scroll" role="region" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
 <thead><tr><th scope="col">Day</th><th scope="col" class="num">New</th><th scope="col" class="num">Unsubscribed</th></tr></thead>
 <tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></div></details>
+<p>Referrals: ${a.referrals.recent} new readers in 30 days came through a reader's forwarding link (${a.referrals.total} in all).</p>
 <h3>Emails sent per edition</h3>
 ${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
 <tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}`,
@@ -175,7 +205,7 @@ ${statementTable(v.statement)}
 <h3>Payouts</h3>
 ${payoutsBlock(v.payouts.mode === "stripe", v.payouts.account, o.csrf)}`,
   });
-  sections.push(...extra.filter((s) => s.id !== "note"));
+  sections.push(...extra);
   sections.push({
     id: "lease", title: "Lease",
     html: `<p>${e(town)}: ${e(formatCents(v.lease.price_cents))} a month, since ${e(date(v.lease.activated_at))}.</p>

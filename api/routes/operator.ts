@@ -7,13 +7,13 @@ import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import {
-  cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, requestSignIn, SESSION_HOURS, sessionOperator,
+  cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, removeNote, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
   SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, townDesk,
 } from "../../src/services/operator-desk.ts";
 import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/payouts.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
-import { DESK_STYLE, deskPage, signInPage, townsPage, type FieldErrors } from "./operator-pages.ts";
+import { DESK_STYLE, deskPage, signInPage, townsPage, type DeskOptions, type FieldErrors } from "./operator-pages.ts";
 
 /**
  * The operator desk, pages for people (forms post; errors next to their field; every form carries a
@@ -94,7 +94,7 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     return act(email, body);
   }
 
-  function desk(event: H3Event, email: string, slug: string, status = 200, opts: { errors?: FieldErrors; orderId?: string; values?: Record<string, string>; notice?: string } = {}): Response {
+  function desk(event: H3Event, email: string, slug: string, status = 200, opts: Omit<DeskOptions, "email" | "csrf"> = {}): Response {
     try {
       const view = townDesk(ctx, email, slug);
       return htmlPage(status, `${view.lease.town_name}: operator desk`, deskPage(view, { email, csrf: csrfToken(ctx, session(event)!), ...opts }), {}, DESK_STYLE);
@@ -201,6 +201,37 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     return see(`/operator/towns/${slug}?done=${decision === "approve" ? "approved" : "rejected"}#review`);
   }));
 
+  app.post("/operator/towns/:slug/note", (event) => signedInPost(event, (email, body) => {
+    const slug = event.context.params!.slug;
+    if (!SLUG.test(slug)) return desk(event, email, "-");
+    const values = { markdown: body.get("markdown") ?? "", authorName: body.get("authorName") ?? "", date: body.get("date") ?? "" };
+    if (body.get("action") === "preview") {
+      const preview = previewNote(ctx, email, slug, values.markdown, values.authorName);
+      const errors: FieldErrors = {};
+      if (!preview) errors.markdown = "Nothing a reader would see yet: write a sentence or two.";
+      return desk(event, email, slug, 200, { note: { values, preview, errors } });
+    }
+    try {
+      saveNote(ctx, email, slug, values);
+    } catch (err) {
+      if (err instanceof AppError && err.code === "validation_error") {
+        const errors: FieldErrors = {};
+        for (const i of err.issues ?? []) errors[i.path] ??= i.message;
+        if (!err.issues?.length) errors.form = err.message;
+        return desk(event, email, slug, 400, { note: { values, errors } });
+      }
+      throw err;
+    }
+    return see(`/operator/towns/${slug}?done=note-saved#note`);
+  }));
+
+  app.post("/operator/towns/:slug/note/delete", (event) => signedInPost(event, (email, body) => {
+    const slug = event.context.params!.slug;
+    if (!SLUG.test(slug)) return desk(event, email, "-");
+    removeNote(ctx, email, slug, body.get("date") ?? "");
+    return see(`/operator/towns/${slug}?done=note-deleted#note`);
+  }));
+
   app.post("/operator/towns/:slug/lease/cancel", (event) => signedInPost(event, async (email) => {
     const slug = event.context.params!.slug;
     if (!SLUG.test(slug)) return desk(event, email, "-");
@@ -227,6 +258,8 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
 
 const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
+  "note-saved": "Your note is saved: it appears in that morning's edition, under the greeting.",
+  "note-deleted": "The note is deleted.",
   approved: "Approved: the listing is published (or, for a paid tier, its buyer has the payment link).",
   rejected: "Rejected: the buyer is emailed your reason.",
   cancelled: "Your lease is cancelled. The town stays yours until the end of the paid period.",

@@ -1,7 +1,10 @@
 import crypto from "node:crypto";
 import { AppError } from "../core/errors.ts";
 import { audienceDays, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
-import { audienceChanges, sentPerEdition } from "../store/audience.ts";
+import { addDays } from "../core/holidays.ts";
+import { localDate, localHour } from "../core/time.ts";
+import { audienceChanges, referralCounts, sentPerEdition } from "../store/audience.ts";
+import { hasEdition } from "../store/morning.ts";
 import { activeSubscriberCount } from "../store/cities.ts";
 import { decisionsOf, type Decider, type DecisionRow } from "../store/listing-decisions.ts";
 import { leasesOfOperator, operatorLeaseOfTown, scheduleLeaseCancel, type LeaseView } from "../store/leases.ts";
@@ -14,6 +17,7 @@ import type { AppContext } from "./context.ts";
 import { takeToken } from "./limits.ts";
 import { sweepCommerce } from "./listings.ts";
 import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
+import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
 import { payoutAccount } from "./payouts.ts";
 
 /**
@@ -115,7 +119,9 @@ export interface ReviewItem {
 export interface TownDesk {
   lease: LeaseView;
   review: ReviewItem[];
-  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }> };
+  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { recent: number; total: number } };
+  /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
+  notes: { nextEdition: string; scheduled: TownNote[] };
   statement: StatementMonth[];
   /** When a cancelled lease ends, or when the paid period running now ends. */
   paidThrough: string;
@@ -155,7 +161,9 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
       subscribers: activeSubscriberCount(ctx.db, lease.place_geoid),
       days: audienceDays(changes.joined, changes.left, timezone, now, 30),
       sent: sentPerEdition(ctx.db, lease.place_geoid, 14),
+      referrals: referralCounts(ctx.db, lease.place_geoid, since),
     },
+    notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
     payouts: { mode: ctx.connect ? "stripe" : "local", account: payoutAccount(ctx, email) },
@@ -199,4 +207,29 @@ export async function cancelLease(ctx: AppContext, email: string, slug: string):
   scheduleLeaseCancel(ctx.db, lease.id, endsAt, nowIso);
   ctx.log.info({ leaseId: lease.id, town: lease.slug, endsAt }, "operator cancelled the lease; it ends with its paid period");
   return { endsAt };
+}
+
+/** The town's next edition: today's if its publication hour has not come and it is not out, else tomorrow's. */
+export function nextEditionDate(ctx: AppContext, lease: LeaseView): string {
+  const now = ctx.config.now();
+  const today = localDate(now, lease.timezone);
+  const todayDue = localHour(now, lease.timezone) >= ctx.config.publishHour || hasEdition(ctx.db, lease.place_geoid, today);
+  return todayDue ? addDays(today, 1) : today;
+}
+
+/** Tomorrow's note, from the desk: saved for the chosen edition date (the next one by default), signed, by the operator. */
+export function saveNote(ctx: AppContext, email: string, slug: string, input: { date: string; markdown: string; authorName: string }): TownNote {
+  const lease = requireTown(ctx, email, slug);
+  return setTownNote(ctx, lease.slug, { ...input, by: email });
+}
+
+/** The preview the edition would carry (empty when the note is not valid yet). */
+export function previewNote(ctx: AppContext, email: string, slug: string, markdown: string, authorName: string): string {
+  requireTown(ctx, email, slug);
+  return renderNotePreview(markdown, authorName || undefined);
+}
+
+export function removeNote(ctx: AppContext, email: string, slug: string, date: string): boolean {
+  const lease = requireTown(ctx, email, slug);
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && deleteTownNote(ctx, lease.slug, date);
 }

@@ -217,6 +217,31 @@ describe("the town's desk", () => {
     expect((await getWith(jar, `${server.url}/operator/towns/st-louis-missouri`)).status).toBe(404);
   });
 
+  it("writes tomorrow's note: errors next to the field with the text kept, a preview as the edition shows it, saved for the next edition", async () => {
+    const html = await desk();
+    // 12:00 UTC is 05:00 in Boise, before the 06:00 publication: the next edition is today's.
+    expect(html).toContain('name="date" type="date" value="2026-11-22"');
+    const csrf = csrfOf(html);
+    const url = `${server.url}/operator/towns/boise-idaho/note`;
+    const unsigned = await postForm(jar, url, { csrf, action: "save", markdown: "The *pool* opens <script>x</script>", authorName: "", date: "2026-11-22" });
+    expect(unsigned.status).toBe(400);
+    const page = await unsigned.text();
+    expect(page).toContain("The *pool* opens &lt;script&gt;x&lt;/script&gt;</textarea>");
+    expect(page).toMatch(/id="note-author-error">Sign the note/);
+    expect(server.ctx.db.prepare("SELECT COUNT(*) FROM town_notes").pluck().get()).toBe(0);
+
+    const preview = await (await postForm(jar, url, { csrf, action: "preview", markdown: "The *pool* opens at [noon](https://boise.example.gov/pool).", authorName: "Dana", date: "2026-11-22" })).text();
+    expect(preview).toMatch(/data-testid="note-preview">[\s\S]*<em>pool<\/em>[\s\S]*href="https:\/\/boise\.example\.gov\/pool"[\s\S]*Dana/);
+    expect(server.ctx.db.prepare("SELECT COUNT(*) FROM town_notes").pluck().get()).toBe(0);
+
+    const saved = await postForm(jar, url, { csrf, action: "save", markdown: "The *pool* opens at noon.", authorName: "Dana", date: "2026-11-22" });
+    expect(saved.status).toBe(303);
+    const after = await desk();
+    expect(after).toMatch(/<strong>2026-11-22<\/strong> \(next edition\)/);
+    expect(after).toMatch(/data-testid="note-2026-11-22">[\s\S]*<em>pool<\/em>/);
+    expect(server.ctx.db.prepare("SELECT updated_by FROM town_notes").pluck().get()).toBe(OPERATOR);
+  });
+
   it("cancels the lease (local mode): the town stays theirs until the end of the paid period", async () => {
     const html = await desk();
     expect(html).toContain("The current period is paid until 2026-12-22 12:00 UTC");
