@@ -103,6 +103,8 @@ export function subscribeFormRoutes(app: H3, ctx: AppContext): void {
       honeypot: typed.honeypot,
       landing_path: typed.landing_path || undefined,
       referrer: event.req.headers.get("referer") ?? undefined,
+      // Posted from a page opened by a share link, the Referer carries its `ref` (read by the service).
+      ...(field("ref") ? { ref: field("ref") } : {}),
     });
     if (!parsed.success) {
       return formPage(400, typed, toFieldIssues(parsed.error.issues), "Something in the form needs a change.", placeName);

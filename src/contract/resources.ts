@@ -48,7 +48,10 @@ export const CalendarEvent = z.object({
   endsAt: z.string().optional().meta({ description: "End date or date-time, when given" }),
   venue: z.string().optional(),
   featured: z.boolean(),
-}).meta({ id: "CalendarEvent", description: "An event on the town's public calendar" });
+  sponsored: z.boolean().meta({ description: "A paid placement (standard or featured listing): shown labelled Sponsored, its links rel=\"sponsored\"" }),
+  source: z.string().optional().meta({ description: "Who publishes the event when it comes from one of the town's public calendars (iCalendar feeds), e.g. `White Pine County Library`; absent for listings" }),
+  allDay: z.boolean().optional().meta({ description: "True for an all-day event (`startsAt` is then a date)" }),
+}).meta({ id: "CalendarEvent", description: "An event on the town's public calendar: a listing (free, standard or featured) or an event from one of the town's public iCalendar feeds. Times are the town's local wall time." });
 
 export const DirectoryListing = z.object({
   id: z.string(),
@@ -56,6 +59,7 @@ export const DirectoryListing = z.object({
   description: z.string(),
   url: z.url().nullable(),
   featured: z.boolean(),
+  sponsored: z.boolean().meta({ description: "A paid placement (standard or featured listing): shown labelled Sponsored, its links rel=\"sponsored\"" }),
   endsOn: IsoDate.meta({ description: "Last day the listing is shown (30 days from payment)" }),
   address: z.string().optional().meta({ description: "Street address or area of town" }),
   category: z.string().optional(),

@@ -15,6 +15,7 @@ export const SubscribeRequest = z.object({
   utm_source: utm("utm_source"),
   utm_medium: utm("utm_medium"),
   utm_campaign: utm("utm_campaign"),
+  ref: z.string().trim().max(32).optional().meta({ description: "Referral code from a reader's \"Forward to a neighbor\" link (`?ref=` on the town page): the new subscription is counted for that reader. An unknown code is ignored", example: "3f9a1c0b7d2e" }),
   landing_path: z.string().max(2000).optional().meta({ description: "Path of the page the signup form was on", example: "/st-louis-missouri" }),
 }).meta({ id: "SubscribeRequest" });
 export type SubscribeRequest = z.output<typeof SubscribeRequest>;

@@ -9,22 +9,30 @@ import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
 import { safeUrl } from "./safe-url.ts";
 import { noteSection } from "./note.ts";
-import type { TownSources } from "./town-sources.ts";
+import type { FeedEvent, Headline, TownSources, WeatherAlert } from "./town-sources.ts";
+import { activeAlerts, airQualityLine, alertInstruction, alertSummary, alertUntil, endsToday } from "./alerts.ts";
+import { archiveNotes, type DayWeather } from "./archive-notes.ts";
+import { clockWords, eventWhenWords } from "./event-time.ts";
+import { chooseLead, type Lead } from "./lead.ts";
 import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "./wmo.ts";
 
 export { safeUrl };
 
 /** Everything one edition is made of; the pipeline gathers it, this module only writes. */
 export interface EditionInputs {
-  place: { name: string; stateName: string; slug: string };
+  /** `timezone` (IANA) puts warning end times in the town's local time; UTC when absent. */
+  place: { name: string; stateName: string; slug: string; timezone?: string };
   date: string; // YYYY-MM-DD in the city's timezone
   baseUrl: string;
+  /** The instant of composing (ISO): alerts expired by then are never shown. Noon UTC of `date` when absent. */
+  at?: string;
   /** null when the forecast could not be fetched: the edition goes out without it. */
   weather: WeatherSnapshot | null;
   sun: SunTimes;
   holidays: { today: HolidayNote[]; upcoming: HolidayNote[] };
+  /** The town fact of the day (src/core/facts.ts factOfDay), or null on a morning without one. */
   censusFact: CensusFact | null;
-  /** The town's calendar (today and the coming days); user-supplied text. */
+  /** Listings on the town's calendar the email carries (featured ones); user-supplied text. */
   events: CalendarEvent[];
   /** The town's directory; user-supplied text. */
   listings: DirectoryListing[];
@@ -32,11 +40,17 @@ export interface EditionInputs {
   sources: TownSources;
   /** The operator's note for the date (canonical markdown from src/core/note.ts), or null. */
   note?: { markdown: string; authorName: string } | null;
+  /** The town's stored weather before `date` (src/store/editions.ts weatherHistory): archive notes and weather changes. */
+  history?: DayWeather[];
 }
 
 export interface ComposedEdition {
   subject: string;
   markdown: string;
+  /** The fact told (its key is stored so that it does not come back within 30 mornings). */
+  factKey: string | null;
+  /** What led the edition, for logs and tests. */
+  lead: Lead["kind"] | null;
 }
 
 /** How far ahead the calendar section looks. */
@@ -144,15 +158,41 @@ function sunSection(sun: SunTimes): string[] {
   return ["## Sun", "", line, ""];
 }
 
-function linkSuffix(url: string | null, label: string): string {
+function linkSuffix(url: string | null | undefined, label: string, sponsored = false): string {
   const safe = safeUrl(url);
-  return safe ? ` [${label}](${safe})` : "";
+  // A paid placement's link carries the title "Sponsored": renderEditionHtml turns it into rel="sponsored".
+  return safe ? ` [${label}](${safe}${sponsored ? ` "${SPONSORED}"` : ""})` : "";
+}
+
+/** The label of every paid placement (FTC endorsement guides): in the email, on the web, in the twins. */
+export const SPONSORED = "Sponsored";
+
+/** An event from one of the town's public calendars, as the calendar lists it. */
+export function feedEventToCalendar(e: FeedEvent): CalendarEvent {
+  return {
+    id: e.id, title: e.title, description: e.description, url: safeUrl(e.url), startsAt: e.startsAt,
+    ...(e.endsAt ? { endsAt: e.endsAt } : {}), ...(e.venue ? { venue: e.venue } : {}),
+    featured: false, sponsored: false, source: e.source, allDay: e.allDay,
+  };
+}
+
+/** "7:00 PM at White Pine County Library" (with the day: "Wed, Nov 25, 7:00 PM at ..."). */
+function whenWords(e: CalendarEvent, withDay: boolean): string {
+  return eventWhenWords({ startsAt: e.startsAt, endsAt: e.endsAt, allDay: e.allDay, venue: e.venue ? plainText(e.venue, TITLE_MAX) : null }, { withDay });
 }
 
 function eventLine(e: CalendarEvent, withDay: boolean): string {
-  const day = withDay ? `${dateParts(e.startsAt.slice(0, 10)).short}: ` : "";
-  const desc = e.description.trim() ? ` — ${escapeMarkdown(e.description)}` : "";
-  return `- ${day}**${escapeMarkdown(e.title, TITLE_MAX)}**${e.featured ? " (featured)" : ""}${desc}${linkSuffix(e.url, "Details")}`;
+  const label = e.sponsored ? `${SPONSORED}: ` : "";
+  const when = whenWords(e, withDay);
+  const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 240)}` : "";
+  const from = e.source ? ` From ${escapeMarkdown(e.source, TITLE_MAX)}.` : "";
+  return `- ${label}**${escapeMarkdown(e.title, TITLE_MAX)}**${when ? `, ${escapeMarkdown(when, 200)}` : ""}.${desc}${from}${linkSuffix(e.url, "Details", e.sponsored)}`;
+}
+
+/** A description as one sentence-ended run of text. */
+function sentenceOf(s: string): string {
+  const t = plainText(s, 240);
+  return /[.!?…]$/.test(t) ? t : `${t}.`;
 }
 
 /** Events from today to `CALENDAR_DAYS` ahead; within a day featured ones first, then by start. */
@@ -160,19 +200,34 @@ export function calendarOf(events: CalendarEvent[], date: string): { today: Cale
   const last = addDays(date, CALENDAR_DAYS);
   const inRange = events.filter((e) => /^\d{4}-\d{2}-\d{2}/.test(e.startsAt) && e.startsAt.slice(0, 10) >= date && e.startsAt.slice(0, 10) <= last);
   const order = (a: CalendarEvent, b: CalendarEvent) =>
-    a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id);
+    a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || Number(Boolean(b.allDay)) - Number(Boolean(a.allDay)) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id);
   const sorted = inRange.sort(order);
   return { today: sorted.filter((e) => e.startsAt.slice(0, 10) === date), coming: sorted.filter((e) => e.startsAt.slice(0, 10) > date) };
 }
 
-function calendarSection(cal: { today: CalendarEvent[]; coming: CalendarEvent[] }): string[] {
+/** At most this many events a section, so a busy library feed cannot swamp the email. */
+const TODAY_MAX = 8;
+const COMING_MAX = 12;
+
+function calendarSection(cal: { today: CalendarEvent[]; coming: CalendarEvent[] }, pageUrl: string, leadId: string | null): string[] {
   const out = ["## On the calendar", ""];
-  if (cal.today.length === 0 && cal.coming.length === 0) {
-    out.push("Nothing on the town calendar for the coming week yet.", "");
+  const today = cal.today.filter((e) => e.id !== leadId);
+  if (today.length === 0 && cal.coming.length === 0) {
+    if (leadId) return [];
+    out.push(`Nothing on the town calendar for the coming week yet. Know of something? Events can be listed free on the [town page](${pageUrl}).`, "");
     return out;
   }
-  if (cal.today.length > 0) out.push("**Today**", "", ...cal.today.map((e) => eventLine(e, false)), "");
-  if (cal.coming.length > 0) out.push("**Coming up**", "", ...cal.coming.map((e) => eventLine(e, true)), "");
+  // Featured (paid) events are never cut: the buyer was promised the email on their days.
+  const keep = (list: CalendarEvent[], max: number) => {
+    const paid = list.filter((e) => e.featured);
+    return [...paid, ...list.filter((e) => !e.featured).slice(0, Math.max(0, max - paid.length))].sort((a, b) => list.indexOf(a) - list.indexOf(b));
+  };
+  const shownToday = keep(today, TODAY_MAX);
+  const shownComing = keep(cal.coming, COMING_MAX);
+  if (shownToday.length > 0) out.push(`**${leadId ? "Also today" : "Today"}**`, "", ...shownToday.map((e) => eventLine(e, false)), "");
+  if (shownComing.length > 0) out.push("**This week**", "", ...shownComing.map((e) => eventLine(e, true)), "");
+  const more = today.length + cal.coming.length - shownToday.length - shownComing.length;
+  if (more > 0) out.push(`${more} more ${more === 1 ? "event is" : "events are"} on the [town calendar](${pageUrl}).`, "");
   return out;
 }
 
@@ -189,8 +244,9 @@ function directorySection(listings: DirectoryListing[], date: string, pageUrl: s
   if (current.length === 0) return [];
   const out = ["## From the directory", ""];
   for (const l of featuredThisDay(current, date)) {
-    const desc = l.description.trim() ? ` — ${escapeMarkdown(l.description)}` : "";
-    out.push(`- **${escapeMarkdown(l.title, TITLE_MAX)}** (featured)${desc}${linkSuffix(l.url, "Website")}`);
+    const about = [l.category, l.address].filter((x): x is string => Boolean(x && x.trim())).map((x) => escapeMarkdown(x, TITLE_MAX));
+    const desc = l.description.trim() ? ` ${escapeMarkdown(sentenceOf(l.description), 240)}` : "";
+    out.push(`- ${l.sponsored === false ? "" : `${SPONSORED}: `}**${escapeMarkdown(l.title, TITLE_MAX)}**${about.length ? ` (${about.join(", ")})` : ""}.${desc}${linkSuffix(l.url, "Website", l.sponsored !== false)}`);
   }
   if (out.length > 2) out.push("");
   out.push(`${current.length} ${current.length === 1 ? "business is" : "businesses are"} listed in the [town directory](${pageUrl}).`, "");
@@ -206,48 +262,156 @@ function holidaySection(h: EditionInputs["holidays"]): string[] {
   return out;
 }
 
+/** The warning section: the event, what to expect, until when (local time), what to do, a link. */
+function warningSection(alerts: WeatherAlert[], timeZone: string): string[] {
+  const out: string[] = [];
+  const [first, ...rest] = alerts;
+  if (!first) return out;
+  out.push(`## ${escapeMarkdown(first.event, TITLE_MAX)}`, "");
+  const until = alertUntil(first, timeZone);
+  const summary = alertSummary(first.description) || (first.headline ? plainText(first.headline, 320) : "");
+  out.push(`${until ? `**${capitalise(until)}.** ` : ""}${escapeMarkdown(summary, 400)}`, "");
+  const todo = alertInstruction(first);
+  if (todo) out.push(`**What to do:** ${escapeMarkdown(todo, 400)}`, "");
+  const link = safeUrl(first.url);
+  out.push(`Issued by the National Weather Service${first.senderName ? ` (${escapeMarkdown(first.senderName.replace(/^NWS\s+/, ""), TITLE_MAX)})` : ""}.${link ? ` [Read the full ${escapeMarkdown(first.event.toLowerCase(), TITLE_MAX)}](${link})` : ""}`, "");
+  for (const a of rest.slice(0, 3)) {
+    const u = alertUntil(a, timeZone);
+    const l = safeUrl(a.url);
+    out.push(`Also in effect: **${escapeMarkdown(a.event, TITLE_MAX)}**${u ? ` ${u}` : ""}.${l ? ` [Details](${l})` : ""}`, "");
+  }
+  return out;
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function headlineLine(h: Headline): string {
+  const url = safeUrl(h.url);
+  const title = escapeMarkdown(h.title, 200);
+  return `${url ? `[${title}](${url})` : title} (${escapeMarkdown(h.outlet, TITLE_MAX)})`;
+}
+
+/** The lead when it is not a warning (a warning's own section leads then). */
+function leadSection(lead: Lead | null): string[] {
+  if (!lead || lead.kind === "alert") return [];
+  if (lead.kind === "event") {
+    const e = lead.event;
+    const when = whenWords(e, false);
+    const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 400)}` : "";
+    return [
+      `## Today: ${escapeMarkdown(e.title, TITLE_MAX)}`, "",
+      `${e.sponsored ? `${SPONSORED}. ` : ""}${when ? `**${escapeMarkdown(capitalise(when), 200)}.**` : ""}${desc}${e.source ? ` From ${escapeMarkdown(e.source, TITLE_MAX)}.` : ""}${linkSuffix(e.url, "Details", e.sponsored)}`, "",
+    ];
+  }
+  if (lead.kind === "headline") return ["## Top story", "", headlineLine(lead.headline), ""];
+  return [`## ${capitalise(lead.change.subject.replace(/, (low|high) .*$/, ""))}`, "", lead.change.sentence, ""];
+}
+
+function headlinesSection(headlines: Headline[], leadKey: string | null): string[] {
+  const rest = headlines.filter((h) => h.key !== leadKey).slice(0, 5);
+  if (rest.length === 0) return [];
+  return [leadKey ? "## More local headlines" : "## Local headlines", "", ...rest.map((h) => `- ${headlineLine(h)}`), ""];
+}
+
+function archiveSection(notes: Array<{ text: string; link: string | null }>, pageUrl: string): string[] {
+  if (notes.length === 0) return [];
+  return ["## From the archive", "", ...notes.map((n) => `- ${n.text}${n.link ? ` [Read that edition](${pageUrl}/${n.link})` : ""}`), ""];
+}
+
 // ---------- the edition ----------
 
-/** The subject tells the day's news: a holiday, the day's featured event, the weather; else the sun. */
-export function subjectOf(i: EditionInputs, cal: { today: CalendarEvent[] }): string {
+const SUBJECT_LEAD_MAX = 70;
+
+/** The subject follows the lead; without one: a holiday, the day's featured event, the weather; else the sun. */
+export function subjectOf(i: EditionInputs, cal: { today: CalendarEvent[] }, lead: Lead | null = null): string {
   const parts: string[] = [];
+  const tz = i.place.timezone ?? "UTC";
+  if (lead?.kind === "alert") {
+    const a = lead.alert;
+    const until = endsToday(a, tz, i.date) ? alertUntil(a, tz).replace(/ [A-Z][a-z]{2}, [A-Z][a-z]{2} \d+$/, " today") : alertUntil(a, tz).replace(/, [A-Z][a-z]{2} \d+$/, "");
+    parts.push(subjectText(`${a.event}${until ? ` ${until}` : ""}`, SUBJECT_LEAD_MAX));
+  } else if (lead?.kind === "event") {
+    const when = lead.event.allDay || !/T\d{2}:\d{2}/.test(lead.event.startsAt) ? "" : ` at ${clockWords(lead.event.startsAt.slice(11, 16))}`;
+    parts.push(subjectText(`${lead.event.title}${when}`, SUBJECT_LEAD_MAX));
+  } else if (lead?.kind === "headline") {
+    parts.push(subjectText(lead.headline.title, SUBJECT_LEAD_MAX));
+  } else if (lead?.kind === "weather") {
+    parts.push(lead.change.subject);
+  }
   const holiday = i.holidays.today.find((h) => h.kind !== "observance") ?? i.holidays.today[0];
   if (holiday) parts.push(subjectText(holiday.name, 60));
-  const featured = cal.today.find((e) => e.featured);
-  if (featured) parts.push(subjectText(featured.title, 60));
-  if (i.weather) parts.push(`${dayCondition(i.weather).condition}, high ${temperature(i.weather.today.high)}`);
+  if (!lead) {
+    const featured = cal.today.find((e) => e.featured);
+    if (featured) parts.push(subjectText(featured.title, 60));
+  }
+  if (i.weather && lead?.kind !== "weather" && parts.length < 2) parts.push(`${dayCondition(i.weather).condition}, high ${temperature(i.weather.today.high)}`);
   if (parts.length === 0 && i.sun.sunrise && i.sun.sunset) parts.push(`sunrise ${i.sun.sunrise}, sunset ${i.sun.sunset}`);
   if (parts.length === 0) parts.push("your daily town briefing");
   return `${i.place.name}, ${dateParts(i.date).monthDay}: ${parts.join(" · ")}`;
 }
 
+/** Words a reader reads (tables are glanced at, not read): "a 2-minute read" at 230 words a minute. */
+export function readingMinutes(markdown: string): number {
+  const prose = markdown.split("\n").filter((l) => !l.startsWith("|")).join(" ")
+    .replace(/\]\([^)]*\)/g, "]").replace(/[#*_\\[\]>|-]/g, " ");
+  const words = prose.split(/\s+/).filter((w) => /\w/.test(w)).length;
+  return Math.max(1, Math.round(words / 230));
+}
+
+/** "Good morning, Boise, Idaho"; a town named like its state is named once ("Good morning, New York"). */
+export function greetingName(name: string, stateName: string): string {
+  return name.toLowerCase() === stateName.toLowerCase() ? escapeMarkdown(name, TITLE_MAX) : `${escapeMarkdown(name, TITLE_MAX)}, ${escapeMarkdown(stateName)}`;
+}
+
+const READ_TIME_MARK = "\u0000read-time\u0000";
+
 /** Composes one edition. Pure: the same inputs always give the same subject and markdown. */
 export function composeEdition(i: EditionInputs): ComposedEdition {
   const { place } = i;
-  const cal = calendarOf([...i.events], i.date);
+  const tz = place.timezone ?? "UTC";
+  const at = i.at ?? `${i.date}T12:00:00.000Z`;
+  const alerts = activeAlerts(i.sources.alerts, at);
+  const all = [...i.events, ...i.sources.events.map(feedEventToCalendar)];
+  const cal = calendarOf(all, i.date);
+  const history = i.history ?? [];
+  const today = i.weather ? { high: i.weather.today.high, low: i.weather.today.low, code: i.weather.daily[0]?.code ?? i.weather.today.code } : null;
+  const lead = chooseLead({ alerts, todayEvents: cal.today, headlines: i.sources.headlines, today, date: i.date, history });
   const pageUrl = `${i.baseUrl}/${place.slug}`;
   const town = escapeMarkdown(place.name, TITLE_MAX);
+  const weather = weatherSection(i.weather);
+  if (i.sources.airQuality) weather.push(escapeMarkdown(airQualityLine(i.sources.airQuality), 600), "");
   const lines: string[] = [
     `# ${town} Daily: ${dateParts(i.date).long}`,
     "",
-    // The town is named as everywhere else on the site and in its emails: "Boise, Idaho".
-    `Good morning, ${town}, ${escapeMarkdown(place.stateName)}. Here is your day.`,
+    `Good morning, ${greetingName(place.name, place.stateName)}. Here is your day, ${READ_TIME_MARK}.`,
     "",
     ...(i.note ? noteSection(i.note) : []),
-    ...weatherSection(i.weather),
-    ...sunSection(i.sun),
-    ...holidaySection(i.holidays),
-    ...calendarSection(cal),
+    ...warningSection(alerts, tz),
+    ...leadSection(lead),
+    ...weather,
+    ...calendarSection(cal, pageUrl, lead?.kind === "event" ? lead.event.id : null),
+    ...headlinesSection(i.sources.headlines, lead?.kind === "headline" ? lead.headline.key : null),
     ...directorySection(i.listings, i.date, pageUrl),
+    ...archiveSection(archiveNotes(today, i.date, history), pageUrl),
   ];
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
-  lines.push(
-    EMAIL_FOOTER_RULE,
-    "",
-    `[Read this edition online](${pageUrl}/${i.date}) · [All ${town} editions](${pageUrl}) · ${SOURCES_LINE}`,
-    "",
-  );
-  return { subject: subjectOf(i, cal), markdown: lines.join("\n") };
+  lines.push(...sunSection(i.sun), ...holidaySection(i.holidays));
+  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null), "");
+  const draft = lines.join("\n");
+  const minutes = readingMinutes(draft);
+  const markdown = draft.replace(READ_TIME_MARK, `a ${minutes}-minute read`);
+  return { subject: subjectOf(i, cal, lead), markdown, factKey: i.censusFact?.key ?? null, lead: lead?.kind ?? null };
+}
+
+/** Who the edition's figures come from (Open-Meteo's CC BY 4.0 asks for the credit). */
+function sourcesLine(warnings: boolean, airQuality: boolean): string {
+  return [
+    warnings ? "Warnings: National Weather Service." : "",
+    `Forecast${airQuality ? " and air quality" : ""}: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).`,
+    "Census figures: U.S. Census Bureau.",
+  ].filter(Boolean).join(" ");
 }
 
 /** The rule that opens the email footer; it is the only thematic break an edition has. */
@@ -276,6 +440,17 @@ export function webHtml(html: string): string {
 
 const SOURCES_LINE = "Census figures: U.S. Census Bureau. Forecast: Open-Meteo.";
 
+/**
+ * The stored HTML as an email carries it: editions composed before "Read on the web" moved into the
+ * email's own frame ended with a footer of links to the page; it gives way to the sources line, so
+ * every digest says "Read on the web" once.
+ */
+export function withoutLegacyFooter(html: string): string {
+  const at = html.search(/<hr\s*\/?>(?![\s\S]*<hr)/);
+  if (at < 0 || !html.slice(at).includes("Read this edition online")) return html;
+  return `${html.slice(0, at).trimEnd()}\n<p>${SOURCES_LINE}</p>\n`;
+}
+
 // Editions composed before the text went emoji-free put a weather emoji before each condition
 // ("🌦️ **Light rain**", "| ☁️ Overcast |"). Stored editions are never rewritten, so every path that
 // shows one (site, twins, feeds, emails) takes them out on the way: only an emoji of src/core/wmo.ts
@@ -302,15 +477,20 @@ function alignToClass(tagName: string, attribs: Record<string, string>): { tagNa
   return { tagName, attribs: cls ? { class: cls } : {} };
 }
 
+function sponsoredRel(tagName: string, attribs: Record<string, string>): { tagName: string; attribs: Record<string, string> } {
+  return { tagName, attribs: { ...(attribs.href !== undefined ? { href: attribs.href } : {}), ...(attribs.title === SPONSORED ? { rel: "sponsored" } : {}) } };
+}
+
 /** The edition's HTML, rendered once from its markdown and sanitised as a second line of defence. */
 export function renderEditionHtml(markdown: string): string {
   const html = marked.parse(markdown) as string;
   const clean = sanitizeHtml(html, {
     allowedTags: ALLOWED_TAGS,
     // Markdown table alignment arrives as the obsolete `align` attribute; it becomes a class.
-    allowedAttributes: { a: ["href"], th: ["class"], td: ["class"] },
+    allowedAttributes: { a: ["href", "rel"], th: ["class"], td: ["class"] },
     allowedClasses: { th: ["num", "center"], td: ["num", "center"] },
-    transformTags: { th: alignToClass, td: alignToClass },
+    // A paid placement's link is written with the title "Sponsored" (linkSuffix): it becomes rel="sponsored".
+    transformTags: { th: alignToClass, td: alignToClass, a: sponsoredRel },
     allowedSchemes: ["http", "https", "mailto"],
     allowProtocolRelative: false,
     disallowedTagsMode: "escape",

@@ -4,7 +4,7 @@
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
 import { convert } from "html-to-text";
-import { withoutWeatherEmoji } from "./compose.ts";
+import { withoutLegacyFooter, withoutWeatherEmoji } from "./compose.ts";
 
 export interface Sender {
   /** The From header, e.g. `citydaily <news@example.com>`. */
@@ -18,6 +18,8 @@ export interface Recipient {
   email: string;
   /** Signed subscriber token (src/core/tokens.ts) for the unsubscribe and manage links. */
   token: string;
+  /** The subscription's referral code: the share line's subscribe link carries it as `ref`. */
+  ref?: string;
 }
 
 export interface CityInfo {
@@ -292,7 +294,7 @@ export interface PreparedEdition {
 
 export function prepareEdition(edition: EditionInfo): PreparedEdition {
   // Editions stored before the text went emoji-free lose their weather emoji here (the words stay).
-  const html = withoutWeatherEmoji(edition.html);
+  const html = withoutLegacyFooter(withoutWeatherEmoji(edition.html));
   return { date: edition.date, subject: edition.subject, text: htmlToPlainText(html), html: styleForEmail(html), preheader: editionPreheader(html), longDate: longDate(edition.date) };
 }
 
@@ -300,11 +302,30 @@ export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edit
   const prepared = "preheader" in edition ? edition : prepareEdition(edition);
   const links = mailLinks(sender, to, city);
   const onWeb = `${links.city}/${prepared.date}`;
-  const text = [prepared.text, "", `Read on the web: ${onWeb}`, "", footerText(sender, to, city, links)].join("\n");
+  const share = shareLink(links, to);
+  const text = [
+    `Read on the web: ${onWeb}`, "", prepared.text, "",
+    `FORWARD TO A NEIGHBOR`, `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
+    footerText(sender, to, city, links),
+  ].join("\n");
   const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
 ${prepared.html}
+${shareHtml(city, share)}
 ${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
   return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links) };
+}
+
+/** The town's subscribe link with the reader's referral code: a subscription through it is counted for them. */
+export function shareLink(links: MailLinks, to: Recipient): string {
+  return to.ref ? `${links.city}?ref=${encodeURIComponent(to.ref)}` : links.city;
+}
+
+function shareHtml(city: CityInfo, share: string): string {
+  // The link is shown in full and may be long: it breaks anywhere rather than widen a phone's screen.
+  return `<div class="share" style="margin:28px 0 0;padding:14px 16px;border:1px solid #d9d4c7;border-radius:6px;font-family:${SANS};font-size:15px;line-height:1.5">
+<p style="margin:0 0 6px"><strong>Forward to a neighbor.</strong> Know someone in ${e(city.name)} who would like this? Send them this link to subscribe:</p>
+<p style="margin:0;overflow-wrap:anywhere;word-break:break-all"><a href="${e(share)}" style="color:#0b5c8a">${e(share)}</a></p>
+</div>`;
 }
 
 /** "Monday, November 23, 2026" for a YYYY-MM-DD date (read as a calendar day, not a UTC instant). */

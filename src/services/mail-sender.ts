@@ -125,7 +125,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
       result.cancelled++;
       return;
     }
-    const to = { email: row.email, token: subscriberToken(ctx, row.subscriber_id, row.email) };
+    const to = { email: row.email, token: subscriberToken(ctx, row.subscriber_id, row.email), ref: row.referral_code ?? "" };
     const city = { name: row.name, state: row.state_name, slug: row.slug };
     if (row.kind === "welcome") {
       const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
@@ -139,9 +139,9 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     }
     const messageId = messageIdOf(row);
     const token = encodeURIComponent(to.token);
-    const template = headerSafe(to.email) && headerSafe(token) && messageIdSafe(messageId) ? await templateFor(row, e, city, to) : undefined;
+    const template = headerSafe(to.email) && headerSafe(token) && /^[0-9a-f]+$/.test(to.ref) && messageIdSafe(messageId) ? await templateFor(row, e, city, to) : undefined;
     if (template) {
-      const raw = template.fill({ email: to.email, token, messageId, date: mailDate() });
+      const raw = template.fill({ email: to.email, token, messageId, date: mailDate(), ref: to.ref });
       return deliver(row, () => ctx.mailer.sendRaw({ raw, envelope: { from: template.envelopeFrom, to: to.email }, messageId }), row.subscriber_id);
     }
     const message = renderDigest(sender, to, city, e);
@@ -207,9 +207,9 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
  */
 async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
   try {
-    const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token }, city, e));
+    const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token, ref: MARKS.ref }, city, e));
     const expected = renderDigest(sender, first, city, e);
-    const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "" });
+    const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "", ref: first.ref ?? "" });
     if (got.text === expected.text && got.html === expected.html && JSON.stringify(got.headers) === JSON.stringify(expected.headers)) return template;
     ctx.log.warn({ city: city.slug, date: e.date }, "digest template does not match the rendered digest; composing each message");
   } catch (err) {

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { censusFactOfDay } from "../core/census-facts.ts";
 import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
 import type { WeatherSnapshot } from "../core/weather.ts";
 import { NO_TOWN_SOURCES } from "../core/town-sources.ts";
-import { insertEdition } from "../store/editions.ts";
+import { insertEdition, weatherHistory } from "../store/editions.ts";
 import { findNote } from "../store/notes.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
   subscribedPlaces, type Lease,
 } from "../store/morning.ts";
 import type { PlaceRow } from "../store/places.ts";
-import { censusOf } from "./cities.ts";
+import { addDays } from "../core/holidays.ts";
+import { townFactOfDay } from "./town-facts.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
 import { cityListings } from "../site/city-listings.ts";
@@ -96,19 +96,22 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
   const weather = await fetchWeather(ctx, place, date);
   const listings = cityListings(ctx.db, place, now);
   const today = weather?.daily.find((d) => d.date === date);
-  const { subject, markdown } = composeEdition({
-    place: { name: place.name, stateName: place.state_name, slug: place.slug },
+  const { subject, markdown, factKey } = composeEdition({
+    place: { name: place.name, stateName: place.state_name, slug: place.slug, timezone: place.timezone },
     date,
     baseUrl: ctx.config.baseUrl,
+    at: now.toISOString(),
     weather,
     sun: sunTimes({ date, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone, forecast: today }),
     holidays: { today: holidaysOn(date, place.state_code), upcoming: upcomingHolidays(date, place.state_code) },
-    censusFact: censusFactOfDay(place.name, place.geoid, censusOf(place), date),
+    censusFact: townFactOfDay(ctx, place, date),
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     events: listings.events.filter((e) => e.featured),
     listings: listings.directory,
     sources: NO_TOWN_SOURCES,
     note: noteOf(ctx, place.geoid, date),
+    // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
+    history: weatherHistory(ctx.db, place.geoid, date, addDays(date, -190)),
   });
   const html = renderEditionHtml(markdown);
   const id = ctx.db.transaction(() => {
@@ -116,6 +119,7 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
       placeGeoid: place.geoid, date, subject, markdown, html,
       ...(weather ? { weather } : {}),
       publishedAt: now.toISOString(),
+      factKey,
     });
     if (stored !== undefined) markPending(ctx.db, stored);
     return stored;

@@ -7,7 +7,7 @@ import { localDate } from "../core/time.ts";
 import { findEdition } from "../store/editions.ts";
 import { enqueueMail } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
-import { findSuppression, insertSubscriber, recordMailEvent } from "../store/subscribers.ts";
+import { findSuppression, insertSubscriber, recordMailEvent, subscriberByReferralCode } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
@@ -39,6 +39,25 @@ function placeFor(ctx: AppContext, req: SubscribeRequest): PlaceRow {
   return place;
 }
 
+/**
+ * The subscription whose share link this came through: the `ref` sent (the page's script reads it
+ * from the address), else the `ref` of a referring page of this site (the form without JavaScript
+ * posts from the page the share link opened).
+ */
+function referringSubscriber(ctx: AppContext, req: SubscribeRequest): number | null {
+  let code = req.ref;
+  if (!code && req.referrer) {
+    try {
+      const from = new URL(req.referrer);
+      if (from.origin === new URL(ctx.config.baseUrl).origin) code = from.searchParams.get("ref") ?? undefined;
+    } catch {
+      // not a URL: no code
+    }
+  }
+  if (!code || !/^[0-9a-f]{6,32}$/i.test(code)) return null;
+  return subscriberByReferralCode(ctx.db, code) ?? null;
+}
+
 function silently(ctx: AppContext, reason: string): SubscribeResponse {
   ctx.log.info({ reason }, "subscribe silently rejected");
   return ACCEPTED;
@@ -64,7 +83,7 @@ export async function subscribe(ctx: AppContext, req: SubscribeRequest): Promise
     const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
     const id = insertSubscriber(ctx.db, {
       email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
-      referrer: req.referrer, utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
+      referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
     });
     if (id === undefined) return false; // already subscribed (or left this city: an open form must not undo that)
     enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);

@@ -18,13 +18,13 @@ export interface CityListings {
 function toEvent(o: OrderRow): CalendarEvent {
   return {
     id: o.id, title: o.title, description: o.description, url: safeUrl(o.url), startsAt: o.starts_at ?? "",
-    featured: o.tier === "featured", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
+    featured: o.tier === "featured", sponsored: o.tier !== "free", ...(o.ends_at ? { endsAt: o.ends_at } : {}), ...(o.venue ? { venue: o.venue } : {}),
   };
 }
 
 function toDirectory(o: OrderRow): DirectoryListing {
   return {
-    id: o.id, title: o.title, description: o.description, url: safeUrl(o.url), featured: o.tier === "featured",
+    id: o.id, title: o.title, description: o.description, url: safeUrl(o.url), featured: o.tier === "featured", sponsored: o.tier !== "free",
     endsOn: (o.run_ends_at ?? "").slice(0, 10), ...(o.address ? { address: o.address } : {}), ...(o.category ? { category: o.category } : {}),
   };
 }

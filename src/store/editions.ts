@@ -1,3 +1,4 @@
+import type { DayWeather } from "../core/archive-notes.ts";
 import { cachedStatement as stmt, type DB } from "./db.ts";
 import { indexEdition } from "./search.ts";
 
@@ -62,6 +63,8 @@ export interface NewEdition {
   html: string;
   weather?: unknown;
   publishedAt: string;
+  /** The town fact the edition told (src/core/facts.ts), so it is not told again within 30 mornings. */
+  factKey?: string | null;
 }
 
 const FROM = "FROM editions e JOIN places p ON p.geoid = e.place_geoid";
@@ -78,11 +81,12 @@ export function insertEdition(db: DB, e: NewEdition): number | undefined {
   // One transaction (a savepoint inside a caller's): the edition and its search row land together.
   return db.transaction(() => {
     const result = stmt(db, `
-      INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at)
-      VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt)
+      INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at, fact_key)
+      VALUES (@placeGeoid, @date, @subject, @markdown, @html, @weather, @publishedAt, @factKey)
       ON CONFLICT (place_geoid, date) DO NOTHING`).run({
       ...e,
       weather: e.weather === undefined ? null : JSON.stringify(e.weather),
+      factKey: e.factKey ?? null,
     });
     if (result.changes !== 1) return undefined;
     const id = Number(result.lastInsertRowid);
@@ -183,4 +187,22 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 /** The id of a place's newest edition, if it has one. */
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
   return stmt(db, "SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
+}
+
+/** The fact keys a town's editions told on dates in [from, before), by date. */
+export function recentFactKeys(db: DB, placeGeoid: string, from: string, before: string): Array<{ date: string; key: string | null }> {
+  return stmt(db, "SELECT date, fact_key AS key FROM editions WHERE place_geoid = ? AND date >= ? AND date < ? ORDER BY date").all(placeGeoid, from, before) as Array<{ date: string; key: string | null }>;
+}
+
+
+/**
+ * The stored weather of a town's editions before `date`: every day from `since` on, and the same
+ * calendar day (month and day) of every earlier year, for records and "a year ago today".
+ */
+export function weatherHistory(db: DB, placeGeoid: string, date: string, since: string): DayWeather[] {
+  return stmt(db, `SELECT date, json_extract(weather_json, '$.today.high') AS high, json_extract(weather_json, '$.today.low') AS low,
+      json_extract(weather_json, '$.today.code') AS code
+    FROM editions WHERE place_geoid = ? AND date < ? AND weather_json IS NOT NULL AND (date >= ? OR substr(date, 6) = substr(?, 6))
+    ORDER BY date`).all(placeGeoid, date, since, date)
+    .filter((r) => typeof (r as DayWeather).high === "number" && typeof (r as DayWeather).low === "number") as DayWeather[];
 }

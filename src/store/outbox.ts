@@ -44,6 +44,8 @@ export interface ClaimedSubscriberRow {
   attempts: number;
   subscriber_id: number;
   email: string;
+  /** The subscription's referral code (src/store/migrations/010-edition.sql). */
+  referral_code: string | null;
   subscriber_status: string;
   suppressed: 0 | 1;
   slug: string;
@@ -82,7 +84,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids);
   const subscriberRows = stmt(db, `
-    SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.status AS subscriber_status,
+    SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
            (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.subscriber_id = s.id)) AS has_digest

@@ -88,3 +88,29 @@ export function placeFinderRows(db: DB): PlaceFinderRow[] {
     SELECT slug, name, state_name AS state, county_name AS county, name_ambiguous_in_state AS ambiguous, population
     FROM places ORDER BY population DESC, slug`).all() as PlaceFinderRow[];
 }
+
+/** A place's rank by population (1 = largest) among the places of its state, or of its county within the state. */
+export function populationRank(db: DB, p: Pick<PlaceRow, "state_name" | "county_name" | "population">, within: "state" | "county"): { rank: number; of: number } | null {
+  if (!p.population || (within === "county" && !p.county_name)) return null;
+  const where = within === "state" ? "state_name = @state" : "state_name = @state AND county_name = @county";
+  return cachedStatement(db, `SELECT
+      (SELECT COUNT(*) FROM places WHERE ${where} AND population > @population) + 1 AS rank,
+      (SELECT COUNT(*) FROM places WHERE ${where} AND population > 0) AS of`)
+    .get({ state: p.state_name, county: p.county_name, population: p.population }) as { rank: number; of: number };
+}
+
+export interface PlacePoint { name: string; state_name: string; population: number; latitude: number; longitude: number }
+
+/** Places larger than `population` within a box of `degrees` around a point (the nearest larger town is among them). */
+export function largerPlacesNear(db: DB, lat: number, lon: number, population: number, degrees: number): PlacePoint[] {
+  return cachedStatement(db, `SELECT name, state_name, population, latitude, longitude FROM places
+    WHERE population > @population AND latitude BETWEEN @lat - @d AND @lat + @d AND longitude BETWEEN @lon - @dl AND @lon + @dl`)
+    .all({ population, lat, lon, d: degrees, dl: degrees / Math.max(0.2, Math.cos((lat * Math.PI) / 180)) }) as PlacePoint[];
+}
+
+/** Population and land area of all the state's places (its density over Census places). */
+export function stateDensity(db: DB, stateName: string): number | null {
+  const row = cachedStatement(db, "SELECT SUM(population) AS p, SUM(land_area_sq_mi) AS a FROM places WHERE state_name = ? AND population > 0 AND land_area_sq_mi > 0")
+    .get(stateName) as { p: number | null; a: number | null };
+  return row.p && row.a ? row.p / row.a : null;
+}

@@ -11,6 +11,8 @@ export interface NewSubscriber {
   utmMedium?: string | null;
   utmCampaign?: string | null;
   landingPath?: string | null;
+  /** The subscription whose share link brought this one. */
+  referredBy?: number | null;
   firstDigestPending: boolean;
   now: string;
 }
@@ -31,11 +33,11 @@ export interface SubscriptionRow {
 export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
   const row = cachedStatement(db, `
     INSERT INTO subscribers (email, place_geoid, status, referrer, utm_source, utm_medium, utm_campaign, landing_path,
-                             first_digest_pending, created_at, updated_at)
-    VALUES (@email, @placeGeoid, 'active', @referrer, @utmSource, @utmMedium, @utmCampaign, @landingPath, @pending, @now, @now)
+                             referred_by, first_digest_pending, created_at, updated_at)
+    VALUES (@email, @placeGeoid, 'active', @referrer, @utmSource, @utmMedium, @utmCampaign, @landingPath, @referredBy, @pending, @now, @now)
     ON CONFLICT (email, place_geoid) DO NOTHING
     RETURNING id`).get({
-    referrer: null, utmSource: null, utmMedium: null, utmCampaign: null, landingPath: null,
+    referrer: null, utmSource: null, utmMedium: null, utmCampaign: null, landingPath: null, referredBy: null,
     ...s,
     pending: s.firstDigestPending ? 1 : 0,
   }) as { id: number } | undefined;
@@ -112,4 +114,25 @@ export function suppressAddress(db: DB, email: string, reason: SuppressionReason
     recordMailEvent(db, { email, kind: reason === "manual" ? "suppressed" : reason === "unsubscribed" ? "unsubscribed_all" : reason, source, detail, now });
     return added;
   }).immediate();
+}
+
+/** The subscription a referral code belongs to, if any. */
+export function subscriberByReferralCode(db: DB, code: string): number | undefined {
+  return cachedStatement(db, "SELECT id FROM subscribers WHERE referral_code = ?").pluck().get(code.toLowerCase()) as number | undefined;
+}
+
+export interface ReferralCount {
+  subscriberId: number;
+  email: string;
+  /** Subscriptions made through this reader's share link. */
+  referred: number;
+  /** Of those, still active. */
+  active: number;
+}
+
+/** Readers of a town who brought others through their share link, most first (for the operator desk). */
+export function referralCounts(db: DB, placeGeoid: string): ReferralCount[] {
+  return cachedStatement(db, `SELECT r.id AS subscriberId, r.email, COUNT(*) AS referred, SUM(s.status = 'active') AS active
+    FROM subscribers s JOIN subscribers r ON r.id = s.referred_by
+    WHERE r.place_geoid = ? GROUP BY r.id ORDER BY referred DESC, r.id`).all(placeGeoid) as ReferralCount[];
 }

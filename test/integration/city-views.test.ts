@@ -108,11 +108,11 @@ describe("a city page, its twin and its feed", () => {
 
 describe("the town's calendar and directory on the city page and its twin", () => {
   const events: CalendarEvent[] = [
-    { id: "ev1", title: "Farmers market", description: "Capitol Boulevard, 9 to 1", url: "https://example.org/market", startsAt: "2026-11-28", featured: true },
-    { id: "ev2", title: "Library story hour", description: "", url: null, startsAt: "2026-11-29T10:00:00-07:00", featured: false },
+    { id: "ev1", title: "Farmers market", description: "Capitol Boulevard, 9 to 1", url: "https://example.org/market", startsAt: "2026-11-28", featured: true, sponsored: true },
+    { id: "ev2", title: "Library story hour", description: "", url: null, startsAt: "2026-11-29T10:00", featured: false, sponsored: false, venue: "Boise Public Library" },
   ];
   const directory: DirectoryListing[] = [
-    { id: "d1", title: "Main Street Bakery", description: "Bread and pastries since 1998", url: "https://example.org/bakery", featured: true, endsOn: "2026-12-20" },
+    { id: "d1", title: "Main Street Bakery", description: "Bread and pastries since 1998", url: "https://example.org/bakery", featured: true, sponsored: true, endsOn: "2026-12-20", address: "802 W Bannock St", category: "Bakery" },
   ];
 
   /** The real read model, with listings in Boise's view (the listings store is not connected yet). */

@@ -40,6 +40,8 @@ afterAll(async () => {
 });
 
 const tokenOf = (mail: ReceivedMail) => /\/unsubscribe\/([\w.-]+)>/.exec(mail.header("List-Unsubscribe")!)![1];
+/** The reader's referral code, from the share line's subscribe link. */
+const refOf = (mail: ReceivedMail) => /\?ref=([0-9a-f]+)/.exec(mail.parsed.text ?? "")![1];
 const digestOf = (email: string) => {
   const mails = sink.to(email);
   expect(mails).toHaveLength(1);
@@ -47,7 +49,7 @@ const digestOf = (email: string) => {
 };
 /** The message with this reader's own values put back as placeholders. */
 const generic = (text: string, mail: ReceivedMail, email: string) =>
-  text.replaceAll(email, "EMAIL").replaceAll(tokenOf(mail), "TOKEN").replaceAll(mail.header("Message-ID")!, "MESSAGE-ID")
+  text.replaceAll(email, "EMAIL").replaceAll(tokenOf(mail), "TOKEN").replaceAll(refOf(mail), "REF").replaceAll(mail.header("Message-ID")!, "MESSAGE-ID")
     .replace(/^Date: .*$/m, "Date: DATE");
 
 describe("digests composed once per edition", () => {
@@ -57,7 +59,7 @@ describe("digests composed once per edition", () => {
     const city = { name: "Denver", state: "Colorado", slug: DENVER };
     for (const email of [...READERS, ODD]) {
       const mail = digestOf(email);
-      const expected = renderDigest(sender, { email, token: decodeURIComponent(tokenOf(mail)) }, city, edition);
+      const expected = renderDigest(sender, { email, token: decodeURIComponent(tokenOf(mail)), ref: refOf(mail) }, city, edition);
       expect(mail.parsed.subject).toBe("Denver, Sunday November 22");
       expect(mail.parsed.to).toMatchObject({ value: [{ address: email }] });
       expect(mail.parsed.text).toBe(expected.text);
@@ -77,6 +79,7 @@ describe("digests composed once per edition", () => {
   it("two readers' messages are identical apart from their own address, links, Message-ID and date", () => {
     const [a, b] = READERS.map((email) => ({ email, mail: digestOf(email) }));
     expect(tokenOf(a.mail)).not.toBe(tokenOf(b.mail));
+    expect(refOf(a.mail)).not.toBe(refOf(b.mail));
     // The whole raw message, boundary included: one composition, filled twice.
     expect(generic(a.mail.raw, a.mail, a.email)).toBe(generic(b.mail.raw, b.mail, b.email));
     for (const { email, mail } of [a, b]) {
@@ -90,6 +93,7 @@ describe("digests composed once per edition", () => {
       for (const part of [text, html, mail.raw]) {
         expect(part).not.toContain(other.email);
         expect(part).not.toContain(tokenOf(other.mail));
+        expect(part).not.toContain(`ref=${refOf(other.mail)}`);
       }
     }
   });

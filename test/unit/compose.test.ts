@@ -2,7 +2,7 @@ import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
 import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
@@ -34,13 +34,13 @@ function inputs(over: Partial<EditionInputs> = {}): EditionInputs {
 }
 
 const event = (over: Partial<CalendarEvent>): CalendarEvent => ({
-  id: "ev1", title: "Farmers market", description: "Local produce.", url: null, startsAt: DATE, featured: false, ...over,
+  id: "ev1", title: "Farmers market", description: "Local produce.", url: null, startsAt: DATE, featured: false, sponsored: false, ...over,
 });
 
 /** A featured listing id whose weekly mention falls on DATE. */
 function featuredIdFor(date: string): string {
   for (let i = 0; ; i++) {
-    const l: DirectoryListing = { id: `bl${i}`, title: "x", description: "", url: null, featured: true, endsOn: "2099-01-01" };
+    const l: DirectoryListing = { id: `bl${i}`, title: "x", description: "", url: null, featured: true, sponsored: true, endsOn: "2099-01-01" };
     if (featuredThisDay([l], date).length === 1) return l.id;
   }
 }
@@ -75,7 +75,10 @@ describe("composeEdition", () => {
     expect(markdown).toContain("- Thu, Nov 26: Thanksgiving Day (federal holiday)");
     expect(markdown).toContain("Springfield is home to about 114,394 people.");
     expect(markdown).toContain("Nothing on the town calendar for the coming week yet.");
-    expect(markdown).toContain("[Read this edition online](https://citydaily.example/springfield-illinois/2026-11-22)");
+    // "Read on the web" is the email's, once (src/core/email-render.ts); the edition ends with its sources.
+    expect(markdown).not.toContain("Read this edition online");
+    expect(markdown).toMatch(/^Good morning, Springfield, Illinois\. Here is your day, a 1-minute read\.$/m);
+    expect(markdown.trimEnd()).toMatch(/Forecast: \[Open-Meteo\.com\]\(https:\/\/open-meteo\.com\/\) \(CC BY 4\.0\)\. Census figures: U\.S\. Census Bureau\.$/);
     const html = renderEditionHtml(markdown);
     expect(html).toContain("<table>");
     expect(html).toContain("<h2>Weather</h2>");
@@ -92,13 +95,16 @@ describe("composeEdition", () => {
     expect(subject).toBe("Springfield, Nov 22: sunrise 6:52 AM, sunset 4:31 PM");
   });
 
-  it("leads the subject with a holiday and the day's featured event", () => {
+  it("leads the subject with the day's featured event, then the holiday", () => {
     const { subject } = composeEdition(inputs({
       date: "2026-11-26",
       holidays: { today: [{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }], upcoming: [] },
       events: [event({ id: "a", title: "Turkey Trot 5K", startsAt: "2026-11-26T08:00", featured: true })],
     }));
-    expect(subject).toBe("Springfield, Nov 26: Thanksgiving Day · Turkey Trot 5K · Light rain, high 54°F");
+    expect(subject).toBe("Springfield, Nov 26: Turkey Trot 5K at 8:00 AM · Thanksgiving Day");
+    // Without a lead, the holiday and then the weather.
+    expect(composeEdition(inputs({ date: "2026-11-26", holidays: { today: [{ date: "2026-11-26", name: "Thanksgiving Day", kind: "federal" }], upcoming: [] } })).subject)
+      .toBe("Springfield, Nov 26: Thanksgiving Day · Light rain, high 54°F");
   });
 
   it("lists today's events featured first, then the coming week, and drops past or far-off ones", () => {
@@ -114,13 +120,13 @@ describe("composeEdition", () => {
     const today = markdown.indexOf("**Today**");
     expect(markdown.indexOf("Tree lighting")).toBeGreaterThan(today);
     expect(markdown.indexOf("Tree lighting")).toBeLessThan(markdown.indexOf("Library hour"));
-    expect(markdown).toContain("- Wed, Nov 25: **Choir concert**");
+    expect(markdown).toContain("- **Choir concert**, Wed, Nov 25, all day.");
     expect(markdown).not.toContain("Old news");
     expect(markdown).not.toContain("Spring fair");
   });
 
   it("mentions each featured listing once a week", () => {
-    const listing: DirectoryListing = { id: "bl-weekly", title: "Corner Bakery", description: "Bread.", url: "https://bakery.example/", featured: true, endsOn: "2027-01-01" };
+    const listing: DirectoryListing = { id: "bl-weekly", title: "Corner Bakery", description: "Bread.", url: "https://bakery.example/", featured: true, sponsored: true, endsOn: "2027-01-01" };
     const days = Array.from({ length: 14 }, (_, i) => addDays(DATE, i));
     const mentioned = days.filter((d) => composeEdition(inputs({ date: d, listings: [listing] })).markdown.includes("Corner Bakery"));
     expect(mentioned).toHaveLength(2);
@@ -138,7 +144,14 @@ describe("hostile listing text", () => {
       const featuredId = featuredIdFor(DATE);
       const { subject, markdown } = composeEdition(inputs({
         events: [event({ id: "e", title: text, description: text, startsAt: DATE, featured: true, url: "javascript:alert(1)" })],
-        listings: [{ id: featuredId, title: text, description: text, url: "https://shop.example/a(b)<c>", featured: true, endsOn: "2099-01-01" }],
+        listings: [{ id: featuredId, title: text, description: text, url: "https://shop.example/a(b)<c>", featured: true, sponsored: true, endsOn: "2099-01-01", address: text, category: text }],
+        // What public feeds send is as untrusted as what listers type.
+        sources: {
+          alerts: [{ id: "a1", event: text, severity: "Severe", urgency: null, headline: text, description: text, instruction: text, onset: null, ends: null, expires: "2099-01-01T00:00:00Z", senderName: text, url: "javascript:alert(1)" }],
+          airQuality: null,
+          events: [{ id: "f1", title: text, description: text, url: "javascript:alert(1)", startsAt: `${DATE}T10:00`, endsAt: null, allDay: false, venue: text, source: text }],
+          headlines: [{ key: "h1", title: text, url: "javascript:alert(1)", outlet: text, publishedAt: null }],
+        },
       }));
       const html = renderEditionHtml(markdown);
       // No element, attribute or link comes from the user's text: only our own tags and links exist.
@@ -149,8 +162,7 @@ describe("hostile listing text", () => {
       expect(hrefs).toEqual([
         "https://shop.example/a%28b%29%3Cc%3E",
         "https://citydaily.example/springfield-illinois",
-        "https://citydaily.example/springfield-illinois/2026-11-22",
-        "https://citydaily.example/springfield-illinois",
+        "https://open-meteo.com/",
       ]);
       expect(html).not.toMatch(/<(em|code|del|h3)>/);
       expect((html.match(/<h1>/g) ?? []).length).toBe(1);
@@ -230,19 +242,24 @@ describe("the edition says one thing everywhere (issue #12)", () => {
     expect(markdown).toContain("Good morning, Springfield, Illinois.");
   });
 
-  it("keeps the email footer out of the web's markdown and HTML", () => {
-    const { markdown } = composeEdition(inputs());
-    const html = renderEditionHtml(markdown);
+  it("keeps the email footer of an older stored edition out of the web's markdown and HTML, and out of the email", () => {
+    // Editions composed before issue #18 ended with "---" and links to the page itself.
+    const legacy = `${composeEdition(inputs()).markdown.trimEnd()}\n\n---\n\n[Read this edition online](https://citydaily.example/springfield-illinois/2026-11-22) · [All Springfield editions](https://citydaily.example/springfield-illinois) · Census figures: U.S. Census Bureau. Forecast: Open-Meteo.\n`;
+    const html = renderEditionHtml(legacy);
     expect(html).toContain("Read this edition online");
     const web = webHtml(html);
     expect(web).not.toContain("Read this edition online");
     expect(web).not.toContain("<hr");
     expect(web).toContain("Forecast: Open-Meteo.");
     expect(web).toContain("<h2>Weather</h2>");
-    const md = webMarkdown(markdown);
+    const md = webMarkdown(legacy);
     expect(md).not.toContain("Read this edition online");
     expect(md).toContain("## Weather");
     expect(md.trimEnd().endsWith("Forecast: Open-Meteo.")).toBe(true);
+    expect(withoutLegacyFooter(html)).not.toContain("Read this edition online");
+    // A new edition has no email footer to take out.
+    const fresh = composeEdition(inputs()).markdown;
+    expect(webMarkdown(fresh)).toBe(fresh);
   });
 
   it("renders tables without obsolete align attributes and void elements without a slash", () => {

@@ -20,6 +20,8 @@ export const MARKS = {
   token: "x0slot0token",
   messageId: "<x0slot0msgid@x0slot0.invalid>",
   date: "x0slot0date",
+  /** The reader's referral code in the share line's subscribe link. */
+  ref: "x0slot0ref",
 } as const;
 
 export type SlotName = keyof typeof MARKS;

@@ -1,0 +1,78 @@
+// When and where an event happens, in the words readers use ("Wed, Nov 25, 7:00 PM at White Pine
+// County Library"), never an ISO string. Light on purpose: the site's views use it too.
+
+const SHORT_DAY = new Intl.DateTimeFormat("en-US", { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
+const zoned = new Map<string, Intl.DateTimeFormat>();
+
+/** "Wed, Nov 25" for a YYYY-MM-DD date (a calendar day, not an instant). */
+export function shortDay(date: string): string {
+  return SHORT_DAY.format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "7:00 PM" for "19:00"; "noon" and "midnight" are clearer than 12:00 PM and 12:00 AM. */
+export function clockWords(hhmm: string): string {
+  const [h, m] = hhmm.split(":").map(Number) as [number, number];
+  if (m === 0 && h === 12) return "noon";
+  if (m === 0 && h === 0) return "midnight";
+  return `${h % 12 === 0 ? 12 : h % 12}:${String(m).padStart(2, "0")} ${h < 12 ? "AM" : "PM"}`;
+}
+
+/** A local wall time, `YYYY-MM-DD` or `YYYY-MM-DDTHH:mm[:ss]`, split into its date and its clock time. */
+function parts(local: string): { date: string; time: string | null } | null {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(local);
+  return m ? { date: m[1]!, time: m[2] ?? null } : null;
+}
+
+export interface EventWhen {
+  startsAt: string;
+  endsAt?: string | null;
+  allDay?: boolean;
+  venue?: string | null;
+}
+
+/**
+ * "Wed, Nov 25, 7:00 PM at White Pine County Library" (or without the day, "7:00 PM at ..."), "all day",
+ * "7:00 to 9:00 PM", "Wed, Nov 25 to Fri, Nov 27". Times are the town's local wall times as stored.
+ */
+export function eventWhenWords(e: EventWhen, opts: { withDay: boolean }): string {
+  const start = parts(e.startsAt);
+  if (!start) return e.venue ? `at ${e.venue}` : "";
+  const end = e.endsAt ? parts(e.endsAt) : null;
+  const words: string[] = [];
+  if (opts.withDay) words.push(shortDay(start.date));
+  const allDay = e.allDay || !start.time;
+  if (allDay) {
+    // An all-day event's end is exclusive in iCalendar; listings give the last day. Either way, a
+    // later last day is worth saying.
+    const lastDay = end && end.date > start.date ? (e.allDay && !end.time ? addDay(end.date, -1) : end.date) : null;
+    if (lastDay && lastDay > start.date) words.push(`${opts.withDay ? "to " : "until "}${shortDay(lastDay)}`);
+    else words.push("all day");
+  } else {
+    const from = clockWords(start.time!);
+    if (end?.time && end.date === start.date && end.time !== start.time) words.push(`${from} to ${clockWords(end.time)}`);
+    else words.push(from);
+  }
+  let out = words.join(opts.withDay && !allDay ? ", " : " ");
+  if (opts.withDay && allDay && words[1] === "all day") out = `${words[0]}, all day`;
+  return e.venue ? `${out} at ${e.venue}` : out;
+}
+
+function addDay(date: string, n: number): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+/** "5:00 PM Wed, Nov 25" for an instant, in the town's timezone (alert end times). */
+export function instantWords(iso: string, timeZone: string): string {
+  let f = zoned.get(timeZone);
+  if (!f) zoned.set(timeZone, (f = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })));
+  const p = Object.fromEntries(f.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  const date = `${p.year}-${p.month}-${p.day}`;
+  return `${clockWords(`${p.hour}:${p.minute}`)} ${shortDay(date)}`;
+}
+
+/** The town's local date of an instant (to say "today" rather than the date). */
+export function localDay(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(iso));
+}
