@@ -13,6 +13,10 @@
  *       The orders commands go through the same operations as the admin endpoints (/admin/orders...).
  *   npm run admin -- payouts report --month YYYY-MM   what each operator earned that month and is owed, as CSV
  *   npm run admin -- payouts settle                   Stripe mode: transfer what accrued to connected accounts
+ *   npm run admin -- feeds add SLUG URL     add a town's iCalendar, RSS or Atom feed (fetched once now to vet it)
+ *   npm run admin -- feeds list [SLUG]      the feeds of one town, or of every town, with their fetch status
+ *   npm run admin -- feeds remove ID        remove a feed
+ *       The feeds commands go through the same operations as /admin/towns/{slug}/feeds and /admin/feeds/{id}.
  */
 import fs from "node:fs";
 import { z } from "zod";
@@ -33,11 +37,12 @@ const [command, arg, ...rest] = process.argv.slice(2);
 function usage(): never {
   console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
-    "       npm run admin -- payouts report --month YYYY-MM | settle");
+    "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
+    "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
 const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" }));
 
 if (command === "suppress") {
@@ -87,10 +92,62 @@ if (command === "suppress") {
       process.exitCode = 1;
     } else await settleAllPayouts(ctx);
   } else usage();
+} else if (command === "feeds") {
+  process.exitCode = await feeds(arg, rest);
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }
 ctx.db.close();
+
+/** A town's feeds through the same operations (validation, service) as the admin endpoints. */
+async function feeds(sub: string | undefined, args: string[]): Promise<number> {
+  const call: Record<string, [Operation, Record<string, unknown>]> = {
+    add: [operationsById.adminAddFeed, { slug: args[0], url: args[1] }],
+    list: [operationsById.adminListFeeds, args[0] ? { slug: args[0] } : {}],
+    remove: [operationsById.adminRemoveFeed, { id: args[0] }],
+  };
+  if (!sub || !call[sub] || (sub === "add" && args.length < 2) || (sub === "remove" && !args[0])) usage();
+  const [op, raw] = call[sub];
+  const result = await runAsStaff(op, raw);
+  if (!result.ok) return 1;
+  const line = (f: Record<string, unknown>) => {
+    const town = (f.town as { slug: string }).slug;
+    const status = f.status === "failing" ? `FAILING (${f.consecutiveFailures} mornings: ${f.lastError})` : f.lastError ? `ok, last fetch failed: ${f.lastError}` : "ok";
+    return `${String(f.id).padStart(5)}  ${town}  ${f.kind}  ${JSON.stringify(f.title)}  ${f.url}  ${f.itemCount} item(s)  ${status}  added by ${f.addedBy}`;
+  };
+  if (sub === "list") {
+    const list = (result.data as { feeds: Array<Record<string, unknown>> }).feeds;
+    for (const f of list) console.log(line(f));
+    console.log(`${list.length} feed(s)`);
+  } else if (sub === "add") {
+    console.log(`added ${line(result.data as Record<string, unknown>)}`);
+  } else {
+    console.log(`removed ${line((result.data as { removed: Record<string, unknown> }).removed)}`);
+  }
+  return 0;
+}
+
+/** One operation as staff: admitted, its input validated like HTTP's, run; problems printed as `code: detail`. */
+async function runAsStaff(op: Operation, raw: Record<string, unknown>): Promise<{ ok: true; data: unknown } | { ok: false }> {
+  const caller: Caller = { transport: "cli", address: "local", admin: true };
+  try {
+    admit(ctx, op, caller);
+    const input: Record<string, unknown> = {};
+    for (const schema of [op.params, op.query, op.body]) {
+      if (!schema) continue;
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) throw new AppError("validation_error", parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+      Object.assign(input, parsed.data);
+    }
+    return { ok: true, data: (await runOperation(ctx, op, input, caller)).data };
+  } catch (err) {
+    if (err instanceof AppError) {
+      console.error(`${err.code}: ${err.message}`);
+      return { ok: false };
+    }
+    throw err;
+  }
+}
 
 /** Staff review through the same operations (auth, validation, service) as the admin endpoints. */
 async function orders(sub: string | undefined, args: string[]): Promise<number> {

@@ -1,4 +1,7 @@
-import { PLACES_CSV, type Config } from "./config.ts";
+import { mailFrom, PLACES_CSV, type Config } from "./config.ts";
+import { createAirQualityProvider } from "./integrations/air-quality.ts";
+import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
+import { createNwsProvider } from "./integrations/nws.ts";
 import { createMailer } from "./integrations/mail/index.ts";
 import { createPaymentProvider } from "./integrations/payments/index.ts";
 import { createStripeConnect } from "./integrations/payments/stripe-connect.ts";
@@ -36,6 +39,23 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     payments: createPaymentProvider(config, db, secrets.stored),
     connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,
     commits: createGroupCommit(db),
+    sources: createSourceProviders(config),
+  };
+}
+
+/** NWS asks every client to say who it is and how to reach them: the site and its From address. */
+export function sourcesUserAgent(config: Config): string {
+  const address = /<([^>]+)>/.exec(mailFrom(config))?.[1] ?? mailFrom(config).trim();
+  return `citydaily (${config.baseUrl}, ${address})`;
+}
+
+function createSourceProviders(config: Config): AppContext["sources"] {
+  const s = config.sources;
+  const userAgent = sourcesUserAgent(config);
+  return {
+    alerts: createNwsProvider({ baseUrl: s.nwsApiUrl, userAgent, timeoutMs: s.timeoutMs, now: () => config.now() }),
+    airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs }),
+    feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent }),
   };
 }
 

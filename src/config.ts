@@ -22,6 +22,8 @@ export interface Config {
   weatherTimeoutMs: number;
   censusApiUrl: string;
   censusApiKey?: string;
+  /** The town's public sources beyond the forecast (see `sourcesConfig`). */
+  sources: SourcesConfig;
   publishHour: number;
   /** `MORNING_SCHEDULE=off` stops the server's 15-minute morning runs (tests run the pipeline by hand). */
   morningSchedule: boolean;
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     weatherTimeoutMs,
     censusApiUrl: (env.CENSUS_API_URL || "https://api.census.gov/data").replace(/\/+$/, ""),
     censusApiKey: env.CENSUS_API_KEY || undefined,
+    sources: sourcesConfig(env),
     publishHour,
     morningSchedule: env.MORNING_SCHEDULE !== "off",
     adminToken: env.ADMIN_TOKEN || undefined,
@@ -101,6 +104,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: mailConfig(env),
     publishTarget: publishTargetConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
+  };
+}
+
+/** NWS alerts, air quality and the towns' feeds (src/integrations/nws.ts, air-quality.ts, feeds/). */
+export interface SourcesConfig {
+  /** `NWS_API_URL`: api.weather.gov's origin. */
+  nwsApiUrl: string;
+  /** `AIR_QUALITY_API_URL`: Open-Meteo's air-quality API origin. */
+  airQualityApiUrl: string;
+  /** `SOURCES_TIMEOUT_MS`: budget of one NWS or air-quality request. */
+  timeoutMs: number;
+  /** `FEEDS_ALLOW_PRIVATE=true`: feeds may be fetched from private, loopback and link-local addresses (tests and local use only). */
+  feedsAllowPrivate: boolean;
+  /** `FEED_MAX_BYTES`: a feed larger than this is cut off and refused. */
+  feedMaxBytes: number;
+  /** `FEED_TIMEOUT_MS`: budget of one feed fetch, body and redirects included. */
+  feedTimeoutMs: number;
+  /** `FEED_HOST_CONCURRENCY`: feed fetches in flight to one host during the morning refresh. */
+  feedHostConcurrency: number;
+}
+
+export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
+  const positive = (name: string, fallback: number) => positiveInt(env, name, fallback);
+  const origin = (name: string, fallback: string) => {
+    const value = (env[name] || fallback).replace(/\/+$/, "");
+    if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
+    return value;
+  };
+  return {
+    nwsApiUrl: origin("NWS_API_URL", "https://api.weather.gov"),
+    airQualityApiUrl: origin("AIR_QUALITY_API_URL", "https://air-quality-api.open-meteo.com"),
+    timeoutMs: positive("SOURCES_TIMEOUT_MS", 5000),
+    feedsAllowPrivate: env.FEEDS_ALLOW_PRIVATE === "true",
+    feedMaxBytes: positive("FEED_MAX_BYTES", 2 * 1024 * 1024),
+    feedTimeoutMs: positive("FEED_TIMEOUT_MS", 5000),
+    feedHostConcurrency: positive("FEED_HOST_CONCURRENCY", 4),
   };
 }
 

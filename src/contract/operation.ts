@@ -25,7 +25,8 @@ export interface McpProjection {
  */
 export interface Operation {
   operationId: string;
-  method: "GET" | "POST";
+  /** `DELETE` removes the resource the path names (its answer says what was removed). */
+  method: "GET" | "POST" | "DELETE";
   path: string;
   summary: string;
   description?: string;

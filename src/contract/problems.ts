@@ -20,6 +20,12 @@ export const PROBLEMS = {
   upstream_error: { status: 502, title: "Upstream error", resolution: "Retry with backoff" },
   validation_error: { status: 400, title: "Validation error", resolution: "Read issues[], fix, retry" },
   weather_unavailable: { status: 404, title: "Weather unavailable", resolution: "Retry later; weather refreshes with each morning's edition" },
+  // Feeds a town adds (additive codes): why an address was refused; nothing is stored.
+  feed_address_refused: { status: 422, title: "Feed address refused", resolution: "Give a public http(s) address; private, loopback and link-local addresses are not fetched" },
+  feed_unreachable: { status: 422, title: "Feed could not be fetched", resolution: "Check the address opens in a browser, then retry; it must answer within the time limit" },
+  feed_too_large: { status: 422, title: "Feed too large", resolution: "Use a smaller feed (the limit is given in detail), e.g. one with fewer past items" },
+  feed_unreadable: { status: 422, title: "Not a calendar or feed", resolution: "Give the address of an iCalendar (.ics), RSS or Atom feed, not of a web page" },
+  feed_exists: { status: 409, title: "Feed already added", resolution: "The town already has this feed; list its feeds to see it" },
   // Not in the spec's table (it leaves the code of the oEmbed `format=xml` 501 open): an additive v1 code.
   not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string }>;

@@ -19,3 +19,24 @@ export function localDate(instant: Date, timeZone: string): string {
 export function localHour(instant: Date, timeZone: string): number {
   return Number(formatter(hourFormats, timeZone, { hour: "numeric", hourCycle: "h23" }, "en-US").format(instant));
 }
+
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Local wall time `YYYY-MM-DDTHH:mm` at `instant` in an IANA timezone (how events are given to the composer). */
+export function localWallTime(instant: Date, timeZone: string): string {
+  // sv-SE formats as "YYYY-MM-DD HH:mm".
+  return formatter(wallFormats, timeZone, { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, "sv-SE").format(instant).replace(" ", "T");
+}
+
+/**
+ * The instant at which an IANA zone's clocks read `wall` (`YYYY-MM-DDTHH:mm[:ss]`). In a gap (spring
+ * forward) it is the later offset's reading; in an overlap, the earlier instant.
+ */
+export function wallTimeToInstant(wall: string, timeZone: string): Date {
+  const [y, mo, d, h = 0, mi = 0, s = 0] = wall.split(/[-T:]/).map(Number) as number[];
+  const target = Date.UTC(y!, mo! - 1, d!, h, mi, s);
+  const offsetAt = (t: number) => Date.parse(`${localWallTime(new Date(t), timeZone)}:00Z`) - Math.floor(t / 60_000) * 60_000;
+  let t = target - offsetAt(target);
+  t = target - offsetAt(t);
+  return new Date(t);
+}

@@ -1,5 +1,8 @@
 import type { Config } from "../config.ts";
+import type { AirQualityProvider } from "../integrations/air-quality.ts";
+import type { FeedFetcher } from "../integrations/feeds/fetch.ts";
 import type { Mailer } from "../integrations/mail/types.ts";
+import type { AlertsProvider } from "../integrations/nws.ts";
 import type { StripeConnect } from "../integrations/payments/stripe-connect.ts";
 import type { PaymentProvider } from "../integrations/payments/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
@@ -16,6 +19,16 @@ export interface MailSignal {
   kick(): void;
   /** Installs the sender's wake-up; returns a function that removes it. */
   onKick(listener: () => void): () => void;
+}
+
+/** The town's public sources beyond the forecast (src/services/town-sources.ts draws on them). */
+export interface SourceProviders {
+  /** NWS active alerts for a point. */
+  alerts: AlertsProvider;
+  /** Open-Meteo's U.S. AQI for a point. */
+  airQuality: AirQualityProvider;
+  /** Fetches feed addresses people gave: public addresses only, size and time limits, conditional requests. */
+  feeds: FeedFetcher;
 }
 
 /**
@@ -42,4 +55,5 @@ export interface AppContext {
   connect: StripeConnect | undefined;
   /** Writes that must be on disk before their answer, committed together per event-loop turn. */
   commits: GroupCommit;
+  sources: SourceProviders;
 }

@@ -6,6 +6,7 @@ import { getCity, listCensusCities, listCities } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { readEdition } from "./editions.ts";
 import { getFacts } from "./facts.ts";
+import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
 import { takeToken } from "./limits.ts";
 import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
 import { getOEmbed } from "./oembed.ts";
@@ -58,6 +59,10 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   adminApproveOrder: (ctx, { id }, caller) => adminApproveOrder(ctx, id, { role: "staff", who: caller.transport }),
   adminRejectOrder: (ctx, { id, reason }, caller) => adminRejectOrder(ctx, id, reason, { role: "staff", who: caller.transport }),
   adminReleaseOrder: (ctx, { id }, caller) => adminReleaseOrder(ctx, id, { role: "staff", who: caller.transport }),
+  adminAddFeed: (ctx, { slug, url }) => addFeed(ctx, slug, url, "staff"),
+  adminListTownFeeds: (ctx, { slug }) => listFeeds(ctx, slug),
+  adminListFeeds: (ctx, { slug }) => listFeeds(ctx, slug),
+  adminRemoveFeed: (ctx, { id }) => removeFeed(ctx, id),
 };
 
 /**

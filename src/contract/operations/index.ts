@@ -2,6 +2,7 @@ import { isPublic, type Operation } from "../operation.ts";
 import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
+import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
 import { searchOperations } from "./search.ts";
@@ -20,6 +21,7 @@ export const operationsById = {
   ...statusOperations,
   ...mailOperations,
   ...adminOperations,
+  ...feedOperations,
 } satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof operationsById;
