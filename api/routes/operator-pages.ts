@@ -31,6 +31,7 @@ details{margin:.5rem 0}
 summary{cursor:pointer;font-family:system-ui,sans-serif}
 .form-error{color:var(--bad);font-weight:600}
 form.inline{display:inline}
+ul.plain{list-style:none;padding:0}
 `;
 
 const date = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : "");
@@ -121,8 +122,27 @@ export interface DeskOptions {
   values?: Record<string, string>;
   /** Extra sections (feeds) rendered by their own modules. */
   extra?: Array<{ id: string; title: string; html: string }>;
+  /** The add-feed form as posted (kept on errors). */
+  feed?: { url: string; error?: string };
   /** The note form as posted (kept on errors and previews) and its preview. */
   note?: { values: { markdown: string; authorName: string; date: string }; errors?: FieldErrors; preview?: string; saved?: boolean };
+}
+
+function feedsSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
+  const slug = e(v.lease.slug);
+  const err = o.feed?.error;
+  const rows = v.feeds.map((f) => `<li class="listing"><p><strong>${e(f.title)}</strong> (${f.kind === "ical" ? "calendar" : e(f.kind.toUpperCase())})</p>
+<p><a href="${e(f.url)}" rel="nofollow noopener">${e(f.url)}</a></p>
+<p data-testid="feed-status">${f.status === "failing" ? `<strong class="form-error">Failing</strong>: ${e(f.lastError ?? "")}` : f.lastError ? `Last fetch failed: ${e(f.lastError)}` : "Working"}. Last fetch: ${f.lastFetchedAt ? e(when(f.lastFetchedAt)) : "not yet"}. Items: ${f.itemCount}.</p>
+<form method="post" action="/operator/towns/${slug}/feeds/${f.id}/remove">${csrfField}<button type="submit" class="secondary">Remove ${e(f.title.slice(0, 40))}</button></form></li>`).join("\n");
+  return `<p>Your town's public calendars (iCalendar, .ics) and news feeds (RSS or Atom): each morning's edition lists the coming events and new headlines from them.</p>
+${v.feeds.length ? `<ul class="plain">${rows}</ul>` : "<p>No feed yet.</p>"}
+<form method="post" action="/operator/towns/${slug}/feeds" novalidate>${csrfField}
+<label for="feed-url">Address of a calendar or news feed</label>
+<input id="feed-url" name="url" type="url" inputmode="url" value="${e(o.feed?.url ?? "")}" placeholder="https://"${err ? ` aria-invalid="true" aria-describedby="feed-url-error"` : ""}>
+${fieldError("feed-url", err)}
+<div class="actions"><button type="submit">Add the feed</button></div>
+</form>`;
 }
 
 function noteSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
@@ -192,7 +212,7 @@ ${audienceChart(a.days)}
 <div class="scroll" role="region" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
 <thead><tr><th scope="col">Day</th><th scope="col" class="num">New</th><th scope="col" class="num">Unsubscribed</th></tr></thead>
 <tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></div></details>
-<p>Referrals: ${a.referrals.recent} new readers in 30 days came through a reader's forwarding link (${a.referrals.total} in all).</p>
+<p>Referrals: <span data-testid="referrals">${a.referrals.referred}</span> readers subscribed through the "Forward to a neighbor" link of ${a.referrals.readers} reader${a.referrals.readers === 1 ? "" : "s"}.</p>
 <h3>Emails sent per edition</h3>
 ${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
 <tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}`,
@@ -205,6 +225,7 @@ ${statementTable(v.statement)}
 <h3>Payouts</h3>
 ${payoutsBlock(v.payouts.mode === "stripe", v.payouts.account, o.csrf)}`,
   });
+  sections.push({ id: "feeds", title: "Feeds", html: feedsSection(v, o, csrfField) });
   sections.push(...extra);
   sections.push({
     id: "lease", title: "Lease",

@@ -7,7 +7,7 @@ import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import {
-  cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, removeNote, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
+  addDeskFeed, cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, removeDeskFeed, removeNote, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
   SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, townDesk,
 } from "../../src/services/operator-desk.ts";
 import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/payouts.ts";
@@ -232,6 +232,33 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     return see(`/operator/towns/${slug}?done=note-deleted#note`);
   }));
 
+  app.post("/operator/towns/:slug/feeds", (event) => signedInPost(event, async (email, body) => {
+    const slug = event.context.params!.slug;
+    if (!SLUG.test(slug)) return desk(event, email, "-");
+    const url = (body.get("url") ?? "").slice(0, 4000);
+    if (!url.trim()) return desk(event, email, slug, 400, { feed: { url, error: "Paste the address of the calendar (.ics) or the RSS or Atom feed." } });
+    try {
+      await addDeskFeed(ctx, email, slug, url);
+    } catch (err) {
+      // The feeds service's problems (not a feed, unreachable, too large, private address, already there) go next to the field.
+      if (err instanceof AppError && err.code === "not_found") return desk(event, email, slug);
+      if (err instanceof AppError && err.code !== "internal_error") return desk(event, email, slug, 400, { feed: { url, error: err.message } });
+      throw err;
+    }
+    return see(`/operator/towns/${slug}?done=feed-added#feeds`);
+  }));
+
+  app.post("/operator/towns/:slug/feeds/:id/remove", (event) => signedInPost(event, (email) => {
+    const { slug, id } = event.context.params!;
+    if (!SLUG.test(slug) || !/^\d{1,15}$/.test(id)) return desk(event, email, "-");
+    try {
+      removeDeskFeed(ctx, email, slug, Number(id));
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "not_found")) throw err;
+    }
+    return see(`/operator/towns/${slug}?done=feed-removed#feeds`);
+  }));
+
   app.post("/operator/towns/:slug/lease/cancel", (event) => signedInPost(event, async (email) => {
     const slug = event.context.params!.slug;
     if (!SLUG.test(slug)) return desk(event, email, "-");
@@ -260,6 +287,8 @@ const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   "note-saved": "Your note is saved: it appears in that morning's edition, under the greeting.",
   "note-deleted": "The note is deleted.",
+  "feed-added": "The feed is added: the next edition lists what it carries.",
+  "feed-removed": "The feed is removed.",
   approved: "Approved: the listing is published (or, for a paid tier, its buyer has the payment link).",
   rejected: "Rejected: the buyer is emailed your reason.",
   cancelled: "Your lease is cancelled. The town stays yours until the end of the paid period.",

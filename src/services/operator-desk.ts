@@ -3,7 +3,8 @@ import { AppError } from "../core/errors.ts";
 import { audienceDays, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
 import { addDays } from "../core/holidays.ts";
 import { localDate, localHour } from "../core/time.ts";
-import { audienceChanges, referralCounts, sentPerEdition } from "../store/audience.ts";
+import type { TownFeed } from "../contract/feeds.ts";
+import { audienceChanges, sentPerEdition } from "../store/audience.ts";
 import { hasEdition } from "../store/morning.ts";
 import { activeSubscriberCount } from "../store/cities.ts";
 import { decisionsOf, type Decider, type DecisionRow } from "../store/listing-decisions.ts";
@@ -17,6 +18,8 @@ import type { AppContext } from "./context.ts";
 import { takeToken } from "./limits.ts";
 import { sweepCommerce } from "./listings.ts";
 import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
+import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
+import { townReferralCounts } from "./referrals.ts";
 import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
 import { payoutAccount } from "./payouts.ts";
 
@@ -119,7 +122,8 @@ export interface ReviewItem {
 export interface TownDesk {
   lease: LeaseView;
   review: ReviewItem[];
-  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { recent: number; total: number } };
+  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number } };
+  feeds: TownFeed[];
   /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
   notes: { nextEdition: string; scheduled: TownNote[] };
   statement: StatementMonth[];
@@ -161,8 +165,9 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
       subscribers: activeSubscriberCount(ctx.db, lease.place_geoid),
       days: audienceDays(changes.joined, changes.left, timezone, now, 30),
       sent: sentPerEdition(ctx.db, lease.place_geoid, 14),
-      referrals: referralCounts(ctx.db, lease.place_geoid, since),
+      referrals: referralSummary(ctx, lease.slug),
     },
+    feeds: listFeeds(ctx, lease.slug).feeds,
     notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
@@ -232,4 +237,21 @@ export function previewNote(ctx: AppContext, email: string, slug: string, markdo
 export function removeNote(ctx: AppContext, email: string, slug: string, date: string): boolean {
   const lease = requireTown(ctx, email, slug);
   return /^\d{4}-\d{2}-\d{2}$/.test(date) && deleteTownNote(ctx, lease.slug, date);
+}
+
+/** Readers who brought others through their forwarding link, and how many they brought (counts only: no addresses on the desk). */
+function referralSummary(ctx: AppContext, slug: string): { readers: number; referred: number } {
+  const counts = townReferralCounts(ctx, slug);
+  return { readers: counts.length, referred: counts.reduce((s, c) => s + c.referred, 0) };
+}
+
+/** Adds a feed to the operator's town through the feeds service the admin CLI uses, recorded as added by them. */
+export async function addDeskFeed(ctx: AppContext, email: string, slug: string, url: string): Promise<TownFeed> {
+  const lease = requireTown(ctx, email, slug);
+  return addFeed(ctx, lease.slug, url, email);
+}
+
+export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
+  const lease = requireTown(ctx, email, slug);
+  return removeFeed(ctx, id, lease.slug).removed;
 }

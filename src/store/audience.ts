@@ -18,8 +18,3 @@ export function sentPerEdition(db: DB, placeGeoid: string, limit: number): Array
     WHERE e.place_geoid = ? GROUP BY e.id ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as Array<{ date: string; sent: number; queued: number }>;
 }
 
-/** Subscriptions made through a reader's referral link (migration 010): in the last 30 days and in all. */
-export function referralCounts(db: DB, placeGeoid: string, sinceIso: string): { recent: number; total: number } {
-  return stmt(db, `SELECT COUNT(*) FILTER (WHERE created_at >= ?) AS recent, COUNT(*) AS total
-    FROM subscribers WHERE place_geoid = ? AND referred_by IS NOT NULL`).get(sinceIso, placeGeoid) as { recent: number; total: number };
-}

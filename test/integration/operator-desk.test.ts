@@ -6,6 +6,7 @@ import { askForLink, csrfOf, getWith, Jar, mailedLink, postForm, signIn, useLink
 import { geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
+import { RSS_TYPE, rssFeed, startTownSourcesServer, type TownSourcesServer } from "../helpers/town-sources-server.ts";
 
 // The operator desk over real HTTP, real SQLite and real SMTP on the local payment provider: sign-in
 // by an emailed one-time link, the town's desk (listings to review, audience, money, lease).
@@ -14,6 +15,7 @@ const NOW = "2026-11-22T12:00:00.000Z";
 const OPERATOR = "desk-operator@example.com";
 let sink: SmtpSink;
 let server: TestServer;
+let src: TownSourcesServer;
 
 const at = (iso: string) => { server.ctx.config.now = () => new Date(iso); };
 const subscriberAt = (slug: string, email: string, createdIso: string, status = "active", updatedIso = createdIso) =>
@@ -21,7 +23,8 @@ const subscriberAt = (slug: string, email: string, createdIso: string, status = 
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", ADMIN_TOKEN: "admin-secret" });
+  src = await startTownSourcesServer();
+  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", ADMIN_TOKEN: "admin-secret", FEEDS_ALLOW_PRIVATE: "true" });
   subscriberAt("boise-idaho", "r1@example.org", "2026-11-01T10:00:00.000Z");
   subscriberAt("boise-idaho", "r2@example.org", "2026-11-21T18:00:00.000Z");
   subscriberAt("boise-idaho", "r3@example.org", "2026-11-22T09:00:00.000Z");
@@ -34,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await sink?.stop();
+  await src?.close();
 });
 
 describe("sign-in by emailed one-time link", () => {
@@ -240,6 +244,30 @@ describe("the town's desk", () => {
     expect(after).toMatch(/<strong>2026-11-22<\/strong> \(next edition\)/);
     expect(after).toMatch(/data-testid="note-2026-11-22">[\s\S]*<em>pool<\/em>/);
     expect(server.ctx.db.prepare("SELECT updated_by FROM town_notes").pluck().get()).toBe(OPERATOR);
+  });
+
+  it("adds and removes the town's feeds through the feeds service, with each feed's status", async () => {
+    src.setFeed("/boise-news.rss", { body: rssFeed("Boise Gazette", [
+      { title: "Bridge reopens on Capitol Blvd", link: "https://gazette.example.org/bridge", published: "2026-11-21T15:00:00Z" },
+      { title: "Library extends hours", link: "https://gazette.example.org/library", published: "2026-11-22T08:00:00Z" },
+    ]), contentType: RSS_TYPE });
+    src.setFeed("/not-a-feed", { body: "<html><body>hello</body></html>", contentType: "text/html" });
+    const csrf = csrfOf(await desk());
+    const url = `${server.url}/operator/towns/boise-idaho/feeds`;
+    const bad = await postForm(jar, url, { csrf, url: `${src.url}/not-a-feed` });
+    expect(bad.status).toBe(400);
+    const badPage = await bad.text();
+    expect(badPage).toContain(`value="${src.url}/not-a-feed" placeholder="https://" aria-invalid="true" aria-describedby="feed-url-error"`);
+    expect(badPage).toMatch(/<p class="field-error" id="feed-url-error">[^<]+<\/p>/);
+
+    expect((await postForm(jar, url, { csrf, url: `${src.url}/boise-news.rss` })).status).toBe(303);
+    const html = await desk();
+    expect(html).toContain("<strong>Boise Gazette</strong> (RSS)");
+    expect(html).toMatch(/data-testid="feed-status">Working\. Last fetch: 2026-11-22 12:00 UTC\. Items: 2\./);
+    const id = /feeds\/(\d+)\/remove/.exec(html)![1];
+    expect(server.ctx.db.prepare("SELECT added_by FROM town_feeds WHERE id = ?").pluck().get(Number(id))).toBe(OPERATOR);
+    expect((await postForm(jar, `${server.url}/operator/towns/boise-idaho/feeds/${id}/remove`, { csrf })).status).toBe(303);
+    expect(await desk()).toContain("No feed yet.");
   });
 
   it("cancels the lease (local mode): the town stays theirs until the end of the paid period", async () => {
