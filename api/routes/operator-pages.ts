@@ -30,7 +30,9 @@ svg.chart{width:100%;height:auto;max-width:40rem;display:block;margin:.5rem 0}
 details{margin:.5rem 0}
 summary{cursor:pointer;font-family:system-ui,sans-serif}
 .form-error{color:var(--bad);font-weight:600}
-form.inline{display:inline}
+form.inline{display:inline;margin:0}
+.whoami{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
+.whoami p{margin:0;overflow-wrap:anywhere}
 ul.plain{list-style:none;padding:0}
 `;
 
@@ -74,7 +76,7 @@ export function townsPage(leases: LeaseView[], opts: { email: string; csrf: stri
   const ended = leases.filter((l) => l.status !== "active");
   const item = (l: LeaseView) => `<li><a href="/operator/towns/${e(l.slug)}">${e(l.town_name)}, ${e(l.state_name)}</a>${l.cancel_at ? ` (cancelled; yours until ${e(date(l.cancel_at))})` : ""}</li>`;
   return `${opts.notice ? `<p class="notice" role="status">${e(opts.notice)}</p>` : ""}
-<p>Signed in as <strong>${e(opts.email)}</strong>. ${signOutForm(opts.csrf)}</p>
+<div class="whoami"><p>Signed in as <strong>${e(opts.email)}</strong>.</p> ${signOutForm(opts.csrf)}</div>
 <h2>Your towns</h2>
 ${active.length ? `<ul>${active.map(item).join("\n")}</ul>` : "<p>You run no town at the moment.</p>"}
 ${ended.length ? `<h2>Towns you ran</h2><ul>${ended.map((l) => `<li>${e(l.town_name)}, ${e(l.state_name)} (ended ${e(date(l.ended_at))})</li>`).join("")}</ul>` : ""}
@@ -106,10 +108,10 @@ export function audienceChart(days: AudienceDay[]): string {
 function statementTable(rows: StatementMonth[]): string {
   if (!rows.length) return "<p>No money has moved yet.</p>";
   const c = (n: number) => e(formatCents(n));
-  return `<div class="scroll" role="region" aria-label="Statement by month" tabindex="0"><table data-testid="statement">
+  return `<section class="scroll" aria-label="Statement by month" tabindex="0"><table data-testid="statement">
 <thead><tr><th scope="col">Month</th><th scope="col" class="num">Listings sold</th><th scope="col" class="num">Sales</th><th scope="col" class="num">Fees</th><th scope="col" class="num">Your half</th><th scope="col" class="num">Lease charge</th><th scope="col" class="num">Net</th><th scope="col" class="num">Paid out</th></tr></thead>
 <tbody>${rows.map((r) => `<tr><th scope="row">${e(r.month)}</th><td class="num">${r.listingsSold}</td><td class="num">${c(r.grossCents)}</td><td class="num">${c(r.feeCents)}</td><td class="num">${c(r.shareCents)}</td><td class="num">${c(r.leaseChargeCents)}</td><td class="num">${c(r.netCents)}</td><td class="num">${c(r.paidOutCents)}</td></tr>`).join("\n")}</tbody>
-</table></div>`;
+</table></section>`;
 }
 
 export interface DeskOptions {
@@ -158,7 +160,7 @@ ${err.form ? `<p class="form-error" role="alert">${e(err.form)}</p>` : ""}
 <textarea id="note-markdown" name="markdown" rows="6" maxlength="2000"${invalid("markdown", "note-markdown")}>${e(values.markdown)}</textarea>
 ${fieldError("note-markdown", err.markdown)}
 <label for="note-author">Signed</label>
-<input id="note-author" name="authorName" autocomplete="name" value="${e(values.authorName)}"${invalid("authorName", "note-author")}>
+<input id="note-author" name="authorName" type="text" autocomplete="name" value="${e(values.authorName)}"${invalid("authorName", "note-author")}>
 ${fieldError("note-author", err.authorName)}
 <label for="note-date">Edition date</label>
 <input id="note-date" name="date" type="date" value="${e(values.date)}" min="${e(v.notes.nextEdition)}" aria-describedby="note-date-help${err.date ? " note-date-error" : ""}"${err.date ? ` aria-invalid="true"` : ""}>
@@ -209,9 +211,9 @@ ${fieldError(rid, reasonErr)}
 <h3>New and unsubscribed, last 30 days</h3>
 ${audienceChart(a.days)}
 <details><summary>The numbers by day</summary>
-<div class="scroll" role="region" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
+<section class="scroll" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
 <thead><tr><th scope="col">Day</th><th scope="col" class="num">New</th><th scope="col" class="num">Unsubscribed</th></tr></thead>
-<tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></div></details>
+<tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></section></details>
 <p>Referrals: <span data-testid="referrals">${a.referrals.referred}</span> readers subscribed through the "Forward to a neighbor" link of ${a.referrals.readers} reader${a.referrals.readers === 1 ? "" : "s"}.</p>
 <h3>Emails sent per edition</h3>
 ${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
@@ -239,7 +241,7 @@ ${v.lease.cancel_at
   });
 
   return `${o.notice ? `<p class="notice" role="status">${e(o.notice)}</p>` : ""}
-<p>Signed in as <strong>${e(o.email)}</strong>. <a href="/operator">Your towns</a> · <a href="/${e(v.lease.slug)}">${e(v.lease.town_name)}'s page</a> ${signOutForm(o.csrf)}</p>
+<div class="whoami"><p>Signed in as <strong>${e(o.email)}</strong>. <a href="/operator">Your towns</a> · <a href="/${e(v.lease.slug)}">${e(v.lease.town_name)}'s page</a></p> ${signOutForm(o.csrf)}</div>
 <nav class="desk" aria-label="Desk sections"><ul>${sections.map((s) => `<li><a href="#${s.id}">${e(s.title)}</a></li>`).join("")}</ul></nav>
 ${sections.map((s) => `<section class="desk" id="${s.id}" aria-labelledby="${s.id}-h"><h2 id="${s.id}-h">${e(s.title)}</h2>\n${s.html}\n</section>`).join("\n")}`;
 }
