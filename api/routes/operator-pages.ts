@@ -16,6 +16,8 @@ section.desk{margin:2rem 0;padding-top:.25rem;border-top:1px solid var(--line)}
 .scroll{overflow-x:auto;max-width:100%}
 .scroll:focus-visible{outline:3px solid var(--warm)}
 .scroll table{min-width:36rem}
+.scroll th[scope=row]{white-space:nowrap}
+form .actions{margin-top:.75rem}
 textarea{font:inherit;font-size:1rem;padding:.55rem .6rem;border:1px solid #6b7580;border-radius:.35rem;width:100%;min-height:5rem;background:#fff;color:var(--ink)}
 textarea[aria-invalid=true]{border-color:var(--bad);border-width:2px}
 .listing{background:#fff;border:1px solid var(--line);border-radius:.6rem;padding:.75rem 1rem;margin:1rem 0}
@@ -86,9 +88,9 @@ ${payoutsBlock(opts.stripe, opts.account, opts.csrf)}`;
 
 /** New readers up, unsubscribed down, one bar pair per day; the same numbers follow as a table. */
 export function audienceChart(days: AudienceDay[]): string {
-  const w = 600, h = 160, mid = 100, pad = 4;
+  const w = 600, h = 170, mid = 100, pad = 4;
   const max = Math.max(1, ...days.map((d) => d.joined), ...days.map((d) => d.left));
-  const scaleUp = (mid - 12) / max, scaleDown = (h - mid - 20) / max;
+  const scaleUp = (mid - 12) / max, scaleDown = (h - mid - 30) / max;
   const step = (w - 2 * pad) / days.length;
   const bars = days.map((d, i) => {
     const x = (pad + i * step + step * 0.15).toFixed(1);
@@ -100,9 +102,10 @@ export function audienceChart(days: AudienceDay[]): string {
   const first = days[0]?.date ?? "", last = days.at(-1)?.date ?? "";
   return `<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label="New and unsubscribed readers per day from ${e(first)} to ${e(last)}: ${joined} new, ${left} unsubscribed. The numbers are in the table below.">
 <line x1="0" y1="${mid}" x2="${w}" y2="${mid}" stroke="#6b7580" stroke-width="1"/>${bars}
-<text x="${pad}" y="${h - 4}" font-size="12" fill="#4a5560">${e(first)}</text><text x="${w - pad}" y="${h - 4}" font-size="12" fill="#4a5560" text-anchor="end">${e(last)}</text>
+<text x="${pad}" y="${h - 2}" font-size="20" fill="#4a5560">${e(first)}</text><text x="${w - pad}" y="${h - 2}" font-size="20" fill="#4a5560" text-anchor="end">${e(last)}</text>
 </svg>
-<p class="legend"><span class="swatch up"></span>new readers (up) <span class="swatch down"></span>unsubscribed (down): ${joined} new and ${left} unsubscribed in 30 days</p>`;
+<p class="legend"><span class="swatch up"></span>new readers (bars up) <span class="swatch down"></span>unsubscribed (bars down)</p>
+<p>In 30 days: <strong>${joined} new</strong> and <strong>${left} unsubscribed</strong>.</p>`;
 }
 
 function statementTable(rows: StatementMonth[]): string {
@@ -156,7 +159,7 @@ function noteSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
   return `<p>A few lines from you, shown in the morning's edition under the greeting, signed with your name. Paragraphs, <em>*emphasis*</em>, <strong>**bold**</strong> and links as [words](https://...) are kept; anything else is shown as plain text.</p>
 ${err.form ? `<p class="form-error" role="alert">${e(err.form)}</p>` : ""}
 <form method="post" action="/operator/towns/${slug}/note" novalidate>${csrfField}
-<label for="note-markdown">Tomorrow's note</label>
+<label for="note-markdown">Your note</label>
 <textarea id="note-markdown" name="markdown" rows="6" maxlength="2000"${invalid("markdown", "note-markdown")}>${e(values.markdown)}</textarea>
 ${fieldError("note-markdown", err.markdown)}
 <label for="note-author">Signed</label>

@@ -109,7 +109,7 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     const notice = noticeOf(event.url.searchParams.get("done"));
     if (!email) return signInForm(event, 200, { notice });
     const csrf = csrfToken(ctx, session(event)!);
-    return htmlPage(200, "Your towns", townsPage(operatorTowns(ctx, email), { email, csrf, notice, account: payoutAccount(ctx, email), stripe: !!ctx.connect }), {}, DESK_STYLE);
+    return htmlPage(200, "Operator desk", townsPage(operatorTowns(ctx, email), { email, csrf, notice, account: payoutAccount(ctx, email), stripe: !!ctx.connect }), {}, DESK_STYLE);
   });
 
   app.post("/operator/sign-in", async (event) => {

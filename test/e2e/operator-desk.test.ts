@@ -28,6 +28,7 @@ let server: TestServer;
 let sink: SmtpSink;
 let src: TownSourcesServer;
 let browser: Browser;
+let subscribers = 0;
 const validator = new HtmlValidate({ extends: ["html-validate:recommended"], rules: { "no-inline-style": "off" } });
 
 beforeAll(async () => {
@@ -38,6 +39,16 @@ beforeAll(async () => {
     NWS_API_URL: src.url, AIR_QUALITY_API_URL: src.url,
   });
   addSubscriber(server.ctx.db, "boise-idaho", "reader@example.org");
+  // A month of readers joining (and two leaving), so the chart has something to draw.
+  const insert = server.ctx.db.prepare("INSERT INTO subscribers (email, place_geoid, status, created_at, updated_at) VALUES (?, (SELECT geoid FROM places WHERE slug = 'boise-idaho'), ?, ?, ?)");
+  for (let d = 1; d <= 21; d++) {
+    for (let k = 0; k < (d * 7) % 4; k++) {
+      const at = `2026-11-${String(d).padStart(2, "0")}T18:00:00.000Z`;
+      const left = (d === 9 || d === 17) && k === 0;
+      insert.run(`r${d}-${k}@example.org`, left ? "unsubscribed" : "active", at, left ? `2026-11-${String(d + 1).padStart(2, "0")}T18:00:00.000Z` : at);
+    }
+  }
+  subscribers = server.ctx.db.prepare("SELECT COUNT(*) FROM subscribers WHERE status = 'active'").pluck().get() as number;
   src.setFeed("/boise-gazette.rss", { body: rssFeed("Boise Gazette", [
     { title: "Capitol Boulevard bridge reopens", link: "https://gazette.example.org/bridge", published: "2026-11-22T08:00:00Z" },
   ]), contentType: RSS_TYPE });
@@ -81,6 +92,11 @@ async function checkPage(page: Page, name: string): Promise<void> {
     if (SHOTS) {
       fs.mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: path.join(SHOTS, `operator-${name}-${width}.png`), fullPage: true });
+      // Screen-sized parts too, to look at in an image viewer without shrinking.
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      for (let y = 0, i = 0; y < height; y += 900, i++) {
+        await page.screenshot({ path: path.join(SHOTS, `operator-${name}-${width}-part${i}.png`), clip: { x: 0, y, width, height: Math.min(900, height - y) }, fullPage: true });
+      }
     }
   }
 }
@@ -126,7 +142,8 @@ describe("the operator desk in a browser", () => {
     await page.goto(link);
     await checkPage(page, "sign-in-link");
     await Promise.all([page.waitForURL(/\/operator$/), page.getByRole("button", { name: "Sign in" }).click()]);
-    await expect(page.locator("h1").textContent()).resolves.toBe("Your towns");
+    await expect(page.locator("h1").textContent()).resolves.toBe("Operator desk");
+    await expect(page.getByRole("heading", { name: "Your towns" }).isVisible()).resolves.toBe(true);
     await checkPage(page, "towns");
 
     // The link works once: a second use, even in another browser, fails.
@@ -140,15 +157,15 @@ describe("the operator desk in a browser", () => {
     // The town's desk.
     await page.getByRole("link", { name: "Boise, Idaho" }).click();
     await expect(page.locator("h1").textContent()).resolves.toBe("Boise: operator desk");
-    await expect(page.getByTestId("subscribers").textContent()).resolves.toBe("1");
+    await expect(page.getByTestId("subscribers").textContent()).resolves.toBe(String(subscribers));
     await checkPage(page, "desk");
 
     // Tomorrow's note: preview, then save.
-    await page.getByRole("textbox", { name: "Tomorrow's note" }).fill("The *lantern walk* starts at the Foothills center. Bring a [flashlight](https://lantern-walk.example.org/).");
+    await page.getByLabel("Your note").fill("The *lantern walk* starts at the Foothills center. Bring a [flashlight](https://lantern-walk.example.org/).");
     await page.getByLabel("Signed").fill("Dana Ruiz");
     await page.getByRole("button", { name: "Preview" }).click();
     await expect(page.getByTestId("note-preview").innerHTML()).resolves.toMatch(/<em>lantern walk<\/em>[\s\S]*Dana Ruiz/);
-    await expect(page.getByRole("textbox", { name: "Tomorrow's note" }).inputValue()).resolves.toContain("Bring a [flashlight]");
+    await expect(page.getByLabel("Your note").inputValue()).resolves.toContain("Bring a [flashlight]");
     await checkPage(page, "desk-note-preview");
     await page.getByRole("button", { name: "Save the note" }).click();
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Your note is saved");

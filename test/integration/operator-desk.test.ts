@@ -199,13 +199,13 @@ describe("the town's desk", () => {
   it("shows the audience: subscribers now, new and unsubscribed per local day, as a chart and a table", async () => {
     const html = await desk();
     expect(html).toMatch(/data-testid="subscribers">3</);
-    expect(html).toContain('<svg class="chart" viewBox="0 0 600 160" role="img"');
+    expect(html).toContain('<svg class="chart" viewBox="0 0 600 170" role="img"');
     // Boise is on Mountain time: 18:00 UTC on Nov 21 is Nov 21 there, 09:00 UTC on Nov 22 is Nov 22 02:00.
     expect(html).toContain('<tr><th scope="row">2026-11-21</th><td class="num">1</td><td class="num">1</td></tr>');
     expect(html).toContain('<tr><th scope="row">2026-11-22</th><td class="num">1</td><td class="num">0</td></tr>');
     // gone@ joined on Nov 2 and left on Nov 21: counted on both days.
     expect(html).toContain('<tr><th scope="row">2026-11-02</th><td class="num">1</td><td class="num">0</td></tr>');
-    expect(html).toContain("4 new and 1 unsubscribed in 30 days");
+    expect(html).toContain("In 30 days: <strong>4 new</strong> and <strong>1 unsubscribed</strong>.");
   });
 
   it("shows the money: a statement per month with the lease charge netted, as a table and CSV", async () => {
