@@ -139,6 +139,17 @@ describe("the operator desk in a browser", () => {
     await checkPage(page, "check-email");
 
     const link = await mailedSignInLink();
+    // The operator's emails fit a phone: no long URL as link text (the activation email was 742 px wide).
+    for (const subject of ["You now operate the Boise, Idaho daily", "Your citydaily sign-in link"]) {
+      const mail = sink.messages.find((m) => m.to.includes(OPERATOR) && m.parsed.subject === subject);
+      expect(mail, subject).toBeDefined();
+      const phone = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      await phone.setContent(String(mail!.parsed.html));
+      const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `${subject}: ${width}px wide at 390`).toBeLessThanOrEqual(390);
+      if (SHOTS) await phone.screenshot({ path: path.join(SHOTS, `operator-email-${subject.replace(/\W+/g, "-")}-390.png`), fullPage: true });
+      await phone.close();
+    }
     await page.goto(link);
     await checkPage(page, "sign-in-link");
     await Promise.all([page.waitForURL(/\/operator$/), page.getByRole("button", { name: "Sign in" }).click()]);
