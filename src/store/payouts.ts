@@ -21,6 +21,11 @@ export function saveAccount(db: DB, email: string, connectAccount: string, nowIs
   return accountOf(db, email)!;
 }
 
+/** By the Connect account id (the `account.updated` callback); the operator's email, or undefined for an account not ours. */
+export function setPayoutsEnabledByAccount(db: DB, connectAccount: string, enabled: boolean, nowIso: string): string | undefined {
+  return stmt(db, "UPDATE operator_accounts SET payouts_enabled = ?, updated_at = ? WHERE connect_account = ? RETURNING email").pluck().get(enabled ? 1 : 0, nowIso, connectAccount) as string | undefined;
+}
+
 export function setPayoutsEnabled(db: DB, email: string, enabled: boolean, nowIso: string): void {
   stmt(db, "UPDATE operator_accounts SET payouts_enabled = ?, updated_at = ? WHERE email = ?").run(enabled ? 1 : 0, nowIso, email);
 }

@@ -47,6 +47,7 @@ beforeAll(async () => {
   server = await startTestServer({
     SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000",
     STRIPE_SECRET_KEY: "sk_test_standin", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: stripe.url,
+    STRIPE_CONNECT_WEBHOOK_SECRET: "whsec_connect_standin",
   });
   addSubscriber(server.ctx.db, "boise-idaho", "reader@example.org");
   await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho", email: OP });
@@ -141,6 +142,18 @@ describe("payouts through Stripe Connect", () => {
     // The desk's statement shows what was paid out.
     const csv = await (await getWith(jar, `${server.url}/operator/towns/boise-idaho/statement.csv`)).text();
     expect(csv.split("\r\n")[1]).toBe("boise-idaho,2026-11,5,75.00,3.25,35.86,10.00,25.86,35.86");
+  });
+
+  it("follows account.updated from the Connect endpoint (its own signing secret)", async () => {
+    const enabled = () => server.ctx.db.prepare("SELECT payouts_enabled FROM operator_accounts WHERE connect_account = ?").pluck().get(account);
+    const paused = stripeEvent("account.updated", { ...stripe.accounts()[0], payouts_enabled: false });
+    expect((await postCallback(server, paused, { secret: "whsec_connect_standin" })).status).toBe(200);
+    expect(enabled()).toBe(0);
+    expect((await postCallback(server, stripeEvent("account.updated", { ...stripe.accounts()[0] }), { secret: "whsec_wrong" })).status).toBe(403);
+    expect(enabled()).toBe(0);
+    expect((await postCallback(server, stripeEvent("account.updated", { ...stripe.accounts()[0] }), { secret: "whsec_connect_standin" })).status).toBe(200);
+    expect(enabled()).toBe(1);
+    expect((await (await postCallback(server, stripeEvent("account.updated", { id: "acct_notours", object: "account", payouts_enabled: true, details_submitted: true }), { secret: "whsec_connect_standin" })).json())).toMatchObject({ received: true });
   });
 
   it("cancelling the lease opens Stripe's billing portal for the subscription's customer", async () => {

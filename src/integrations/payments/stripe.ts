@@ -8,6 +8,8 @@ export interface StripeOptions {
   secretKey: string;
   /** STRIPE_WEBHOOK_SECRET; without it callbacks answer 503 `service_misconfigured`. */
   webhookSecret?: string;
+  /** STRIPE_CONNECT_WEBHOOK_SECRET: a Connect endpoint's secret (account.updated of operators' payout accounts), tried second. */
+  connectWebhookSecret?: string;
   /** STRIPE_API_URL, e.g. `http://127.0.0.1:12111` for a local stand-in; default Stripe's own API. */
   apiUrl?: string;
   now: () => Date;
@@ -68,7 +70,14 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     },
     async verifyCallback(rawBody, headers) {
       if (!opts.webhookSecret) throw new AppError("service_misconfigured", "STRIPE_WEBHOOK_SECRET is not configured on this server.");
-      const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
+      let event: Stripe.Event;
+      try {
+        event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
+      } catch (err) {
+        // Stripe signs a Connect endpoint's events with that endpoint's own secret.
+        if (!opts.connectWebhookSecret || (err as AppError).code !== "forbidden") throw err;
+        event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.connectWebhookSecret, opts.now().getTime());
+      }
       const translated = translateStripeEvent(event);
       if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
         const charge = await reportedCharge(stripe, translated.paymentId);
