@@ -1,7 +1,7 @@
 import type { AdminOrder, ListingOrder } from "../contract/commerce.ts";
 import { AppError } from "../core/errors.ts";
 import type { OrderStatus } from "../core/order-status.ts";
-import { recordDecision, type Decider } from "../store/listing-decisions.ts";
+import { decisionsOf, recordDecision, type Decider } from "../store/listing-decisions.ts";
 import { findOrder, listOrders, transitionOrder, type OrderView } from "../store/orders.ts";
 import { issuePaymentLink } from "./checkout.ts";
 import type { AppContext } from "./context.ts";
@@ -24,7 +24,7 @@ export function toListingOrder(ctx: AppContext, o: OrderView): ListingOrder {
 }
 
 function toAdminOrder(ctx: AppContext, o: OrderView): AdminOrder {
-  return { ...toListingOrder(ctx, o), buyerEmail: o.buyer_email, rule: o.rule, reason: o.reason, feeCents: o.fee_cents, provider: o.provider };
+  return { ...toListingOrder(ctx, o), buyerEmail: o.buyer_email, rule: o.rule, reason: o.reason, feeCents: o.fee_cents, provider: o.provider, decisions: decisionsOf(ctx.db, o.id) };
 }
 
 function requireOrder(ctx: AppContext, id: string): OrderView {

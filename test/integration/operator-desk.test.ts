@@ -192,6 +192,9 @@ describe("the town's desk", () => {
     const res = await server.post(`/admin/orders/${staffOne.orderId}/approve`, {}, { headers: { Authorization: "Bearer admin-secret" } });
     expect(res.status).toBe(200);
     expect(server.ctx.db.prepare("SELECT by_role, by_who FROM listing_decisions WHERE order_id = ?").get(staffOne.orderId)).toEqual({ by_role: "staff", by_who: "http" });
+    // Staff see who decided, on the admin order.
+    const adminView = await (await server.get(`/admin/orders/${other.orderId}`, { headers: { Authorization: "Bearer admin-secret" } })).json();
+    expect(adminView.decisions).toEqual([{ decision: "rejected", reason: "Not a public event", byRole: "operator", byWho: OPERATOR, createdAt: NOW }]);
     html = await desk();
     expect(html).not.toContain("Staff decides");
   });
