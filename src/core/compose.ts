@@ -9,14 +9,14 @@ import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
 import { safeUrl } from "./safe-url.ts";
 import { noteSection } from "./note.ts";
-import type { FeedEvent, Headline, TownSources, WeatherAlert } from "./town-sources.ts";
+import type { Headline, TownSources, WeatherAlert } from "./town-sources.ts";
 import { activeAlerts, airQualityLine, alertInstruction, alertSummary, alertUntil, endsToday } from "./alerts.ts";
 import { archiveNotes, type DayWeather } from "./archive-notes.ts";
-import { clockWords, eventWhenWords } from "./event-time.ts";
+import { clockWords, eventWhenWords, feedEventToCalendar } from "./event-time.ts";
 import { chooseLead, type Lead } from "./lead.ts";
 import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "./wmo.ts";
 
-export { safeUrl };
+export { safeUrl, feedEventToCalendar };
 
 /** Everything one edition is made of; the pipeline gathers it, this module only writes. */
 export interface EditionInputs {
@@ -167,14 +167,6 @@ function linkSuffix(url: string | null | undefined, label: string, sponsored = f
 /** The label of every paid placement (FTC endorsement guides): in the email, on the web, in the twins. */
 export const SPONSORED = "Sponsored";
 
-/** An event from one of the town's public calendars, as the calendar lists it. */
-export function feedEventToCalendar(e: FeedEvent): CalendarEvent {
-  return {
-    id: e.id, title: e.title, description: e.description, url: safeUrl(e.url), startsAt: e.startsAt,
-    ...(e.endsAt ? { endsAt: e.endsAt } : {}), ...(e.venue ? { venue: e.venue } : {}),
-    featured: false, sponsored: false, source: e.source, allDay: e.allDay,
-  };
-}
 
 /** "7:00 PM at White Pine County Library" (with the day: "Wed, Nov 25, 7:00 PM at ..."). */
 function whenWords(e: CalendarEvent, withDay: boolean): string {

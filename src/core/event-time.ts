@@ -1,5 +1,8 @@
 // When and where an event happens, in the words readers use ("Wed, Nov 25, 7:00 PM at White Pine
 // County Library"), never an ISO string. Light on purpose: the site's views use it too.
+import type { CalendarEvent } from "../contract/resources.ts";
+import { safeUrl } from "./safe-url.ts";
+import type { FeedEvent } from "./town-sources.ts";
 
 const SHORT_DAY = new Intl.DateTimeFormat("en-US", { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
 const zoned = new Map<string, Intl.DateTimeFormat>();
@@ -42,9 +45,8 @@ export function eventWhenWords(e: EventWhen, opts: { withDay: boolean }): string
   if (opts.withDay) words.push(shortDay(start.date));
   const allDay = e.allDay || !start.time;
   if (allDay) {
-    // An all-day event's end is exclusive in iCalendar; listings give the last day. Either way, a
-    // later last day is worth saying.
-    const lastDay = end && end.date > start.date ? (e.allDay && !end.time ? addDay(end.date, -1) : end.date) : null;
+    // `endsAt` of an all-day event is its last day (feeds' exclusive DTEND is already taken back a day).
+    const lastDay = end && end.date > start.date ? end.date : null;
     if (lastDay && lastDay > start.date) words.push(`${opts.withDay ? "to " : "until "}${shortDay(lastDay)}`);
     else words.push("all day");
   } else {
@@ -55,12 +57,6 @@ export function eventWhenWords(e: EventWhen, opts: { withDay: boolean }): string
   let out = words.join(opts.withDay && !allDay ? ", " : " ");
   if (opts.withDay && allDay && words[1] === "all day") out = `${words[0]}, all day`;
   return e.venue ? `${out} at ${e.venue}` : out;
-}
-
-function addDay(date: string, n: number): string {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
 }
 
 /** "5:00 PM Wed, Nov 25" for an instant, in the town's timezone (alert end times). */
@@ -75,4 +71,13 @@ export function instantWords(iso: string, timeZone: string): string {
 /** The town's local date of an instant (to say "today" rather than the date). */
 export function localDay(iso: string, timeZone: string): string {
   return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(iso));
+}
+
+/** An event from one of the town's public calendars as the town calendar lists it: not sponsored, its source named. */
+export function feedEventToCalendar(e: FeedEvent): CalendarEvent {
+  return {
+    id: e.id, title: e.title, description: e.description, url: safeUrl(e.url), startsAt: e.startsAt,
+    ...(e.endsAt ? { endsAt: e.endsAt } : {}), ...(e.venue ? { venue: e.venue } : {}),
+    featured: false, sponsored: false, source: e.source, allDay: e.allDay,
+  };
 }

@@ -3,7 +3,9 @@ import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/compose.ts";
+import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
+import type { ArchiveEntry } from "../store/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
@@ -15,7 +17,7 @@ import { developerSections } from "./developer-sections.ts";
 export const SITE_NAME = "citydaily";
 
 /** `/{slug}/{date}.md`: the stored edition markdown under a metadata header. */
-export function editionMarkdown(base: string, e: PlacedEdition): string {
+export function editionMarkdown(base: string, e: PlacedEdition, nav: { previous?: ArchiveEntry; next?: ArchiveEntry } = {}): string {
   // The email footer links to the edition's own page; the twin leaves it out, like the page.
   const body = webMarkdown(e.markdown.replace(/\r\n?/g, "\n")).trim();
   return [
@@ -32,15 +34,18 @@ export function editionMarkdown(base: string, e: PlacedEdition): string {
     ...(startsWithH1(body) ? [] : [`# ${md(e.subject)}`, ""]),
     body,
     "",
+    ...(nav.previous || nav.next
+      ? [[
+        nav.previous ? `Previous: ${mdLink(`${nav.previous.date}: ${nav.previous.subject}`, `${base}/${e.slug}/${nav.previous.date}.md`)}` : "",
+        nav.next ? `Next: ${mdLink(`${nav.next.date}: ${nav.next.subject}`, `${base}/${e.slug}/${nav.next.date}.md`)}` : "",
+      ].filter(Boolean).join(" · "), ""]
+      : []),
   ].join("\n");
 }
 
 
-export const NOT_AVAILABLE = "not available yet";
-
 function censusSection(view: CityView): string[] {
   const lines = view.census;
-  const missing = lines.filter((l) => l.value === null).length;
   const vintage = view.censusYear;
   const source = vintage && /^\d{4}$/.test(vintage)
     ? `U.S. Census Bureau, American Community Survey 5-year estimates ${Number(vintage) - 4}-${vintage}; land area from the Census Gazetteer.`
@@ -48,23 +53,29 @@ function censusSection(view: CityView): string[] {
   return [
     "## Census figures",
     "",
-    mdTable(["Figure", "Value"], lines.map((l) => [l.label, l.value ?? `*${NOT_AVAILABLE}*`])),
+    // Only the figures there are: readers are never told what has not been imported.
+    mdTable(["Figure", "Value"], lines.filter((l) => l.value !== null).map((l) => [l.label, l.value!])),
     "",
-    `Source: ${source}` + (missing ? ` Figures marked *${NOT_AVAILABLE}* have not been imported for this place; none is estimated.` : ""),
+    `Source: ${source}`,
     "",
   ];
 }
 
-/** The town's calendar and directory; nothing at all when both are empty. */
+/** The town's calendar and directory; nothing at all when both are empty. Paid placements say "Sponsored". */
 function listingsSections(view: CityView): string[] {
   const out: string[] = [];
-  const item = (title: string, url: string | null, featured: boolean, note: string, description: string) =>
-    `- ${url ? mdLink(title, url) : md(title)}${featured ? " (featured)" : ""}${note ? `, ${note}` : ""}${description ? `: ${md(description)}` : ""}`;
+  const label = (sponsored: boolean) => (sponsored ? "Sponsored: " : "");
   if (view.events.length) {
-    out.push("## Calendar", "", ...view.events.map((e) => item(e.title, e.url, e.featured, md(e.startsAt), e.description)), "");
+    out.push("## Calendar", "", ...view.events.map((e) => {
+      const when = eventWhenWords({ startsAt: e.startsAt, endsAt: e.endsAt, allDay: e.allDay, venue: e.venue }, { withDay: true });
+      return `- ${label(e.sponsored)}${e.url ? mdLink(e.title, e.url) : md(e.title)}, ${md(when)}${e.description ? `: ${md(e.description)}` : ""}${e.source ? ` (from ${md(e.source)})` : ""}`;
+    }), "");
   }
   if (view.directory.length) {
-    out.push("## Directory", "", ...view.directory.map((d) => item(d.title, d.url, d.featured, "", d.description)), "");
+    out.push("## Directory", "", ...view.directory.map((d) => {
+      const about = [d.category, d.address].filter((x): x is string => Boolean(x)).map(md).join(", ");
+      return `- ${label(d.sponsored)}${d.url ? mdLink(d.title, d.url) : md(d.title)}${about ? ` (${about})` : ""}${d.description ? `: ${md(d.description)}` : ""}`;
+    }), "");
   }
   return out;
 }

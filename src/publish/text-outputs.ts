@@ -2,7 +2,7 @@ import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/compose.ts";
 import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
+import { editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
@@ -70,7 +70,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const touchedCities = new Set<string>();
   const touchedDays = new Set<string>();
   const writeEdition = async (e: PlacedEdition) => {
-    await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e));
+    await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.slug, e.date)));
     touchedCities.add(e.slug);
     touchedDays.add(e.published_at.slice(0, 10));
   };
@@ -82,7 +82,12 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
       after = batch.at(-1)!.id;
     }
   } else {
-    for (const e of placedEditionsByIds(db, opts.editionIds)) await writeEdition(e);
+    const fresh = new Set(opts.editionIds);
+    for (const e of placedEditionsByIds(db, withPreviousEditionIds(db, opts.editionIds))) {
+      // The edition before each new one only gains its "next" link: its twin again, nothing else of it changes.
+      if (fresh.has(e.id)) await writeEdition(e);
+      else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.slug, e.date)));
+    }
   }
 
   // The directory view of /cities: every city with an edition, grouped by state.

@@ -96,7 +96,7 @@ export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, add
   const title = parsed.title ?? new URL(url).hostname.replace(/^www\./, "");
   const row = insertTownFeed(ctx.db, {
     placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title, addedBy,
-    itemsJson: JSON.stringify(parsed.items), etag: fetched.etag, lastModified: fetched.lastModified,
+    itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? fetched.body : null, etag: fetched.etag, lastModified: fetched.lastModified,
   }, now.toISOString());
   if (!row) throw new AppError("feed_exists", `${place.name} already has the feed ${url}.`);
   ctx.log.info({ feed: row.id, slug: place.slug, kind: row.kind, items: row.item_count, addedBy }, "feed added");

@@ -3,9 +3,10 @@ import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
+import { NO_TOWN_SOURCES, type TownSources } from "../core/town-sources.ts";
 import type { WeatherSnapshot } from "../core/weather.ts";
-import { NO_TOWN_SOURCES } from "../core/town-sources.ts";
 import { insertEdition, weatherHistory } from "../store/editions.ts";
+import { recordHeadlinesShown } from "../store/feeds.ts";
 import { findNote } from "../store/notes.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
@@ -20,6 +21,7 @@ import { cityListings } from "../site/city-listings.ts";
 import { sweepCommerce } from "./listings.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
+import { startFeedRefresh, townSources, type FeedRefresh, type RefreshSummary } from "./town-sources.ts";
 
 export interface MorningSummary {
   /** The instant the run treated as "now" (ISO). */
@@ -41,6 +43,8 @@ export interface MorningSummary {
   publishFailed: number;
   /** Digest messages put in the outbox by this run. */
   digestsQueued: number;
+  /** The due towns' feeds: fetched once per address this run (see services/town-sources.ts). */
+  feeds?: RefreshSummary;
   ms: number;
   /** Set when another live run held the lease: this run did nothing. */
   busy?: Pick<Lease, "pid" | "host">;
@@ -53,6 +57,8 @@ export interface MorningOptions {
   onProgress?: (done: number, total: number) => void;
   /** Forecasts fetched at once. */
   concurrency?: number;
+  /** Stops the run's outside fetches (feeds, alerts, air quality) early, e.g. on shutdown. */
+  signal?: AbortSignal;
 }
 
 /** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
@@ -68,7 +74,13 @@ export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boole
 /** The forecast from the edition's date onward (a provider answering late in the day may still lead with it). */
 function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   const daily = w.daily.filter((d) => d.date >= date);
-  return { ...w, daily: daily.length > 0 ? daily : w.daily };
+  if (daily.length === 0) return w;
+  // A forecast that starts on an earlier day gives today's high and low from the edition's own row,
+  // so the headline line and the table's first row say the same.
+  const row = daily[0]!;
+  const today = row.date === w.daily[0]?.date ? w.today
+    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}) };
+  return { ...w, today, daily };
 }
 
 async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string): Promise<WeatherSnapshot | null> {
@@ -87,13 +99,24 @@ function noteOf(ctx: AppContext, geoid: string, date: string): { markdown: strin
   return row ? { markdown: row.markdown, authorName: row.author_name } : null;
 }
 
+/** The town's public sources once its feeds' fetches (if any this run) are over; never rejects. */
+async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<TownSources> {
+  try {
+    await refresh?.ready(place.geoid);
+    return await townSources(ctx, place, date, { now, signal });
+  } catch (err) {
+    ctx.log.error({ err, slug: place.slug, date }, "gathering the town's sources failed; the edition goes without them");
+    return NO_TOWN_SOURCES;
+  }
+}
+
 /**
- * Composes and stores one city's edition for `date`. The edition, its search row and its
- * publishing-ledger row are one transaction: either all exist or none. Returns the new id, or
- * undefined when another run stored the edition first.
+ * Composes and stores one city's edition for `date`. The edition, its search row, its
+ * publishing-ledger row and the headlines it shows are one transaction: either all exist or none.
+ * Returns the new id, or undefined when another run stored the edition first.
  */
-export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date): Promise<{ id?: number; weather: boolean }> {
-  const weather = await fetchWeather(ctx, place, date);
+export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<{ id?: number; weather: boolean }> {
+  const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date), gatherSources(ctx, place, date, now, refresh, signal)]);
   const listings = cityListings(ctx.db, place, now);
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown, factKey } = composeEdition({
@@ -108,7 +131,7 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     events: listings.events.filter((e) => e.featured),
     listings: listings.directory,
-    sources: NO_TOWN_SOURCES,
+    sources,
     note: noteOf(ctx, place.geoid, date),
     // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
     history: weatherHistory(ctx.db, place.geoid, date, addDays(date, -190)),
@@ -121,7 +144,10 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
       publishedAt: now.toISOString(),
       factKey,
     });
-    if (stored !== undefined) markPending(ctx.db, stored);
+    if (stored !== undefined) {
+      markPending(ctx.db, stored);
+      recordHeadlinesShown(ctx.db, place.geoid, date, sources.headlines.map((h) => h.key));
+    }
     return stored;
   }).immediate();
   return { id, weather: weather !== null };
@@ -204,11 +230,13 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     }
     summary.due = due.length;
     summary.skipped = places.length - due.length;
+    // Each due town's feeds are fetched once per address, alongside composing: a town waits only for its own.
+    const refresh = due.length > 0 ? startFeedRefresh(ctx, due.map((d) => d.place.geoid), { now, signal: options.signal }) : undefined;
     let done = 0;
     let lastRenew = Date.now();
     await eachLimited(due, options.concurrency ?? 4, async ({ place, date }) => {
       try {
-        const r = await composeCity(ctx, place, date, now);
+        const r = await composeCity(ctx, place, date, now, refresh, options.signal);
         if (r.id === undefined) summary.skipped++;
         else {
           summary.composed++;
@@ -224,6 +252,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
       }
     });
+    if (refresh) summary.feeds = await refresh.done;
     // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step

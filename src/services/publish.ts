@@ -13,7 +13,7 @@ import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer
 import { writeTextOutputs } from "../publish/text-outputs.ts";
 import { createSiteData } from "../site/views.ts";
 import { databaseFile } from "../store/db.ts";
-import { editionKeysByIds } from "../store/editions.ts";
+import { editionKeysByIds, withPreviousEditionIds } from "../store/editions.ts";
 import type { AppContext } from "./context.ts";
 
 export interface PublishResult {
@@ -109,7 +109,8 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     if (!live) throw new Error("the site disappeared while waiting for the publish lock");
     const started = performance.now();
     await ensureRendererBuilt();
-    const keys = editionKeysByIds(ctx.db, editionIds);
+    // The town's edition before each new one gains its "next" link: rendered again with it.
+    const keys = editionKeysByIds(ctx.db, withPreviousEditionIds(ctx.db, editionIds));
     const generation = newGeneration(dirs);
     return publishGeneration(dirs, generation, async () => {
       linkTree(live, generation);

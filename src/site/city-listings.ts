@@ -1,12 +1,18 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import { feedEventToCalendar } from "../core/event-time.ts";
 import { safeUrl } from "../core/safe-url.ts";
+import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
+import { feedItemsOfPlace } from "../store/feeds.ts";
 import { localDate } from "../core/time.ts";
 import type { DB } from "../store/db.ts";
 import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
 import type { PlaceRow } from "../store/places.ts";
 
 export interface CityListings {
-  /** Upcoming events on the town's calendar, soonest first (featured first within a day). */
+  /**
+   * Upcoming events on the town's calendar, soonest first (featured first within a day): its listings
+   * (free, standard, featured) and the coming week of its public iCalendar feeds.
+   */
   events: CalendarEvent[];
   /** Current business directory listings, featured first. */
   directory: DirectoryListing[];
@@ -34,12 +40,34 @@ function toDirectory(o: OrderRow): DirectoryListing {
  * upcoming events soonest first (featured first within a day) and current businesses, featured
  * first. Listings whose run is over are left out even before the sweep marks them ended.
  */
+/** The same window and staleness as the morning's (src/services/town-sources.ts): a week ahead, items at most 30 hours old. */
+const FEED_DAYS = 7;
+const FEED_STALE_MS = 30 * 3_600_000;
+
+/** The coming week of the town's public calendars, from the items its feeds last fetched. */
+function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDate: string, now: Date): CalendarEvent[] {
+  const out: CalendarEvent[] = [];
+  for (const feed of feedItemsOfPlace(db, place.geoid)) {
+    if (feed.kind !== "ical" || !feed.items_fetched_at || now.getTime() - Date.parse(feed.items_fetched_at) > FEED_STALE_MS) continue;
+    let items: unknown;
+    try {
+      items = JSON.parse(feed.items_json);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(items)) continue;
+    const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: onDate, days: FEED_DAYS });
+    out.push(...events.map(feedEventToCalendar));
+  }
+  return out;
+}
+
 export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date): CityListings {
   const geoid = place.geoid;
   const onDate = localDate(now, place.timezone);
   const nowIso = now.toISOString();
   const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
-  const events = rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent)
+  const events = [...rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent), ...feedCalendar(db, place, onDate, now)]
     .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
   const directory = rows.filter((o) => o.product === "business").map(toDirectory)
     .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));

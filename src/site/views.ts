@@ -9,7 +9,7 @@ import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
 import type { DB } from "../store/db.ts";
 import {
-  cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
+  cityArchive, editionCount, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings } from "./city-listings.ts";
@@ -97,7 +97,7 @@ export interface CityView {
   /** The town's directory: current business listings, featured first. */
   directory: DirectoryListing[];
 }
-export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined }
+export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined; next: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
 export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
 
@@ -223,7 +223,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const place = placeOf(slug);
       const row = place && siteEdition(db, place.geoid, date);
       if (!place || !row) return undefined;
-      return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date) };
+      return { place: placeInfo(place), edition: editionBody(row), previous: previousArchiveEntry(db, place.geoid, date), next: nextArchiveEntry(db, place.geoid, date) };
     },
     recent: (limit) => recentPlacedEditions(db, limit),
     developers() {

@@ -110,6 +110,28 @@ export function previousArchiveEntry(db: DB, placeGeoid: string, date: string): 
   return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date < ? ORDER BY date DESC LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
 }
 
+export function nextArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date > ? ORDER BY date LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+}
+
+/** The town's editions just before and just after `date`, by the town's slug (the twins have the slug). */
+export function editionNeighbours(db: DB, slug: string, date: string): { previous?: ArchiveEntry; next?: ArchiveEntry } {
+  const geoid = stmt(db, "SELECT geoid FROM places WHERE slug = ?").pluck().get(slug) as string | undefined;
+  if (!geoid) return {};
+  return { previous: previousArchiveEntry(db, geoid, date), next: nextArchiveEntry(db, geoid, date) };
+}
+
+/**
+ * With these editions, the ones just before each in its town: their pages and twins gain a "next"
+ * link when a new edition is published, so they are rendered again with it.
+ */
+export function withPreviousEditionIds(db: DB, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
+  const before = stmt(db, `SELECT (SELECT p.id FROM editions p WHERE p.place_geoid = e.place_geoid AND p.date < e.date ORDER BY p.date DESC LIMIT 1)
+    FROM editions e WHERE e.id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ids)) as Array<number | null>;
+  return [...new Set([...ids, ...before.filter((id): id is number => id !== null)])].sort((a, b) => a - b);
+}
+
 export function editionCount(db: DB, placeGeoid: string): number {
   return stmt(db, "SELECT COUNT(*) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as number;
 }

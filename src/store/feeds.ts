@@ -18,6 +18,7 @@ export interface FeedSourceRow {
   last_modified: string | null;
   items_json: string;
   items_fetched_at: string | null;
+  body: string | null;
   created_at: string;
 }
 
@@ -81,6 +82,8 @@ export interface NewTownFeed {
   title: string;
   addedBy: string;
   itemsJson: string;
+  /** Calendars: the text, kept to expand recurrences over later windows. */
+  body: string | null;
   etag: string | null;
   lastModified: string | null;
 }
@@ -91,11 +94,11 @@ export interface NewTownFeed {
  */
 export function insertTownFeed(db: DB, f: NewTownFeed, nowIso: string): TownFeedView | undefined {
   return db.transaction(() => {
-    stmt(db, `INSERT INTO feed_sources (url, kind, title, checked_at, items_json, items_fetched_at, etag, last_modified, created_at)
-      VALUES (@url, @kind, @sourceTitle, @now, @itemsJson, @now, @etag, @lastModified, @now)
+    stmt(db, `INSERT INTO feed_sources (url, kind, title, checked_at, items_json, items_fetched_at, body, etag, last_modified, created_at)
+      VALUES (@url, @kind, @sourceTitle, @now, @itemsJson, @now, @body, @etag, @lastModified, @now)
       ON CONFLICT (url) DO UPDATE SET kind = excluded.kind, title = excluded.title, checked_at = excluded.checked_at, status = 'ok',
         last_error = NULL, consecutive_failures = 0, items_json = excluded.items_json, items_fetched_at = excluded.items_fetched_at,
-        etag = excluded.etag, last_modified = excluded.last_modified`).run({ ...f, now: nowIso });
+        body = excluded.body, etag = excluded.etag, last_modified = excluded.last_modified`).run({ ...f, now: nowIso });
     const source = stmt(db, "SELECT id FROM feed_sources WHERE url = ?").get(f.url) as { id: number };
     const r = stmt(db, `INSERT INTO town_feeds (place_geoid, source_id, title, added_by, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`).run(f.placeGeoid, source.id, f.title, f.addedBy, nowIso);
@@ -122,15 +125,15 @@ export function sourcesOfPlaces(db: DB, geoids: string[]): FeedSourceRow[] {
 }
 
 /** A good fetch: new items and validators; failures forgiven. */
-export function recordFetchOk(db: DB, id: number, r: { kind: FeedKind; title: string | null; itemsJson: string; etag: string | null; lastModified: string | null }, nowIso: string): void {
-  stmt(db, `UPDATE feed_sources SET kind = @kind, title = COALESCE(@title, title), items_json = @itemsJson, etag = @etag, last_modified = @lastModified,
+export function recordFetchOk(db: DB, id: number, r: { kind: FeedKind; title: string | null; itemsJson: string; body: string | null; etag: string | null; lastModified: string | null }, nowIso: string): void {
+  stmt(db, `UPDATE feed_sources SET kind = @kind, title = COALESCE(@title, title), items_json = @itemsJson, body = @body, etag = @etag, last_modified = @lastModified,
     checked_at = @now, items_fetched_at = @now, status = 'ok', last_error = NULL, consecutive_failures = 0 WHERE id = @id`).run({ ...r, id, now: nowIso });
 }
 
-/** A 304: the stored items are still the feed's. */
-export function recordNotModified(db: DB, id: number, nowIso: string): void {
-  stmt(db, `UPDATE feed_sources SET checked_at = @now, items_fetched_at = @now, status = 'ok', last_error = NULL, consecutive_failures = 0
-    WHERE id = @id`).run({ id, now: nowIso });
+/** A 304: the stored items are still the feed's (a calendar's expanded again over today's window: `itemsJson`). */
+export function recordNotModified(db: DB, id: number, nowIso: string, itemsJson?: string): void {
+  stmt(db, `UPDATE feed_sources SET checked_at = @now, items_fetched_at = @now, status = 'ok', last_error = NULL, consecutive_failures = 0,
+    items_json = COALESCE(@itemsJson, items_json) WHERE id = @id`).run({ id, now: nowIso, itemsJson: itemsJson ?? null });
 }
 
 /** A failed fetch: the items stay; `failingAfter` consecutive failures mark the source failing. */
@@ -157,4 +160,13 @@ export function headlinesShownBefore(db: DB, placeGeoid: string, keys: string[],
 export function recordHeadlinesShown(db: DB, placeGeoid: string, date: string, keys: string[]): void {
   const insert = stmt(db, "INSERT INTO town_headlines_shown (place_geoid, item_key, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
   for (const key of keys) insert.run(placeGeoid, key, date);
+}
+
+/** Which sources each of these towns uses (for a town to wait only for its own feeds' fetches). */
+export function sourceIdsByPlace(db: DB, geoids: string[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  if (geoids.length === 0) return out;
+  const rows = stmt(db, "SELECT place_geoid, source_id FROM town_feeds WHERE place_geoid IN (SELECT value FROM json_each(?))").all(JSON.stringify(geoids)) as Array<{ place_geoid: string; source_id: number }>;
+  for (const r of rows) out.set(r.place_geoid, [...(out.get(r.place_geoid) ?? []), r.source_id]);
+  return out;
 }

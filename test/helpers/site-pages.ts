@@ -1,6 +1,6 @@
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { composeEdition, renderEditionHtml } from "../../src/core/compose.ts";
 import { addDays } from "../../src/core/holidays.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { describeWeatherCode } from "../../src/core/wmo.ts";
 import { buildSite } from "../../src/services/publish.ts";
 import { insertEdition } from "../../src/store/editions.ts";

@@ -317,7 +317,21 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
     requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
     const m = modes.get(url.pathname) ?? { mode: "ok", delayMs: 60_000, oversizeBytes: 3 * 1024 * 1024 };
 
-    let status = 200;
+    // Answers that need no body of the path's own: any path can be put in these modes.
+    if (m.mode === "redirect") {
+      res.writeHead(302, { Location: m.redirectTo ?? "/" });
+      return res.end();
+    }
+    if (m.mode === "error") {
+      res.writeHead(503, { "Content-Type": "text/html", "Retry-After": "60" });
+      return res.end("<h1>Service Unavailable</h1>");
+    }
+    if (m.mode === "not-found") {
+      res.writeHead(404, { "Content-Type": "text/html" });
+      return res.end("<h1>Not Found</h1>");
+    }
+
+    const status = 200;
     let type: string;
     let body: string;
     const headers: Record<string, string> = {};
@@ -388,15 +402,6 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       case "invalid":
         res.writeHead(200, { "Content-Type": type, ...headers });
         return res.end("<html><body><h1>We moved!</h1><p>This is a web page, not a feed.</p></body></html>");
-      case "error":
-        res.writeHead(503, { "Content-Type": "text/html", "Retry-After": "60" });
-        return res.end("<h1>Service Unavailable</h1>");
-      case "not-found":
-        res.writeHead(404, { "Content-Type": "text/html" });
-        return res.end("<h1>Not Found</h1>");
-      case "redirect":
-        res.writeHead(302, { Location: m.redirectTo ?? "/" });
-        return res.end();
       default:
         res.writeHead(status, { "Content-Type": type, ...headers });
         return res.end(body);

@@ -130,7 +130,7 @@ describe("the town's calendar and directory on the city page and its twin", () =
       return {
         calendar: await items("calendar-heading"), directory: await items("directory-heading"),
         headings: await page.locator("h2").allTextContents(),
-        links: await page.locator("section[aria-labelledby=calendar-heading] a, section[aria-labelledby=directory-heading] a").evaluateAll((as) => as.map((a) => a.getAttribute("href"))),
+        links: await page.locator("section[aria-labelledby=calendar-heading] a, section[aria-labelledby=directory-heading] a").evaluateAll((as) => as.map((a) => `${a.getAttribute("href")} ${a.getAttribute("rel")}`)),
       };
     } finally {
       await page.close();
@@ -140,9 +140,10 @@ describe("the town's calendar and directory on the city page and its twin", () =
   it("are shown in both when the view has them", async () => {
     const site = siteWith({ events, directory });
     const page = await sections(site);
-    expect(page.calendar).toEqual(["Farmers market (featured), 2026-11-28: Capitol Boulevard, 9 to 1", "Library story hour, 2026-11-29T10:00:00-07:00"]);
-    expect(page.directory).toEqual(["Main Street Bakery (featured): Bread and pastries since 1998"]);
-    expect(page.links).toEqual(["https://example.org/market", "https://example.org/bakery"]);
+    // Paid placements say Sponsored and their links say rel="sponsored"; times in words, never ISO (issue #18).
+    expect(page.calendar).toEqual(["Sponsored Farmers market, Sat, Nov 28, all day: Capitol Boulevard, 9 to 1", "Library story hour, Sun, Nov 29, 10:00 AM at Boise Public Library"]);
+    expect(page.directory).toEqual(["Sponsored Main Street Bakery (Bakery, 802 W Bannock St): Bread and pastries since 1998"]);
+    expect(page.links).toEqual(["https://example.org/market sponsored", "https://example.org/bakery sponsored"]);
 
     const tokens = marked.lexer(cityMarkdown(server.url, site.city(SLUG)!).replace(/^---\n[\s\S]*?\n---\n/, ""));
     const listAfter = (heading: string) => {
@@ -151,10 +152,10 @@ describe("the town's calendar and directory on the city page and its twin", () =
       return (tokens.slice(at).find((t) => t.type === "list") as Tokens.List).items.map((i) => i.text);
     };
     expect(listAfter("Calendar")).toEqual([
-      "[Farmers market](https://example.org/market) (featured), 2026-11-28: Capitol Boulevard, 9 to 1",
-      "Library story hour, 2026-11-29T10:00:00-07:00",
+      "Sponsored: [Farmers market](https://example.org/market), Sat, Nov 28, all day: Capitol Boulevard, 9 to 1",
+      "Library story hour, Sun, Nov 29, 10:00 AM at Boise Public Library",
     ]);
-    expect(listAfter("Directory")).toEqual(["[Main Street Bakery](https://example.org/bakery) (featured): Bread and pastries since 1998"]);
+    expect(listAfter("Directory")).toEqual(["Sponsored: [Main Street Bakery](https://example.org/bakery) (Bakery, 802 W Bannock St): Bread and pastries since 1998"]);
   });
 
   it("leave no trace when the town has none", async () => {

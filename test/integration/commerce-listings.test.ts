@@ -260,12 +260,13 @@ describe("the daily email", () => {
       markdown.push(server.ctx.db.prepare("SELECT markdown FROM editions WHERE id = ?").pluck().get(id) as string);
     }
     // The featured fair (Nov 28) is in the calendar of the week before it; the standard one is not.
-    expect(markdown[0]).toMatch(/Sat, Nov 28: \*\*Lantern walk .*by the river.*\*\* \(featured\)/);
+    // Paid, so labelled Sponsored; the day and time in words.
+    expect(markdown[0]).toMatch(/- Sponsored: \*\*Lantern walk .*by the river.*\*\*, Sat, Nov 28/);
     expect(markdown[0]).not.toContain("Choir practice");
     expect(markdown[0]).not.toContain("<i>");
     // The day after the event it is gone.
     expect(markdown[6]).not.toContain("Lantern walk");
-    expect(markdown.filter((m) => m.includes("**Corner Books** (featured)"))).toHaveLength(1);
+    expect(markdown.filter((m) => m.includes("Sponsored: **Corner Books**"))).toHaveLength(1);
     for (const m of markdown) expect(m).toMatch(/business(es)? (is|are) listed in the \[town directory\]/);
   });
 });

@@ -97,7 +97,8 @@ describe("the emails as a reader gets them", () => {
     expect(text).toContain("Read on the web: ");
     expect(text).toContain("Unsubscribe from New York: ");
 
-    expectNewsletterHtml(digest, "Good morning, New York, New York.");
+    // A town named like its state is greeted once (issue #18).
+    expectNewsletterHtml(digest, "Good morning, New York. Here is your day, a ");
     const html = digest.parsed.html as string;
     expect(html).toContain("New York, New York · Sunday, November 22, 2026");
     // Styled headings and tables, on the elements themselves (webmail drops <head> styles).

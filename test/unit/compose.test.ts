@@ -1,4 +1,3 @@
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
@@ -7,6 +6,7 @@ import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
 import type { WeatherSnapshot } from "../../src/core/weather.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
 
 const DATE = "2026-11-22";
 

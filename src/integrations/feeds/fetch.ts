@@ -18,6 +18,8 @@ export interface FeedFetchOptions {
   timeoutMs: number;
   userAgent: string;
   maxRedirects?: number;
+  /** Addresses or CIDR ranges allowed even though private (tests that must reach 127.0.0.1 while checking the rest). */
+  allowAddresses?: string[];
 }
 
 /** What the last good fetch left, sent back as a conditional request. */
@@ -67,8 +69,8 @@ function decode(body: Buffer, contentType: string | null): string {
 }
 
 export function createFeedFetcher(options: FeedFetchOptions): FeedFetcher {
-  const { allowPrivate, maxBytes, timeoutMs, userAgent, maxRedirects = 5 } = options;
-  const agentOptions = { keepAlive: true, maxSockets: 16, allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: false };
+  const { allowPrivate, maxBytes, timeoutMs, userAgent, maxRedirects = 5, allowAddresses = [] } = options;
+  const agentOptions = { keepAlive: true, maxSockets: 16, allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: false, allowIPAddressList: allowAddresses };
   const agents = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
 
   /** One request, no redirects followed: the answer's status, headers and (for 200) body. */

@@ -15,6 +15,7 @@ CREATE TABLE feed_sources (
   last_modified         TEXT,
   items_json            TEXT NOT NULL DEFAULT '[]', -- the last good items (calendar occurrences or headlines)
   items_fetched_at      TEXT,                       -- when they were last confirmed good (a 200 or a 304)
+  body                  TEXT,                       -- calendars: the last good text, expanded again over a later window on a 304
   created_at            TEXT NOT NULL
 );
 

@@ -1,0 +1,202 @@
+import { localDate } from "../core/time.ts";
+import type { FeedEvent, Headline, TownSources, WeatherAlert } from "../core/town-sources.ts";
+import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
+import type { StoredHeadline } from "../integrations/feeds/syndication.ts";
+import { SourceError } from "../integrations/http-json.ts";
+import {
+  feedItemsOfPlace, headlinesShownBefore, recordFetchFailure, recordFetchOk, recordNotModified, sourceIdsByPlace, sourcesOfPlaces,
+  type FeedSourceRow,
+} from "../store/feeds.ts";
+import type { PlaceRow } from "../store/places.ts";
+import type { AppContext } from "./context.ts";
+import { parseFeedBody } from "./feeds.ts";
+
+// What public sources add to a town's edition (the TownSources seam of src/core/town-sources.ts):
+// NWS alerts and air quality fetched per town, events and headlines from the town's feeds, which
+// the morning refreshes once per address before (and while) composing. Nothing here throws into the
+// morning: a source that is down, slow or wrong gives nothing, within its time limit.
+
+/** A source attempted this recently is not fetched again: once a morning. */
+export const FEED_RECHECK_MS = 12 * 3_600_000;
+/** The last good items serve for a day after they were fetched (with the hours a morning run may drift). */
+export const FEED_STALE_MS = 30 * 3_600_000;
+/** Consecutive failed mornings after which a feed is marked failing (shown so on the desk). */
+export const FEED_FAILING_AFTER = 3;
+/** Headlines per edition. */
+export const MAX_HEADLINES = 5;
+/** Days of the calendar an edition covers (its date and the six after). */
+export const EVENT_DAYS = 7;
+/** Feed fetches in flight during a refresh, all hosts together (each host has FEED_HOST_CONCURRENCY). */
+const REFRESH_CONCURRENCY = 32;
+
+export interface RefreshSummary {
+  /** Distinct feed addresses of the due towns. */
+  sources: number;
+  fetched: number;
+  notModified: number;
+  failed: number;
+  /** Already fetched this morning (by an earlier run). */
+  skipped: number;
+  ms: number;
+}
+
+export interface FeedRefresh {
+  /** Resolves when every fetch of the refresh is over (never rejects). */
+  done: Promise<RefreshSummary>;
+  /** Resolves when the fetches of this town's feeds are over (never rejects). */
+  ready(geoid: string): Promise<void>;
+}
+
+/** A counting semaphore: `run` waits for a free slot. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
+/** Fetches one source with its validators and records the outcome; never throws. */
+async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, signal: AbortSignal | undefined, summary: RefreshSummary): Promise<void> {
+  const at = now.toISOString();
+  try {
+    if (signal?.aborted) throw new SourceError("aborted", "the morning run was stopped");
+    const r = await ctx.sources.feeds.fetch(source.url, { etag: source.etag, lastModified: source.last_modified }, signal);
+    if (r.status === "not-modified") {
+      // An unchanged calendar still moves on: its recurrences are expanded again over today's window.
+      const again = source.kind === "ical" && source.body ? JSON.stringify(parseFeedBody(source.body, source.url, now).items) : undefined;
+      recordNotModified(ctx.db, source.id, at, again);
+      summary.notModified++;
+      return;
+    }
+    const parsed = parseFeedBody(r.body, r.url, now);
+    recordFetchOk(ctx.db, source.id, { kind: parsed.kind, title: parsed.title, itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? r.body : null, etag: r.etag, lastModified: r.lastModified }, at);
+    summary.fetched++;
+  } catch (err) {
+    summary.failed++;
+    const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
+    try {
+      recordFetchFailure(ctx.db, source.id, reason, at, FEED_FAILING_AFTER);
+    } catch (dbErr) {
+      ctx.log.error({ err: dbErr, source: source.id }, "recording a feed failure failed");
+    }
+    ctx.log.warn({ source: source.id, url: source.url, reason, failures: source.consecutive_failures + 1 }, "feed fetch failed; its last good items are kept");
+  }
+}
+
+/**
+ * Starts the morning's feed refresh for these towns: each distinct address once (shared by the
+ * towns that use it), not again if this morning already tried it, concurrently with a per-host
+ * limit, stopping new fetches when `signal` aborts. A town's composition awaits `ready(geoid)`:
+ * only its own feeds, so composing runs alongside fetching.
+ */
+export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { now: Date; signal?: AbortSignal }): FeedRefresh {
+  const started = performance.now();
+  const { now, signal } = options;
+  const all = sourcesOfPlaces(ctx.db, geoids);
+  const summary: RefreshSummary = { sources: all.length, fetched: 0, notModified: 0, failed: 0, skipped: 0, ms: 0 };
+  const due = all.filter((s) => !s.checked_at || now.getTime() - Date.parse(s.checked_at) >= FEED_RECHECK_MS || Date.parse(s.checked_at) > now.getTime());
+  summary.skipped = all.length - due.length;
+  const overall = limiter(REFRESH_CONCURRENCY);
+  const perHost = new Map<string, ReturnType<typeof limiter>>();
+  const bySource = new Map<number, Promise<void>>();
+  for (const source of due) {
+    const host = hostOf(source.url);
+    let lane = perHost.get(host);
+    if (!lane) perHost.set(host, (lane = limiter(ctx.config.sources.feedHostConcurrency)));
+    bySource.set(source.id, lane(() => overall(() => refreshSource(ctx, source, now, signal, summary))));
+  }
+  const byPlace = due.length > 0 ? sourceIdsByPlace(ctx.db, geoids) : new Map<string, number[]>();
+  const done = Promise.all(bySource.values()).then(() => {
+    summary.ms = Math.round(performance.now() - started);
+    if (summary.sources > 0) ctx.log.info({ ...summary }, "feeds refreshed");
+    return summary;
+  });
+  return {
+    done,
+    ready: async (geoid) => {
+      await Promise.all((byPlace.get(geoid) ?? []).map((id) => bySource.get(id)));
+    },
+  };
+}
+
+/** Still active at `now`: neither the message nor the hazard is over. */
+const activeAt = (a: WeatherAlert, now: Date) => Date.parse(a.expires) > now.getTime() && (a.ends === null || Date.parse(a.ends) > now.getTime());
+
+/**
+ * Everything public sources give one town's edition of `date`: NWS alerts and air quality (fetched
+ * now, each within its timeout; down means none), events of its 7 days from its calendars, and up to
+ * 5 headlines no earlier edition of the town showed, newest first. Feeds whose last good items are
+ * older than a day give nothing.
+ */
+export async function townSources(ctx: AppContext, place: PlaceRow, date: string, options: { now?: Date; signal?: AbortSignal } = {}): Promise<TownSources> {
+  const now = options.now ?? ctx.config.now();
+  const point = { latitude: place.latitude, longitude: place.longitude };
+  const quiet = <T>(what: string, fallback: T) => (err: unknown): T => {
+    ctx.log.warn({ reason: (err as Error).message, slug: place.slug, date }, `${what} unavailable; the edition goes without`);
+    return fallback;
+  };
+  const [alerts, airQuality] = await Promise.all([
+    ctx.sources.alerts.active(point, options.signal).then((list) => list.filter((a) => activeAt(a, now)), quiet("weather alerts", [] as WeatherAlert[])),
+    ctx.sources.airQuality.current(point, options.signal).catch(quiet("air quality", null)),
+  ]);
+  return { alerts, airQuality, ...feedSources(ctx, place, date, now) };
+}
+
+/** The town's events and new headlines from its feeds' stored items (no I/O beyond the database). */
+export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines"> {
+  const events: FeedEvent[] = [];
+  const candidates: Headline[] = [];
+  for (const feed of feedItemsOfPlace(ctx.db, place.geoid)) {
+    if (!feed.items_fetched_at || now.getTime() - Date.parse(feed.items_fetched_at) > FEED_STALE_MS) continue;
+    let items: unknown;
+    try {
+      items = JSON.parse(feed.items_json);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(items)) continue;
+    if (feed.kind === "ical") {
+      events.push(...feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: EVENT_DAYS }));
+    } else {
+      for (const h of items as StoredHeadline[]) candidates.push({ ...h, outlet: feed.title });
+    }
+  }
+  events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));
+  return { events, headlines: newHeadlines(ctx, place, date, candidates) };
+}
+
+/** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition. */
+function newHeadlines(ctx: AppContext, place: PlaceRow, date: string, candidates: Headline[]): Headline[] {
+  if (candidates.length === 0) return [];
+  // An item dated after the edition's day is a feed's clock error, not news from the future: it sorts as undated.
+  const when = (h: Headline) => (h.publishedAt && localDate(new Date(h.publishedAt), place.timezone) <= date ? h.publishedAt : "");
+  candidates.sort((a, b) => when(b).localeCompare(when(a)));
+  const shown = headlinesShownBefore(ctx.db, place.geoid, candidates.map((h) => h.key), date);
+  const keys = new Set<string>();
+  const urls = new Set<string>();
+  const out: Headline[] = [];
+  for (const h of candidates) {
+    if (shown.has(h.key) || keys.has(h.key) || urls.has(h.url)) continue;
+    keys.add(h.key);
+    urls.add(h.url);
+    out.push(h);
+    if (out.length === MAX_HEADLINES) break;
+  }
+  return out;
+}
