@@ -156,4 +156,6 @@ if (process.argv[2] === "--phase") {
   await ensureRendererBuilt();
   console.log(`bench:morning on ${os.cpus().length} CPUs, Node ${process.version}`);
   for (const n of sizes.length ? sizes : [10_000, 100_000]) await bench(n);
+  // The towns' public sources: what fetching 1,000 towns' feeds adds to the morning (scripts/bench/feeds-morning.ts).
+  if (process.env.BENCH_FEEDS !== "off") await (await import("./bench/feeds-morning.ts")).benchFeedsMorning(1000);
 }

@@ -8,6 +8,7 @@ import { createStripeConnect } from "./integrations/payments/stripe-connect.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { AppContext, MailSignal } from "./services/context.ts";
+import { createAlertsCache } from "./services/alerts.ts";
 import { createLimits } from "./services/limits.ts";
 import { createSecrets } from "./services/secrets.ts";
 import { createWeatherCache } from "./services/weather-cache.ts";
@@ -39,7 +40,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     payments: createPaymentProvider(config, db, secrets.stored),
     connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,
     commits: createGroupCommit(db),
-    sources: createSourceProviders(config),
+    sources: createSourceProviders(config, log),
   };
 }
 
@@ -49,11 +50,13 @@ export function sourcesUserAgent(config: Config): string {
   return `citydaily (${config.baseUrl}, ${address})`;
 }
 
-function createSourceProviders(config: Config): AppContext["sources"] {
+function createSourceProviders(config: Config, log: Logger): AppContext["sources"] {
   const s = config.sources;
   const userAgent = sourcesUserAgent(config);
+  const alerts = createNwsProvider({ baseUrl: s.nwsApiUrl, userAgent, timeoutMs: s.timeoutMs, now: () => config.now() });
   return {
-    alerts: createNwsProvider({ baseUrl: s.nwsApiUrl, userAgent, timeoutMs: s.timeoutMs, now: () => config.now() }),
+    alerts,
+    alertsCache: createAlertsCache({ provider: alerts, now: () => config.now(), log }),
     airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs }),
     feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent }),
   };

@@ -106,6 +106,21 @@ export type FactsDataset = z.infer<typeof FactsDataset>;
 export type CalendarEvent = z.infer<typeof CalendarEvent>;
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
 
+export const WeatherAlert = z.object({
+  id: z.string().meta({ description: "The alert's NWS identifier (a URN), stable across updates" }),
+  event: z.string().meta({ description: "What the alert is, e.g. `Winter Storm Warning`", example: "Winter Storm Warning" }),
+  severity: z.enum(["Extreme", "Severe", "Moderate", "Minor", "Unknown"]),
+  urgency: z.string().nullable().meta({ description: "`Immediate`, `Expected`, `Future`, `Past` or `Unknown`" }),
+  headline: z.string().nullable().meta({ description: "NWS's one-line headline" }),
+  description: z.string().meta({ description: "What to expect, as NWS wrote it (may be several paragraphs)" }),
+  instruction: z.string().nullable().meta({ description: "What NWS advises people to do, when given" }),
+  onset: z.string().nullable().meta({ description: "When the hazard begins (ISO 8601 with offset)" }),
+  ends: z.string().nullable().meta({ description: "When the hazard ends (ISO 8601 with offset); the alert's expiry when NWS gives no end" }),
+  expires: z.string().meta({ description: "When this alert message expires (ISO 8601 with offset); expired alerts are never listed" }),
+  senderName: z.string().meta({ description: "The issuing office, e.g. `NWS Elko NV`" }),
+  url: z.url().meta({ description: "A page with the point's current hazards and their full text (forecast.weather.gov)" }),
+}).meta({ id: "WeatherAlert", description: "An active National Weather Service alert (warning, watch or advisory) for the city's point." });
+
 export const WeatherResponse = z.object({
   high: z.number().meta({ description: "Today's high, °F" }),
   low: z.number().meta({ description: "Today's low, °F" }),
@@ -119,5 +134,6 @@ export const WeatherResponse = z.object({
   longitude: z.number().optional(),
   timezone: z.string().optional().meta({ description: "IANA timezone of the city" }),
   asOf: z.iso.datetime({ offset: true }).optional().meta({ description: "When the forecast was fetched" }),
+  alerts: z.array(WeatherAlert).optional().meta({ description: "Active National Weather Service alerts for the city's point, most severe first (live, at most 5 minutes old). `[]`: none active. Absent: the NWS could not be asked just now." }),
 }).meta({ id: "WeatherResponse", description: "Today's weather. Units: °F, mph, percent." });
 export type WeatherResponse = z.infer<typeof WeatherResponse>;

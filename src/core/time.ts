@@ -36,7 +36,11 @@ export function wallTimeToInstant(wall: string, timeZone: string): Date {
   const [y, mo, d, h = 0, mi = 0, s = 0] = wall.split(/[-T:]/).map(Number) as number[];
   const target = Date.UTC(y!, mo! - 1, d!, h, mi, s);
   const offsetAt = (t: number) => Date.parse(`${localWallTime(new Date(t), timeZone)}:00Z`) - Math.floor(t / 60_000) * 60_000;
-  let t = target - offsetAt(target);
-  t = target - offsetAt(t);
-  return new Date(t);
+  const first = target - offsetAt(target);
+  const second = target - offsetAt(first);
+  const reads = (t: number) => localWallTime(new Date(t), timeZone) === wall.slice(0, 16);
+  if (reads(second)) return new Date(second);
+  if (reads(first)) return new Date(first);
+  return new Date(Math.max(first, second)); // in a gap: the later offset's reading
+
 }

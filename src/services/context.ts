@@ -9,6 +9,7 @@ import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
 import type { DB } from "../store/db.ts";
 import type { GroupCommit } from "../store/group-commit.ts";
+import type { AlertsCache } from "./alerts.ts";
 import type { Limits } from "./limits.ts";
 import type { Secrets } from "./secrets.ts";
 import type { WeatherCache } from "./weather-cache.ts";
@@ -29,6 +30,8 @@ export interface SourceProviders {
   airQuality: AirQualityProvider;
   /** Fetches feed addresses people gave: public addresses only, size and time limits, conditional requests. */
   feeds: FeedFetcher;
+  /** Live alerts per town for /api/weather, reused for a few minutes. */
+  alertsCache: AlertsCache;
 }
 
 /**

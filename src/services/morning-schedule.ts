@@ -15,10 +15,12 @@ export interface MorningSchedule {
  */
 export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: boolean; intervalMs?: number } = {}): MorningSchedule {
   let running: Promise<void> | undefined;
+  // Stopping cuts the run's outside fetches short (feeds, alerts, air quality): editions go without them.
+  const stopping = new AbortController();
   const tick = () => {
-    if (running) return;
+    if (running || stopping.signal.aborted) return;
     // runMorning logs its own summary line.
-    running = runMorning(ctx)
+    running = runMorning(ctx, { signal: stopping.signal })
       .then(() => undefined)
       .catch((err) => ctx.log.error({ err }, "scheduled morning run failed"))
       .finally(() => {
@@ -31,6 +33,7 @@ export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: bo
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };

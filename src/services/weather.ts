@@ -47,8 +47,16 @@ export async function getCityWeather(ctx: AppContext, slug: string | undefined):
   }
 }
 
-/** GET /api/weather: the weather, held by caches as long as its source stays right. */
+/**
+ * GET /api/weather: the weather with the NWS alerts active now (live, asked alongside the forecast),
+ * held by caches as long as its source stays right: an answer with alerts no longer than a live one.
+ */
 export async function getWeather(ctx: AppContext, slug: string): Promise<Reply<WeatherResponse>> {
-  const { weather, source } = await getCityWeather(ctx, slug);
-  return reply(weather, { cacheControl: WEATHER_CACHE[source] });
+  const place = requireCity(ctx, slug);
+  const [{ weather, source }, alerts] = await Promise.all([
+    getCityWeather(ctx, slug),
+    ctx.sources.alertsCache.get(place.geoid, { latitude: place.latitude, longitude: place.longitude }),
+  ]);
+  if (alerts === null) return reply(weather, { cacheControl: WEATHER_CACHE[source] });
+  return reply({ ...weather, alerts }, { cacheControl: WEATHER_CACHE.live });
 }

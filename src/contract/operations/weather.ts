@@ -14,13 +14,14 @@ export const WEATHER_CACHE = {
 export const weatherOperations = {
   getWeather: {
     operationId: "getWeather", method: "GET", path: "/api/weather/{slug}", tags: ["Weather"],
-    summary: "Today's weather in a city (°F, mph, percent)",
+    summary: "Today's weather in a city (°F, mph, percent), with active weather alerts",
     description: [
       "Today's weather for a city, in U.S. units: `high`, `low` and `current` in degrees Fahrenheit (°F), `windSpeed` in miles per hour (mph), `precipitationChance` in percent (0-100, today's maximum).",
       "`code` is the WMO weather interpretation code used by Open-Meteo; `condition` and `emoji` describe it. `latitude`, `longitude` and `timezone` are the city's; `asOf` is when the forecast was fetched.",
       "Source: once today's edition (today in the city's own timezone) is published, the forecast snapshot stored with it, so the API and the newsletter agree all day. Before that, a live Open-Meteo forecast for the city's coordinates, reused for 15 minutes.",
-      `Caching: a snapshot answers with \`Cache-Control: ${WEATHER_CACHE.snapshot}\`, a live forecast with \`${WEATHER_CACHE.live}\`.`,
-      "With no snapshot, an Open-Meteo failure or timeout (5 s by default) is 404 `weather_unavailable`; retry later. Weather data by Open-Meteo.com (CC BY 4.0).",
+      "`alerts`: the National Weather Service's active warnings, watches and advisories for the city's point, most severe first, asked live (reused for at most 5 minutes); expired alerts are never listed. `[]` means none is active; the field is absent when the NWS could not be asked just now (the forecast is still answered).",
+      `Caching: a snapshot answers with \`Cache-Control: ${WEATHER_CACHE.snapshot}\`, a live forecast, and any answer that lists alerts, with \`${WEATHER_CACHE.live}\`.`,
+      "With no snapshot, an Open-Meteo failure or timeout (5 s by default) is 404 `weather_unavailable`; retry later. Weather data by Open-Meteo.com (CC BY 4.0); alerts from the National Weather Service (api.weather.gov, public domain).",
     ].join("\n\n"),
     params: z.object({ slug: z.string().meta({ description: "City slug `{city}-{state-name}`", example: "st-louis-missouri" }) }),
     response: WeatherResponse,

@@ -1,5 +1,5 @@
 import ICAL from "ical.js";
-import { convert } from "html-to-text";
+import { compile } from "html-to-text";
 import { safeUrl } from "../../core/safe-url.ts";
 import { localWallTime, wallTimeToInstant } from "../../core/time.ts";
 import type { FeedEvent } from "../../core/town-sources.ts";
@@ -34,10 +34,13 @@ const MAX_OCCURRENCES = 2000;
 const MAX_STEPS = 5000;
 const MAX_TEXT = 2000;
 
+// Compiled once: building html-to-text's options costs more than converting a title.
+const htmlToText = compile({ wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] });
+
 /** Plain text from a property that may carry HTML (some CMSs put markup in SUMMARY and DESCRIPTION). */
 export function plainText(value: unknown, max = MAX_TEXT): string {
   if (typeof value !== "string" || !value) return "";
-  const text = /<[a-z!/][^>]*>|&[#a-z0-9]+;/i.test(value) ? convert(value, { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] }) : value;
+  const text = /<[a-z!/][^>]*>|&[#a-z0-9]+;/i.test(value) ? htmlToText(value) : value;
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
@@ -47,13 +50,20 @@ export function looksLikeCalendar(text: string): boolean {
   return /^\uFEFF?\s*BEGIN:VCALENDAR/i.test(text);
 }
 
+// Whether the runtime knows a zone name: a fact about the runtime, memoised like time.ts's formatters.
+const knownZones = new Map<string, boolean>();
 const isIanaZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let known = knownZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    if (knownZones.size < 1000) knownZones.set(zone, known);
   }
+  return known;
 };
 
 /** A stored start/end for an ICAL.Time: date, instant, or floating wall time. */
@@ -84,6 +94,12 @@ export function parseCalendar(text: string, window: { from: Date; to: Date }): P
   const calendar = root.name === "vcalendar" ? root : root.getFirstSubcomponent("vcalendar");
   if (!calendar) throw new SourceError("invalid", "not an iCalendar file (no VCALENDAR)");
   const title = plainText(calendar.getFirstPropertyValue("x-wr-calname") ?? calendar.getFirstPropertyValue("name"), 200) || null;
+  // A VTIMEZONE named by an IANA zone is read from the runtime's zone database instead (see stamp):
+  // its rules are current, and ical.js would expand the feed's rules from their first year on each parse.
+  for (const vtz of calendar.getAllSubcomponents("vtimezone")) {
+    const tzid = vtz.getFirstPropertyValue("tzid");
+    if (typeof tzid === "string" && isIanaZone(tzid)) calendar.removeSubcomponent(vtz);
+  }
 
   const vevents = calendar.getAllSubcomponents("vevent");
   // Occurrences moved or changed by RECURRENCE-ID belong to their series.
