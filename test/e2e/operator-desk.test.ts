@@ -198,9 +198,7 @@ describe("the operator desk in a browser", () => {
     expect(errors).toEqual([]);
     await context.close();
 
-    // The next morning (06:30 in Boise): the edition's email carries the note, signed. (The feed's
-    // headlines reach the edition once the sources branch wires feeds into the morning run; at the
-    // time of writing its services/feeds.ts stores and vets them but the morning does not read them.)
+    // The next morning (06:30 in Boise): the edition's email carries the note, signed, and the feed's headline.
     server.ctx.config.now = () => new Date("2026-11-22T13:30:00.000Z");
     await runMorning(server.ctx);
     await sendPendingMail(server.ctx);
@@ -209,6 +207,7 @@ describe("the operator desk in a browser", () => {
     const text = digest!.parsed.text ?? "";
     expect(text).toContain("lantern walk");
     expect(text).toContain("Dana Ruiz");
+    expect(text).toContain("Capitol Boulevard bridge reopens");
     // The approved free listing is on the town's calendar (the email's calendar carries featured listings only).
     const city = await (await server.get("/api/city/boise-idaho")).json();
     expect(city.events.map((e: { title: string }) => e.title)).toContain("Foothills lantern walk");
