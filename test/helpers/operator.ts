@@ -54,7 +54,7 @@ export async function mailedLink(server: TestServer, sink: SmtpSink, email: stri
   await sendPendingMail(server.ctx);
   const mail = sink.messages.filter((m) => m.to.includes(email) && m.parsed.subject === "Your citydaily sign-in link").at(-1);
   expect(mail, `a sign-in email to ${email}`).toBeDefined();
-  return /(http:\/\/\S+\/operator\/sign-in\/[\w-]+)/.exec(mail!.parsed.text ?? "")![1];
+  return /(https?:\/\/\S+\/operator\/sign-in\/[\w-]+)/.exec(mail!.parsed.text ?? "")![1];
 }
 
 /** Uses a sign-in link: opens it, presses Sign in. Returns the POST's answer (303 on success). */

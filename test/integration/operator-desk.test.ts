@@ -131,6 +131,27 @@ describe("sign-in by emailed one-time link", () => {
     expect(await old.text()).toContain("This operator link no longer works");
   });
 
+  it("marks the session cookie Secure when the site is served over https", async () => {
+    const https = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", BASE_URL: "https://citydaily.example" });
+    try {
+      const lease = await (await https.post("/api/operator-actions", { action: "guest-checkout", city: "Nampa", state: "Idaho", email: "secure-op@example.com" })).json();
+      // Pay on the hosted page (its success page is on the https origin, which the test does not follow).
+      const checkout = lease.checkoutUrl.replace("https://citydaily.example", https.url);
+      const paid = await fetch(`${checkout}/pay`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "email=secure-op%40example.com", redirect: "manual" });
+      expect(paid.status).toBe(303);
+      const jar = new Jar();
+      const form = await getWith(jar, `${https.url}/operator`);
+      expect(form.headers.getSetCookie()[0]).toMatch(/^cd_operator_pre=[\w-]{43}; Path=\/operator; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
+      expect((await postForm(jar, `${https.url}/operator/sign-in`, { csrf: csrfOf(await form.text()), email: "secure-op@example.com" })).status).toBe(200);
+      const link = (await mailedLink(https, sink, "secure-op@example.com")).replace("https://citydaily.example", https.url);
+      const res = await useLink(jar, link);
+      expect(res.status).toBe(303);
+      expect(res.headers.getSetCookie().find((c) => c.startsWith("cd_operator="))).toMatch(/^cd_operator=[\w-]{43}; Path=\/operator; Max-Age=43200; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await https.stop();
+    }
+  });
+
   it("shows an invalid address next to the field and keeps what was typed", async () => {
     const res = await askForLink(server, new Jar(), "not-an-address");
     expect(res.status).toBe(400);
