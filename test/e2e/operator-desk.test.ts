@@ -195,6 +195,28 @@ describe("the operator desk in a browser", () => {
     // The statement: the lease's first month, netted against no sales yet.
     await expect(page.getByTestId("statement").locator("tbody tr").first().textContent()).resolves.toBe("2026-110$0.00$0.00$0.00$10.00-$10.00$0.00");
     await checkPage(page, "desk-after");
+
+    // Errors next to their fields, what was typed kept: a rejection without a reason, an address that is not a feed.
+    const garage = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "free", title: "Garage sale", url: "https://garage-sale.example.net/" })).json();
+    await page.reload();
+    await page.getByRole("button", { name: "Reject" }).click();
+    await expect(page.locator(`#reason-${garage.orderId}-error`).textContent()).resolves.toBe("Say why, in a few words: the buyer reads it.");
+    await page.getByLabel("Address of a calendar or news feed").fill("ftp://example.org/feed");
+    await page.getByRole("button", { name: "Add the feed" }).click();
+    await expect(page.getByLabel("Address of a calendar or news feed").inputValue()).resolves.toBe("ftp://example.org/feed");
+    await expect(page.locator("#feed-url-error").isVisible()).resolves.toBe(true);
+    await checkPage(page, "desk-errors");
+
+    // Cancelling (local mode): the town stays theirs until the end of the paid period.
+    await page.goto(`${server.url}/operator/towns/boise-idaho`);
+    await page.getByRole("button", { name: "Cancel the lease" }).click();
+    await expect(page.getByTestId("lease-status").textContent()).resolves.toMatch(/^Cancelled\. The town stays yours until 2026-12-22 12:00 UTC/);
+    await checkPage(page, "desk-cancelled");
+
+    // An old permanent operator link.
+    await page.goto(`${server.url}/operator/${Buffer.from(OPERATOR).toString("base64url")}.${"x".repeat(32)}`);
+    await expect(page.locator("h1").textContent()).resolves.toBe("This operator link no longer works");
+    await checkPage(page, "old-link");
     expect(errors).toEqual([]);
     await context.close();
 
