@@ -109,7 +109,7 @@ ${paid ? "" : `<p>Nothing was charged.${o.status === "pending_payment" && o.chec
     const l = findLease(ctx.db, leaseId);
     if (!l) return notFound();
     return htmlPage(200, paid ? "Thank you" : "Checkout cancelled", `<p>Town lease of <strong>${e(l.town_name)}, ${e(l.state_name)}</strong>: <span data-testid="status">${e(l.status)}</span>.</p>
-${l.status === "active" ? "<p>You run this town now. Your operator desk is at <a href=\"/operator\">/operator</a>: sign in there with the email you paid with.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(l.reserved_until.replace("T", " ").slice(0, 16))} UTC.</p>`}`);
+${l.status === "active" ? "<p>You run this town now. <a href=\"/operator\">Open your operator desk</a> and sign in with the email you paid with.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(l.reserved_until.replace("T", " ").slice(0, 16))} UTC.</p>`}`);
   }
   return notFound();
 }

@@ -142,7 +142,7 @@ function feedsSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
 <form method="post" action="/operator/towns/${slug}/feeds/${f.id}/remove">${csrfField}<button type="submit" class="secondary">Remove ${e(f.title.slice(0, 40))}</button></form></li>`).join("\n");
   return `<p>Your town's public calendars (iCalendar, .ics) and news feeds (RSS or Atom): each morning's edition lists the coming events and new headlines from them.</p>
 ${v.feeds.length ? `<ul class="plain">${rows}</ul>` : "<p>No feed yet.</p>"}
-<form method="post" action="/operator/towns/${slug}/feeds" novalidate>${csrfField}
+<form method="post" action="/operator/towns/${slug}/feeds#feeds" novalidate>${csrfField}
 <label for="feed-url">Address of a calendar or news feed</label>
 <input id="feed-url" name="url" type="url" inputmode="url" value="${e(o.feed?.url ?? "")}" placeholder="https://"${err ? ` aria-invalid="true" aria-describedby="feed-url-error"` : ""}>
 ${fieldError("feed-url", err)}
@@ -158,7 +158,7 @@ function noteSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
   const slug = e(v.lease.slug);
   return `<p>A few lines from you, shown in the morning's edition under the greeting, signed with your name. Paragraphs, <em>*emphasis*</em>, <strong>**bold**</strong> and links as [words](https://...) are kept; anything else is shown as plain text.</p>
 ${err.form ? `<p class="form-error" role="alert">${e(err.form)}</p>` : ""}
-<form method="post" action="/operator/towns/${slug}/note" novalidate>${csrfField}
+<form method="post" action="/operator/towns/${slug}/note#note" novalidate>${csrfField}
 <label for="note-markdown">Your note</label>
 <textarea id="note-markdown" name="markdown" rows="6" maxlength="2000"${invalid("markdown", "note-markdown")}>${e(values.markdown)}</textarea>
 ${fieldError("note-markdown", err.markdown)}
@@ -199,7 +199,7 @@ export function deskPage(v: TownDesk, o: DeskOptions): string {
 ${decisions.length ? `<p class="status">${decisions.map((d) => `${e(d.decision)} by ${e(d.byRole)} on ${e(date(d.createdAt))}`).join("; ")}</p>` : ""}
 ${mine && o.errors?.form ? `<p class="form-error" role="alert">${e(o.errors.form)}</p>` : ""}
 <form method="post" action="/operator/towns/${e(v.lease.slug)}/listings/${e(l.id)}/approve">${csrfField}<button type="submit">Approve "${e(l.title.slice(0, 40))}"</button></form>
-<form method="post" action="/operator/towns/${e(v.lease.slug)}/listings/${e(l.id)}/reject" novalidate>${csrfField}
+<form method="post" action="/operator/towns/${e(v.lease.slug)}/listings/${e(l.id)}/reject#review" novalidate>${csrfField}
 <label for="${e(rid)}">Reason for rejecting (the buyer reads it)</label>
 <textarea id="${e(rid)}" name="reason" rows="2" maxlength="500"${reasonErr ? ` aria-invalid="true" aria-describedby="${e(rid)}-error"` : ""}>${e(mine ? o.values?.reason ?? "" : "")}</textarea>
 ${fieldError(rid, reasonErr)}

@@ -126,7 +126,7 @@ describe("the operator desk in a browser", () => {
     await expect(page.getByText("You run this town now").isVisible()).resolves.toBe(true);
 
     // Sign-in: the email form.
-    await Promise.all([page.waitForURL(/\/operator$/), page.getByRole("link", { name: "/operator" }).click()]);
+    await Promise.all([page.waitForURL(/\/operator$/), page.getByRole("link", { name: "Open your operator desk" }).click()]);
     await checkPage(page, "sign-in");
     await page.getByLabel("Email address you leased your town with").fill("not an address");
     await page.getByRole("button", { name: "Email me a sign-in link" }).click();
