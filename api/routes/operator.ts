@@ -91,7 +91,21 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     if (!email) return see("/operator");
     const body = await form(event);
     if (!csrfValid(ctx, session(event), body.get("csrf"))) return expiredCsrf();
-    return act(email, body);
+    return stripeTrouble(() => act(email, body));
+  }
+
+  /** Stripe unreachable (or not configured) while the desk calls it: a page saying so, not problem+json. */
+  async function stripeTrouble(act: () => Promise<Response> | Response): Promise<Response> {
+    try {
+      return await act();
+    } catch (err) {
+      if (err instanceof AppError && (err.code === "upstream_error" || err.code === "service_misconfigured")) {
+        ctx.log.warn({ err: err.message }, "operator desk: the payment provider could not be used");
+        return htmlPage(err.code === "upstream_error" ? 502 : 503, "Stripe did not answer", `<p>${err.code === "upstream_error" ? "Stripe could not be reached just now. Nothing was changed; try again in a minute." : "Payouts and billing through Stripe are not set up on this site."}</p>
+<p><a href="/operator">Back to your desk</a></p>`, {}, DESK_STYLE);
+      }
+      throw err;
+    }
   }
 
   function desk(event: H3Event, email: string, slug: string, status = 200, opts: Omit<DeskOptions, "email" | "csrf"> = {}): Response {
@@ -270,13 +284,15 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
   app.get("/operator/payouts/refresh", async (event) => {
     const email = requireOperator(event);
     if (email instanceof Response) return email;
-    return see(await startPayoutOnboarding(ctx, email));
+    return stripeTrouble(async () => see(await startPayoutOnboarding(ctx, email)));
   });
   app.get("/operator/payouts/return", async (event) => {
     const email = requireOperator(event);
     if (email instanceof Response) return email;
-    const account = await refreshPayoutAccount(ctx, email);
-    return see(`/operator?done=${account?.payoutsEnabled ? "payouts-on" : "payouts-pending"}`);
+    return stripeTrouble(async () => {
+      const account = await refreshPayoutAccount(ctx, email);
+      return see(`/operator?done=${account?.payoutsEnabled ? "payouts-on" : "payouts-pending"}`);
+    });
   });
 
   // The permanent links of the old operator page (base64 of the address + a MAC) no longer open anything.

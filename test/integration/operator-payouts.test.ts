@@ -158,6 +158,13 @@ describe("payouts through Stripe Connect", () => {
 
   it("cancelling the lease opens Stripe's billing portal for the subscription's customer", async () => {
     const desk = await (await getWith(jar, `${server.url}/operator/towns/boise-idaho`)).text();
+    // Stripe down: a page says so and nothing changes.
+    stripe.failWith = 500;
+    const down = await postForm(jar, `${server.url}/operator/towns/boise-idaho/lease/cancel`, { csrf: csrfOf(desk) });
+    stripe.failWith = undefined;
+    expect(down.status).toBe(502);
+    expect(down.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await down.text()).toContain("Stripe could not be reached just now. Nothing was changed");
     expect(desk).toContain("Manage billing or cancel");
     const res = await postForm(jar, `${server.url}/operator/towns/boise-idaho/lease/cancel`, { csrf: csrfOf(desk) });
     expect(res.status).toBe(303);
