@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail-sender.ts";
 import { EVENT, payOnHostedPage } from "../helpers/commerce.ts";
@@ -310,4 +311,25 @@ describe("the town's desk", () => {
       at(NOW);
     }
   });
+});
+
+describe("hostile input on the desk", () => {
+  it("random paths, methods, bodies and cookies under /operator: never a 5xx, nothing unescaped, no session made", async () => {
+    const nasty = ["<script>alert(1)</script>", "%00", "..", "%2e%2e", "'\"><img src=x onerror=1>", "a".repeat(300)];
+    const segment = fc.oneof(fc.constantFrom(...nasty.map(encodeURIComponent), "sign-in", "sign-out", "towns", "boise-idaho", "listings", "approve", "reject", "note", "feeds", "remove", "payouts", "connect", "return", "statement.csv", "lease", "cancel"), fc.webSegment());
+    const sessionsBefore = server.ctx.db.prepare("SELECT COUNT(*) FROM operator_sessions").pluck().get();
+    await fc.assert(fc.asyncProperty(fc.array(segment, { minLength: 0, maxLength: 5 }), fc.constantFrom("GET", "POST", "HEAD"), fc.string({ maxLength: 60 }), fc.string({ maxLength: 60 }), async (segments, method, body, cookie) => {
+      const url = `${server.url}/operator${segments.length ? `/${segments.join("/")}` : ""}`;
+      const res = await fetch(url, {
+        method, redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: `cd_operator=${encodeURIComponent(cookie)}; cd_operator_pre=${encodeURIComponent(cookie)}` },
+        body: method === "POST" ? `csrf=${encodeURIComponent(body)}&email=${encodeURIComponent(body)}&reason=<script>alert(1)</script>` : undefined,
+      });
+      expect(res.status, `${method} ${url}`).toBeLessThan(500);
+      const text = method === "HEAD" ? "" : await res.text();
+      expect(text).not.toMatch(/<script>alert\(1\)<\/script>|<img src=x onerror/);
+    }), { numRuns: 200 });
+    expect(server.ctx.db.prepare("SELECT COUNT(*) FROM operator_sessions").pluck().get()).toBe(sessionsBefore);
+    expect(server.ctx.db.pragma("integrity_check", { simple: true })).toBe("ok");
+  }, 60_000);
 });
