@@ -259,6 +259,8 @@ describe("the town's desk", () => {
     expect(page).toMatch(/id="note-author-error">Sign the note/);
     expect(server.ctx.db.prepare("SELECT COUNT(*) FROM town_notes").pluck().get()).toBe(0);
 
+    const hostile = await (await postForm(jar, url, { csrf, action: "preview", markdown: "Hi <script>alert(1)</script> [x](javascript:alert(1))", authorName: "<b>Dana</b>", date: "2026-11-22" })).text();
+    expect(hostile).not.toMatch(/<script>alert|href="javascript:|<b>Dana/);
     const preview = await (await postForm(jar, url, { csrf, action: "preview", markdown: "The *pool* opens at [noon](https://boise.example.gov/pool).", authorName: "Dana", date: "2026-11-22" })).text();
     expect(preview).toMatch(/data-testid="note-preview">[\s\S]*<em>pool<\/em>[\s\S]*href="https:\/\/boise\.example\.gov\/pool"[\s\S]*Dana/);
     expect(server.ctx.db.prepare("SELECT COUNT(*) FROM town_notes").pluck().get()).toBe(0);
