@@ -46,7 +46,7 @@ const FAVICON = "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%
 
 /** The page's HTML alone (tests and the subscribe route share it). `style`: a page's own extra rules (the operator desk's). */
 export function htmlDocument(title: string, body: string, style = ""): string {
-  return `<!DOCTYPE html>
+  return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><link rel="icon" href="${FAVICON}">
 <title>${e(title)} · citydaily</title>

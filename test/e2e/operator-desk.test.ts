@@ -29,7 +29,16 @@ let sink: SmtpSink;
 let src: TownSourcesServer;
 let browser: Browser;
 let subscribers = 0;
-const validator = new HtmlValidate({ extends: ["html-validate:recommended"], rules: { "no-inline-style": "off" } });
+const validator = new HtmlValidate({
+  extends: ["html-validate:recommended"],
+  rules: {
+    // The chart's SVG presentation attributes read as styling (as in test/e2e/markup.test.ts).
+    "no-inline-style": "off",
+    // api/html-page.ts writes a lowercase doctype, which other tests expect; the shared layout of the
+    // buy branch (Base.astro through src/pages/server-page.astro) replaces that shell.
+    "doctype-style": "off",
+  },
+});
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
