@@ -71,7 +71,7 @@ export async function settlePayouts(ctx: AppContext, email: string): Promise<num
   return moved;
 }
 
-/** Settles every operator with a connected account and something pending (after callbacks; `npm run admin -- payouts settle`). */
+/** Settles every operator with a connected account and something pending (after callbacks, each morning run, `npm run admin -- payouts settle`). */
 export async function settleAllPayouts(ctx: AppContext): Promise<void> {
   if (!ctx.connect) return;
   for (const email of operatorsWithPendingPayouts(ctx.db)) await settlePayouts(ctx, email);
