@@ -21,6 +21,7 @@ import { leaseRoutes } from "./routes/lease.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { operatorRoutes } from "./routes/operator.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
@@ -118,6 +119,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   advertiseRoutes(app, ctx);
   orderPageRoutes(app, ctx);
   leaseRoutes(app, ctx);
+  operatorRoutes(app, ctx);
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);

@@ -11,6 +11,8 @@
  *   npm run admin -- orders reject ID --reason "..." reject one awaiting review or held (the buyer is emailed the reason)
  *   npm run admin -- orders release ID               release a held listing (paid tier: its payment link is issued)
  *       The orders commands go through the same operations as the admin endpoints (/admin/orders...).
+ *   npm run admin -- payouts report --month YYYY-MM   what each operator earned that month and is owed, as CSV
+ *   npm run admin -- payouts settle                   Stripe mode: transfer what accrued to connected accounts
  *   npm run admin -- feeds add SLUG URL     add a town's iCalendar, RSS or Atom feed (fetched once now to vet it)
  *   npm run admin -- feeds list [SLUG]      the feeds of one town, or of every town, with their fetch status
  *   npm run admin -- feeds remove ID        remove a feed
@@ -24,6 +26,7 @@ import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
+import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -34,11 +37,12 @@ const [command, arg, ...rest] = process.argv.slice(2);
 function usage(): never {
   console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
+    "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "feeds"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
 const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" }));
 
 if (command === "suppress") {
@@ -70,6 +74,24 @@ if (command === "suppress") {
   for (const e of mailEventsOf(ctx.db, email)) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
 } else if (command === "orders") {
   process.exitCode = await orders(arg, rest);
+} else if (command === "payouts") {
+  if (arg === "report") {
+    const i = rest.indexOf("--month");
+    const month = i >= 0 ? rest[i + 1] : undefined;
+    if (!month) usage();
+    try {
+      process.stdout.write(payoutsReport(ctx, month));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      console.error(`${err.code}: ${err.message}`);
+      process.exitCode = 2;
+    }
+  } else if (arg === "settle") {
+    if (!ctx.connect) {
+      console.error("payouts settle needs Stripe mode (STRIPE_SECRET_KEY); in local mode use payouts report");
+      process.exitCode = 1;
+    } else await settleAllPayouts(ctx);
+  } else usage();
 } else if (command === "feeds") {
   process.exitCode = await feeds(arg, rest);
 } else {

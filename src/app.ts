@@ -4,6 +4,7 @@ import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
 import { createNwsProvider } from "./integrations/nws.ts";
 import { createMailer } from "./integrations/mail/index.ts";
 import { createPaymentProvider } from "./integrations/payments/index.ts";
+import { createStripeConnect } from "./integrations/payments/stripe-connect.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { AppContext, MailSignal } from "./services/context.ts";
@@ -37,6 +38,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     limits: createLimits(config),
     secrets,
     payments: createPaymentProvider(config, db, secrets.stored),
+    connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,
     commits: createGroupCommit(db),
     sources: createSourceProviders(config, log),
   };

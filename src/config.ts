@@ -11,6 +11,8 @@ export interface Config {
   smtpUrl?: string;
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
+  /** `STRIPE_CONNECT_WEBHOOK_SECRET`: signing secret of a Connect endpoint (events of operators' payout accounts) posting to the same URL. */
+  stripeConnectWebhookSecret?: string;
   /** `STRIPE_API_URL`: where the stripe SDK sends requests (default Stripe's API; tests point it at a local stand-in). */
   stripeApiUrl?: string;
   /** `RESERVATION_MINUTES`: how long a town lease checkout holds the town (default 30). */
@@ -91,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    stripeConnectWebhookSecret: env.STRIPE_CONNECT_WEBHOOK_SECRET || undefined,
     stripeApiUrl: env.STRIPE_API_URL || undefined,
     reservationMinutes,
     listingCheckoutHours,

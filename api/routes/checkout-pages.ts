@@ -6,7 +6,6 @@ import { PROJECT_ROOT } from "../../src/config.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { operatorView } from "../../src/services/operator.ts";
 import { handlePaymentCallback } from "../../src/services/payments.ts";
 import { sweepCommerce } from "../../src/services/listings.ts";
 import { findLease } from "../../src/store/leases.ts";
@@ -20,7 +19,6 @@ import { htmlPage } from "../html-page.ts";
  *   POST /checkout/{session}/cancel   303 to the cancel page (the link stays open until it expires)
  *   GET  /purchase/done?lease= and /purchase/cancelled?lease=   a lease's success and cancel pages (both providers);
  *        `?order=` leads to the order's own page, /orders/{id}
- *   GET  /operator/{token}            the operator's own page (signed link from the activation email)
  *   GET  /listing-policy              the listing policy (content/listing-policy.md)
  */
 const ORDER_ID = /^lo_[0-9a-f-]{36}$/;
@@ -86,21 +84,6 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
   app.get("/purchase/done", (event) => resultPage(ctx, event, true));
   app.get("/purchase/cancelled", (event) => resultPage(ctx, event, false));
 
-  app.get("/operator/:token", (event) => {
-    const view = operatorView(ctx, event.context.params!.token);
-    if (!view) return htmlPage(ctx, 404, "This link is not valid", "<p>Use the operator link from your activation email.</p>");
-    const towns = view.leases.map((l) => `<li><a href="/${e(l.slug)}">${e(l.town_name)}, ${e(l.state_name)}</a>: ${e(l.status)}${l.activated_at ? `, since ${e(l.activated_at.slice(0, 10))}` : ""} (${e(formatCents(l.price_cents))} a month)</li>`).join("\n");
-    const rows = view.ledger.map((r) => `<tr><td>${e(r.createdAt.slice(0, 10))}</td><td>${e(r.title)}</td><td>${e(r.product)} (${e(r.tier)})</td><td>${r.kind === "share" ? "share" : "refund reversal"}</td><td class="num">${e(formatCents(r.grossCents))}</td><td class="num">${e(formatCents(r.feeCents))}</td><td class="num">${e(formatCents(r.amountCents))}</td></tr>`).join("\n");
-    return htmlPage(ctx, 200, "Your citydaily towns", `<p>Operator account: ${e(view.email)}</p>
-<h2>Towns</h2>
-<ul>${towns || "<li>No towns yet.</li>"}</ul>
-<h2>Listings sold and your statement</h2>
-${view.ledger.length ? `<table><thead><tr><th>Date</th><th>Listing</th><th>Product</th><th>Entry</th><th class="num">Price</th><th class="num">Fee</th><th class="num">Your share</th></tr></thead>
-<tbody>${rows}</tbody>
-<tfoot><tr><th colspan="4">Totals (${view.totals.entries} entries)</th><th class="num">${e(formatCents(view.totals.grossCents))}</th><th class="num">${e(formatCents(view.totals.feeCents))}</th><th class="num" data-testid="balance">${e(formatCents(view.totals.balanceCents))}</th></tr></tfoot></table>` : "<p>No listings sold yet.</p>"}
-<p class="status">Your share is half the net of each listing sold in your towns (price minus the payment fee), reversed if a listing is refunded.</p>`);
-  });
-
   let policyHtml: string | undefined;
   app.get("/listing-policy", () => {
     policyHtml ??= new Marked().parse(fs.readFileSync(path.join(PROJECT_ROOT, "content/listing-policy.md"), "utf8").replace(/^# .*\n/, ""), { async: false });
@@ -118,7 +101,7 @@ async function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promi
     const l = findLease(ctx.db, leaseId);
     if (!l) return notFound(ctx);
     return htmlPage(ctx, 200, paid ? "Thank you" : "Checkout cancelled", `<p>Town lease of <strong>${e(l.town_name)}, ${e(l.state_name)}</strong>: <span data-testid="status">${e(l.status)}</span>.</p>
-${l.status === "active" ? "<p>Your operator page link is on its way to your email.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(l.reserved_until.replace("T", " ").slice(0, 16))} UTC.</p>`}`);
+${l.status === "active" ? "<p>You run this town now. <a href=\"/operator\">Open your operator desk</a> and sign in with the email you paid with.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(l.reserved_until.replace("T", " ").slice(0, 16))} UTC.</p>`}`);
   }
   return notFound(ctx);
 }

@@ -187,6 +187,13 @@ export const AdminOrder = ListingOrder.extend({
   reason: z.string().nullable(),
   feeCents: z.int().nullable(),
   provider: z.string().nullable(),
+  decisions: z.array(z.object({
+    decision: z.enum(["approved", "released", "rejected"]),
+    reason: z.string().nullable(),
+    byRole: z.enum(["staff", "operator"]),
+    byWho: z.string().meta({ description: "The operator's email, or the staff channel (`cli`, `http`)" }),
+    createdAt: z.string(),
+  })).meta({ description: "Every person's decision on the listing, oldest first: staff (admin CLI and endpoints) or the town's operator (the desk)" }),
 }).meta({ id: "AdminOrder" });
 
 export const AdminOrderListQuery = z.object({

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ProblemCode } from "./problems.ts";
 
 /** Write limiters kept on the context (`ctx.limits`); each operation names the one it takes from. */
-export type LimiterName = "subscribe" | "checkout";
+export type LimiterName = "subscribe" | "checkout" | "operatorSignIn";
 
 /** How an operation appears as an MCP tool (the MCP server iterates the operations that have one). */
 export interface McpProjection {

@@ -6,7 +6,7 @@
 import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail, type Sender } from "./email-render.ts";
 import { formatCents } from "./pricing.ts";
 
-export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated";
+export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";
 
 export interface ListingMailData {
   orderId: string;
@@ -32,14 +32,22 @@ export interface ListingMailData {
 export interface OperatorMailData {
   town: string;
   priceCents: number;
+  /** The desk's sign-in page (`/operator`); it carries no token and no address. */
   operatorUrl: string;
 }
 
-function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined }>): RenderedEmail {
+export interface SignInMailData {
+  /** The one-time link (`/operator/sign-in/{token}`). */
+  signInUrl: string;
+  /** When it stops working (ISO). */
+  expiresAt: string;
+}
+
+function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined; linkText?: string }>): RenderedEmail {
   const footerText = ["--", `citydaily sent this email about your purchase to ${to}.`, sender.postalAddress];
   const text = [...paragraphs.map((p) => (p.link ? `${p.text} ${p.link}` : p.text)), "", ...footerText].join("\n\n");
   const body = styleForEmail(`<h1>${e(subject)}</h1>
-${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(p.link)}</a>` : ""}</p>`).join("\n")}`);
+${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(p.linkText ?? p.link)}</a>` : ""}</p>`).join("\n")}`);
   const html = page(subject, `${body}\n${mailFooter(`citydaily sent this email about your purchase to ${e(to)}.`, "", sender.postalAddress)}`, {
     preheader: paragraphs[0]?.text ?? subject,
     dateline: "Listings and town leases",
@@ -123,7 +131,15 @@ export function renderTransactional(sender: Sender, to: string, template: string
       const d = data as OperatorMailData;
       return build(sender, to, `You now operate the ${d.town} daily`, [
         { text: `Your lease of ${d.town} is active (${formatCents(d.priceCents)} a month). You receive half the net of every listing sold in your town.` },
-        { text: "Your operator page (your towns, the listings sold, your statement) is here; keep this link private:", link: d.operatorUrl },
+        { text: "Your operator desk (tomorrow's note, feeds, listings to review, your readers, your statement and payouts) is at", link: d.operatorUrl, linkText: "citydaily's operator desk" },
+        { text: `Sign in there with this email address (${to}): we email you a link that works once, for 15 minutes.` },
+      ]);
+    }
+    case "operator_sign_in": {
+      const d = data as SignInMailData;
+      return build(sender, to, "Your citydaily sign-in link", [
+        { text: "Open this link to sign in to your operator desk:", link: d.signInUrl, linkText: "Sign in to the operator desk" },
+        { text: `It works once, until ${d.expiresAt.replace("T", " ").slice(0, 16)} UTC. If you did not ask to sign in, ignore this email: nobody can sign in without it.` },
       ]);
     }
     default:

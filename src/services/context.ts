@@ -3,6 +3,7 @@ import type { AirQualityProvider } from "../integrations/air-quality.ts";
 import type { FeedFetcher } from "../integrations/feeds/fetch.ts";
 import type { Mailer } from "../integrations/mail/types.ts";
 import type { AlertsProvider } from "../integrations/nws.ts";
+import type { StripeConnect } from "../integrations/payments/stripe-connect.ts";
 import type { PaymentProvider } from "../integrations/payments/types.ts";
 import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
@@ -59,6 +60,8 @@ export interface AppContext {
   secrets: Secrets;
   /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
   payments: PaymentProvider;
+  /** Stripe mode only: operators' payout accounts, transfers and the customer portal (src/integrations/payments/stripe-connect.ts). */
+  connect: StripeConnect | undefined;
   /** Writes that must be on disk before their answer, committed together per event-loop turn. */
   commits: GroupCommit;
   sources: SourceProviders;

@@ -6,7 +6,7 @@ import { RateLimiter } from "../core/rate-limiter.ts";
 /** The write limiters of one running app, shared by every way in (HTTP routes, MCP tools). */
 export type Limits = Record<LimiterName, RateLimiter>;
 
-const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout" };
+const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in" };
 
 export function createLimits(config: Config): Limits {
   const { subscribeRateLimit, subscribeRateWindowSeconds } = config.mail;
@@ -14,6 +14,9 @@ export function createLimits(config: Config): Limits {
     subscribe: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
     // Purchases share the subscribe allowance's shape: a burst, then one a minute.
     checkout: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
+    // Sign-in links, counted per email address (not per client): 5 a burst, then one every 3 minutes,
+    // so nobody can flood an operator's inbox, and the answer is the same for every address.
+    operatorSignIn: new RateLimiter(5, 900),
   };
 }
 

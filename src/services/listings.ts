@@ -7,7 +7,7 @@ import { currentGeneration, siteDirs } from "../publish/site-dir.ts";
 import { latestEditionId } from "../store/editions.ts";
 import { perDataVersion } from "../store/data-version.ts";
 import { connectionCache } from "../store/db.ts";
-import { activeLeaseOf, expireStaleReservations } from "../store/leases.ts";
+import { activeLeaseOf, endCancelledLeases, expireStaleReservations } from "../store/leases.ts";
 import { insertLedgerEntry } from "../store/ledger.ts";
 import { nextCommerceDue, ordersDueToEnd, ordersDueToExpire, transitionOrder, type OrderRow, type OrderView } from "../store/orders.ts";
 import { enqueueTransactional } from "../store/outbox.ts";
@@ -64,9 +64,9 @@ export function publishOrder(ctx: AppContext, o: OrderView, from: OrderRow["stat
  * Records a listing's payment and publishes it, in one transaction with the callback's event id:
  * pending_payment -> paid -> published, plus the operator's share when the town is leased.
  */
-export function markPaidAndPublish(ctx: AppContext, o: OrderView, p: { feeCents: number; paymentId: string | null }): boolean {
+export function markPaidAndPublish(ctx: AppContext, o: OrderView, p: { feeCents: number; paymentId: string | null; chargeId?: string | null }): boolean {
   const nowIso = ctx.config.now().toISOString();
-  if (!transitionOrder(ctx.db, o.id, ["pending_payment", "expired"], "paid", { paid_at: nowIso, fee_cents: p.feeCents, provider_payment_id: p.paymentId }, nowIso)) return false;
+  if (!transitionOrder(ctx.db, o.id, ["pending_payment", "expired"], "paid", { paid_at: nowIso, fee_cents: p.feeCents, provider_payment_id: p.paymentId, provider_charge_id: p.chargeId ?? null }, nowIso)) return false;
   const lease = activeLeaseOf(ctx.db, o.place_geoid);
   if (lease && o.price_cents > 0) insertLedgerEntry(ctx.db, { leaseId: lease.id, orderId: o.id, ...shareEntry(o.price_cents, p.feeCents) }, nowIso);
   return publishOrder(ctx, o, ["paid"]);
@@ -94,6 +94,7 @@ export function sweepCommerce(ctx: AppContext): Set<string> {
   if (next === undefined || next > nowIso) return changed;
   ctx.db.transaction(() => {
     expireStaleReservations(ctx.db, nowIso);
+    for (const l of endCancelledLeases(ctx.db, nowIso)) ctx.log.info({ leaseId: l.id, town: l.slug }, "cancelled lease reached the end of its paid period; the town is free");
     for (const o of ordersDueToExpire(ctx.db, nowIso)) {
       if (transitionOrder(ctx.db, o.id, ["pending_payment"], "expired", {}, nowIso)) queueOrderMail(ctx, o, "listing_expired");
     }

@@ -19,6 +19,7 @@ import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
 import { cityListings } from "../site/city-listings.ts";
 import { sweepCommerce } from "./listings.ts";
+import { settleAllPayouts } from "./payouts.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 import { startFeedRefresh, townSources, type FeedRefresh, type RefreshSummary } from "./town-sources.ts";
@@ -271,6 +272,8 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
     Object.assign(summary, await publishPending(ctx, now.toISOString()));
+    // Stripe mode: operators' shares whose transfer (or reversal) failed earlier are retried each run.
+    if (ctx.connect) await settleAllPayouts(ctx).catch((err) => ctx.log.error({ err }, "settling operator payouts failed"));
   } finally {
     releaseLease(ctx.db, owner);
   }

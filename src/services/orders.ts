@@ -1,6 +1,7 @@
 import type { AdminOrder, ListingOrder } from "../contract/commerce.ts";
 import { AppError } from "../core/errors.ts";
 import type { OrderStatus } from "../core/order-status.ts";
+import { decisionsOf, recordDecision, type Decider } from "../store/listing-decisions.ts";
 import { findOrder, listOrders, transitionOrder, type OrderView } from "../store/orders.ts";
 import { issuePaymentLink } from "./checkout.ts";
 import type { AppContext } from "./context.ts";
@@ -23,7 +24,7 @@ export function toListingOrder(ctx: AppContext, o: OrderView): ListingOrder {
 }
 
 function toAdminOrder(ctx: AppContext, o: OrderView): AdminOrder {
-  return { ...toListingOrder(ctx, o), buyerEmail: o.buyer_email, rule: o.rule, reason: o.reason, feeCents: o.fee_cents, provider: o.provider };
+  return { ...toListingOrder(ctx, o), buyerEmail: o.buyer_email, rule: o.rule, reason: o.reason, feeCents: o.fee_cents, provider: o.provider, decisions: decisionsOf(ctx.db, o.id) };
 }
 
 function requireOrder(ctx: AppContext, id: string): OrderView {
@@ -37,7 +38,12 @@ export function getListingOrder(ctx: AppContext, id: string): ListingOrder {
   return toListingOrder(ctx, requireOrder(ctx, id));
 }
 
-// ---------- staff review (admin endpoints and `npm run admin -- orders ...`) ----------
+// ---------- review: staff (admin endpoints and `npm run admin -- orders ...`) and town operators (the desk) ----------
+// Staff may decide on any listing; the desk (src/services/operator-desk.ts) checks that the listing
+// is in one of the operator's towns and then calls these same functions, so both publish and reject
+// alike. Every decision is recorded with who made it (table listing_decisions).
+
+const STAFF: Decider = { role: "staff", who: "staff" };
 
 export function adminListOrders(ctx: AppContext, q: { status?: OrderStatus; limit: number }) {
   sweepCommerce(ctx);
@@ -53,23 +59,30 @@ function notNow(o: OrderView, what: string): never {
 }
 
 /** Approves a free listing awaiting review: published now (businesses start their 30 days). */
-export function adminApproveOrder(ctx: AppContext, id: string): AdminOrder {
+export function adminApproveOrder(ctx: AppContext, id: string, by: Decider = STAFF): AdminOrder {
   const o = requireOrder(ctx, id);
   if (o.status !== "awaiting_review") notNow(o, "awaiting_review");
-  const done = ctx.db.transaction(() => publishOrder(ctx, o, ["awaiting_review"])).immediate();
+  const done = ctx.db.transaction(() => {
+    if (!publishOrder(ctx, o, ["awaiting_review"])) return false;
+    recordDecision(ctx.db, o.id, "approved", null, by, ctx.config.now().toISOString());
+    return true;
+  }).immediate();
   if (!done) notNow(findOrder(ctx.db, id)!, "awaiting_review");
   afterListingsChanged(ctx, [o.place_geoid]);
   return toAdminOrder(ctx, findOrder(ctx.db, id)!);
 }
 
 /** Rejects a listing awaiting review or held; the buyer is emailed the reason once. */
-export function adminRejectOrder(ctx: AppContext, id: string, reason: string): AdminOrder {
+export function adminRejectOrder(ctx: AppContext, id: string, reason: string, by: Decider = STAFF): AdminOrder {
   const o = requireOrder(ctx, id);
   if (o.status !== "awaiting_review" && o.status !== "held") notNow(o, "awaiting_review or held");
   const nowIso = ctx.config.now().toISOString();
   const done = ctx.db.transaction(() => {
-    if (!transitionOrder(ctx.db, o.id, ["awaiting_review", "held"], "rejected", { rule: "staff-review", reason }, nowIso)) return false;
-    queueOrderMail(ctx, o, "listing_rejected", { rule: "staff-review", reason });
+    // One rule id for a person's rejection, whoever the person was (the decision row says who).
+    const rule = "staff-review";
+    if (!transitionOrder(ctx.db, o.id, ["awaiting_review", "held"], "rejected", { rule, reason }, nowIso)) return false;
+    recordDecision(ctx.db, o.id, "rejected", reason, by, nowIso);
+    queueOrderMail(ctx, o, "listing_rejected", { rule, reason });
     return true;
   }).immediate();
   if (!done) notNow(findOrder(ctx.db, id)!, "awaiting_review or held");
@@ -78,14 +91,25 @@ export function adminRejectOrder(ctx: AppContext, id: string, reason: string): A
 }
 
 /** Releases a held listing: a paid tier gets its payment link (pending_payment), a free one is published. */
-export async function adminReleaseOrder(ctx: AppContext, id: string): Promise<AdminOrder> {
+export async function adminReleaseOrder(ctx: AppContext, id: string, by: Decider = STAFF): Promise<AdminOrder> {
   const o = requireOrder(ctx, id);
   if (o.status !== "held") notNow(o, "held");
+  const nowIso = ctx.config.now().toISOString();
   if (o.price_cents === 0) {
-    if (!ctx.db.transaction(() => publishOrder(ctx, o, ["held"])).immediate()) notNow(findOrder(ctx.db, id)!, "held");
+    const done = ctx.db.transaction(() => {
+      if (!publishOrder(ctx, o, ["held"])) return false;
+      recordDecision(ctx.db, o.id, "released", null, by, nowIso);
+      return true;
+    }).immediate();
+    if (!done) notNow(findOrder(ctx.db, id)!, "held");
     afterListingsChanged(ctx, [o.place_geoid]);
   } else {
-    if (!transitionOrder(ctx.db, o.id, ["held"], "pending_payment", {}, ctx.config.now().toISOString())) notNow(findOrder(ctx.db, id)!, "held");
+    const done = ctx.db.transaction(() => {
+      if (!transitionOrder(ctx.db, o.id, ["held"], "pending_payment", {}, nowIso)) return false;
+      recordDecision(ctx.db, o.id, "released", null, by, nowIso);
+      return true;
+    }).immediate();
+    if (!done) notNow(findOrder(ctx.db, id)!, "held");
     const link = await issuePaymentLink(ctx, findOrder(ctx.db, id)!);
     // The buyer was told a person would look: the link goes to them, not only to whoever polls the order.
     queueOrderMail(ctx, o, "listing_released", { checkoutUrl: link.url, checkoutExpiresAt: link.expiresAt });

@@ -5,9 +5,10 @@ import { insertLedgerEntry, shareOf } from "../store/ledger.ts";
 import { findOrder, findOrderByPayment, transitionOrder } from "../store/orders.ts";
 import { enqueueTransactional } from "../store/outbox.ts";
 import { recordPaymentEvent } from "../store/payment-events.ts";
+import { setPayoutsEnabledByAccount } from "../store/payouts.ts";
 import type { AppContext } from "./context.ts";
 import { afterListingsChanged, markPaidAndPublish, queueOrderMail } from "./listings.ts";
-import { operatorPageUrl } from "./operator.ts";
+import { settleAllPayouts } from "./payouts.ts";
 
 export interface CallbackResult {
   received: true;
@@ -25,7 +26,7 @@ export async function handlePaymentCallback(ctx: AppContext, rawBody: string, he
   const event = await ctx.payments.verifyCallback(rawBody, headers);
   const changed = new Set<string>();
   const nowIso = ctx.config.now().toISOString();
-  const reference = "reference" in event ? event.reference : "paymentId" in event ? event.paymentId : "subscriptionId" in event ? event.subscriptionId : null;
+  const reference = "reference" in event ? event.reference : "paymentId" in event ? event.paymentId : "subscriptionId" in event ? event.subscriptionId : "accountId" in event ? event.accountId : null;
   // On disk before the provider hears 200: it would not send the event again.
   const fresh = await ctx.commits.run(() => {
     if (!recordPaymentEvent(ctx.db, { eventId: event.eventId, provider: ctx.payments.name, type: event.type, reference }, nowIso)) return false;
@@ -35,6 +36,11 @@ export async function handlePaymentCallback(ctx: AppContext, rawBody: string, he
   if (!fresh) ctx.log.info({ eventId: event.eventId }, "payment callback replayed; nothing changed");
   else ctx.log.info({ eventId: event.eventId, type: event.type, reference }, "payment callback applied");
   if (fresh) afterListingsChanged(ctx, changed);
+  // Stripe mode: the operator's share moves to their payout account (or its transfer is reversed).
+  // After the commit, since it calls Stripe; a failure is logged and retried at the next settlement.
+  if (fresh && ctx.connect && (event.type === "refunded" || event.type === "account.updated" || (event.type === "checkout.completed" && event.reference.startsWith("lo_")))) {
+    await settleAllPayouts(ctx).catch((err) => ctx.log.error({ err }, "settling operator payouts after a payment callback failed"));
+  }
   return { received: true, duplicate: !fresh, type: event.type };
 }
 
@@ -45,7 +51,7 @@ function apply(ctx: AppContext, e: PaymentEvent, nowIso: string, changed: Set<st
         const o = findOrder(ctx.db, e.reference);
         if (!o) return void ctx.log.warn({ reference: e.reference }, "payment for an unknown order");
         if (e.amountCents !== o.price_cents) ctx.log.warn({ orderId: o.id, paid: e.amountCents, price: o.price_cents }, "paid amount differs from the order's price");
-        if (markPaidAndPublish(ctx, o, { feeCents: e.feeCents ?? 0, paymentId: e.paymentId })) changed.add(o.place_geoid);
+        if (markPaidAndPublish(ctx, o, { feeCents: e.feeCents ?? 0, paymentId: e.paymentId, chargeId: e.chargeId ?? null })) changed.add(o.place_geoid);
         else ctx.log.warn({ orderId: o.id, status: o.status }, "payment for an order that is not payable; staff should refund it");
         return;
       }
@@ -59,7 +65,7 @@ function apply(ctx: AppContext, e: PaymentEvent, nowIso: string, changed: Set<st
         }
         enqueueTransactional(ctx.db, {
           to: email, template: "operator_activated", dedupeKey: `${lease.id}:activated`,
-          payload: { town: `${lease.town_name}, ${lease.state_name}`, priceCents: lease.price_cents, operatorUrl: operatorPageUrl(ctx, email) },
+          payload: { town: `${lease.town_name}, ${lease.state_name}`, priceCents: lease.price_cents, operatorUrl: `${ctx.config.baseUrl}/operator` },
         }, Date.parse(nowIso), nowIso);
       }
       return;
@@ -85,6 +91,11 @@ function apply(ctx: AppContext, e: PaymentEvent, nowIso: string, changed: Set<st
       const share = shareOf(ctx.db, o.id);
       if (share) insertLedgerEntry(ctx.db, { leaseId: share.leaseId, orderId: o.id, ...reversalOf(share) }, nowIso);
       changed.add(o.place_geoid);
+      return;
+    }
+    case "account.updated": {
+      const email = setPayoutsEnabledByAccount(ctx.db, e.accountId, e.payoutsEnabled, nowIso);
+      if (email) ctx.log.info({ account: e.accountId, payoutsEnabled: e.payoutsEnabled }, "operator payout account updated");
       return;
     }
     case "ignored":

@@ -8,6 +8,7 @@ import { activeSubscriberCount } from "../store/cities.ts";
 import { claimedTowns, releaseReservation, reserveTown, setLeaseCheckout, unavailableGeoids, expireStaleReservations } from "../store/leases.ts";
 import { findPlaceByName, findPlaceBySlug, type PlaceRow } from "../store/places.ts";
 import type { AppContext } from "./context.ts";
+import { sweepCommerce } from "./listings.ts";
 
 export const MAX_SLUGS = 30;
 
@@ -30,6 +31,8 @@ function quoteOf(ctx: AppContext, place: PlaceRow, unavailable: Set<string>) {
 }
 
 export function getTerritories(ctx: AppContext, q: { city?: string; state?: string; slugs?: string }): TerritoriesResponse {
+  // Cancelled leases past their paid period free their towns before anyone reads who holds what.
+  sweepCommerce(ctx);
   const issues: FieldIssue[] = [];
   if ((q.city === undefined) !== (q.state === undefined)) {
     issues.push(q.city === undefined ? { path: "city", message: "is required with state" } : { path: "state", message: "is required with city" });

@@ -121,7 +121,7 @@ export function fieldErrors(slug: string, v: ListingFormValues): Partial<Record<
  */
 export function previewListing(v: ListingFormValues, runEndsOn: string): { event?: CalendarEvent; business?: DirectoryListing } {
   const title = v.title.trim() || (v.kind === "event" ? "Your event" : "Your business");
-  const common = { id: "preview", title, description: v.description.trim(), url: safeUrl(v.url.trim()), featured: v.tier === "featured" };
+  const common = { id: "preview", title, description: v.description.trim(), url: safeUrl(v.url.trim()), featured: v.tier === "featured", sponsored: v.tier !== "free" };
   if (v.kind === "business") {
     return { business: { ...common, endsOn: runEndsOn, ...(v.address.trim() ? { address: v.address.trim() } : {}), ...(v.category.trim() ? { category: v.category.trim() } : {}) } };
   }

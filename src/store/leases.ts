@@ -17,15 +17,18 @@ export interface LeaseRow {
   activated_at: string | null;
   ended_at: string | null;
   created_at: string;
+  /** Cancelled by its operator: it stays active until then (the end of the paid period). */
+  cancel_at: string | null;
 }
 
 export interface LeaseView extends LeaseRow {
   slug: string;
   town_name: string;
   state_name: string;
+  timezone: string;
 }
 
-const VIEW = "SELECT l.*, p.slug, p.name AS town_name, p.state_name FROM leases l JOIN places p ON p.geoid = l.place_geoid";
+const VIEW = "SELECT l.*, p.slug, p.name AS town_name, p.state_name, p.timezone FROM leases l JOIN places p ON p.geoid = l.place_geoid";
 
 /** Reservations past their window free their town. */
 export function expireStaleReservations(db: DB, nowIso: string): number {
@@ -100,4 +103,21 @@ export function leasesOfOperator(db: DB, email: string): LeaseView[] {
 
 export function hasStaleReservations(db: DB, nowIso: string): boolean {
   return stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE status = 'reserved' AND reserved_until <= ?)").pluck().get(nowIso) === 1;
+}
+
+/** The operator's active lease of a town (the desk acts only on these). */
+export function operatorLeaseOfTown(db: DB, email: string, slug: string): LeaseView | undefined {
+  return stmt(db, `${VIEW} WHERE l.operator_email = ? AND p.slug = ? AND l.status = 'active'`).get(email, slug) as LeaseView | undefined;
+}
+
+/** Marks an active lease to end at `cancelAt`; false when it is not active or already cancelled. */
+export function scheduleLeaseCancel(db: DB, id: string, cancelAt: string, nowIso: string): boolean {
+  return stmt(db, "UPDATE leases SET cancel_at = ?, updated_at = ? WHERE id = ? AND status = 'active' AND cancel_at IS NULL").run(cancelAt, nowIso, id).changes === 1;
+}
+
+/** Ends cancelled leases whose paid period is over; their towns are free again. */
+export function endCancelledLeases(db: DB, nowIso: string): LeaseView[] {
+  const due = stmt(db, `${VIEW} WHERE l.status = 'active' AND l.cancel_at IS NOT NULL AND l.cancel_at <= ?`).all(nowIso) as LeaseView[];
+  for (const l of due) stmt(db, "UPDATE leases SET status = 'ended', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'").run(l.cancel_at, nowIso, l.id);
+  return due;
 }

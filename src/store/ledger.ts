@@ -31,3 +31,19 @@ export function ledgerOfOperator(db: DB, email: string): LedgerRow[] {
     FROM ledger_entries e JOIN leases l ON l.id = e.lease_id JOIN listing_orders o ON o.id = e.order_id JOIN places p ON p.geoid = o.place_geoid
     WHERE l.operator_email = ? ORDER BY e.id`).all(email) as LedgerRow[];
 }
+
+/** One lease's ledger, oldest first (the desk's statement of that town). */
+export function ledgerOfLease(db: DB, leaseId: string): LedgerRow[] {
+  return stmt(db, `SELECT e.id, e.lease_id AS leaseId, e.order_id AS orderId, e.kind, e.gross_cents AS grossCents, e.fee_cents AS feeCents,
+      e.amount_cents AS amountCents, e.created_at AS createdAt, o.title, o.product, o.tier, p.slug
+    FROM ledger_entries e JOIN listing_orders o ON o.id = e.order_id JOIN places p ON p.geoid = o.place_geoid
+    WHERE e.lease_id = ? ORDER BY e.id`).all(leaseId) as LedgerRow[];
+}
+
+/** Every lease with ledger entries or transfers, with its operator and town (the payouts report). */
+export function leasesWithMoney(db: DB): Array<{ leaseId: string; email: string; slug: string; priceCents: number; activatedAt: string; endedAt: string | null; cancelAt: string | null }> {
+  return stmt(db, `SELECT l.id AS leaseId, l.operator_email AS email, p.slug, l.price_cents AS priceCents, l.activated_at AS activatedAt,
+      l.ended_at AS endedAt, l.cancel_at AS cancelAt
+    FROM leases l JOIN places p ON p.geoid = l.place_geoid WHERE l.operator_email IS NOT NULL AND l.activated_at IS NOT NULL
+    ORDER BY l.operator_email, p.slug, l.id`).all() as Array<{ leaseId: string; email: string; slug: string; priceCents: number; activatedAt: string; endedAt: string | null; cancelAt: string | null }>;
+}

@@ -36,6 +36,8 @@ export interface OrderRow {
   ended_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Stripe mode: the charge of the payment (the source_transaction of the operator's transfer). */
+  provider_charge_id?: string | null;
 }
 
 /** An order with its town, as every reader of orders needs it. */
@@ -112,11 +114,21 @@ export function ordersDueToExpire(db: DB, nowIso: string): OrderView[] {
 
 /**
  * The earliest instant (ISO) at which a sweep has something to do: a checkout expires, a listing's
- * run ends or a lease reservation lapses; undefined when nothing is pending.
+ * run ends, a lease reservation lapses or a cancelled lease reaches its end; undefined when nothing is pending.
  */
 export function nextCommerceDue(db: DB): string | undefined {
   return (stmt(db, `SELECT MIN(t) FROM (
       SELECT MIN(checkout_expires_at) AS t FROM listing_orders WHERE status = 'pending_payment' AND checkout_expires_at IS NOT NULL
       UNION ALL SELECT MIN(run_ends_at) FROM listing_orders WHERE status = 'published' AND run_ends_at IS NOT NULL
-      UNION ALL SELECT MIN(reserved_until) FROM leases WHERE status = 'reserved')`).pluck().get() as string | null) ?? undefined;
+      UNION ALL SELECT MIN(reserved_until) FROM leases WHERE status = 'reserved'
+      UNION ALL SELECT MIN(cancel_at) FROM leases WHERE status = 'active' AND cancel_at IS NOT NULL)`).pluck().get() as string | null) ?? undefined;
+}
+
+/** Listings of a town waiting for a person (free ones awaiting review, held ones), oldest first. */
+export function ordersToReview(db: DB, placeGeoid: string): OrderView[] {
+  return stmt(db, `${VIEW} WHERE o.place_geoid = ? AND o.status IN ('awaiting_review', 'held') ORDER BY o.created_at, o.id`).all(placeGeoid) as OrderView[];
+}
+
+export function setOrderCharge(db: DB, id: string, chargeId: string): void {
+  stmt(db, "UPDATE listing_orders SET provider_charge_id = ? WHERE id = ?").run(chargeId, id);
 }

@@ -5,7 +5,6 @@ import { reputationDomain, RULES, screenListing, SHARED_PLATFORMS, type ScreenIn
 import { canTransition, ORDER_STATUSES, TRANSITIONS } from "../../src/core/order-status.ts";
 import { formatCents, leaseQuote, operatorShareCents, standardCardFeeCents } from "../../src/core/pricing.ts";
 import { reversalOf, shareEntry, statementTotals } from "../../src/core/revenue-share.ts";
-import { signLink, verifyLink } from "../../src/core/signed-links.ts";
 
 describe("leaseQuote: the tier boundaries", () => {
   it.each([
@@ -122,13 +121,3 @@ describe("order statuses", () => {
   });
 });
 
-describe("signed links", () => {
-  it("verify for their value and purpose only", () => {
-    const token = signLink("k", "operator", "op@example.com");
-    expect(verifyLink("k", "operator", token)).toBe("op@example.com");
-    expect(verifyLink("k", "other", token)).toBeUndefined();
-    expect(verifyLink("other-key", "operator", token)).toBeUndefined();
-    const [, mac] = token.split(".");
-    expect(verifyLink("k", "operator", `${Buffer.from("x@example.com").toString("base64url")}.${mac}`)).toBeUndefined();
-  });
-});

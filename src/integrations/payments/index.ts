@@ -9,7 +9,7 @@ export type { PaymentEvent, PaymentProvider } from "./types.ts";
 /** Stripe when STRIPE_SECRET_KEY is set, otherwise the local hosted checkout (no account needed). */
 export function createPaymentProvider(config: Config, db: DB, storedSecret: (name: string) => string): PaymentProvider {
   if (config.stripeSecretKey) {
-    return createStripeProvider({ secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret, apiUrl: config.stripeApiUrl, now: () => config.now() });
+    return createStripeProvider({ secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret, connectWebhookSecret: config.stripeConnectWebhookSecret, apiUrl: config.stripeApiUrl, now: () => config.now() });
   }
   return createLocalProvider({ db, baseUrl: () => config.baseUrl, secret: () => storedSecret("local_payments_webhook_secret"), now: () => config.now() });
 }

@@ -55,6 +55,12 @@ export function translateStripeEvent(event: Stripe.Event): PaymentEvent {
       if (!reference) return { type: "ignored", eventId: event.id, providerType: event.type };
       return { type: "checkout.expired", eventId: event.id, reference, sessionId: String(o.id) };
     }
+    case "account.updated": {
+      // Connect: the operator finished (or Stripe paused) their payout account's onboarding.
+      const accountId = str(o.id);
+      if (!accountId) return { type: "ignored", eventId: event.id, providerType: `${event.type} (no account id)` };
+      return { type: "account.updated", eventId: event.id, accountId, payoutsEnabled: o.payouts_enabled === true && o.details_submitted === true };
+    }
     case "customer.subscription.deleted":
       return { type: "subscription.ended", eventId: event.id, subscriptionId: String(o.id) };
     case "charge.refunded": {

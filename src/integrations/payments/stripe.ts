@@ -8,6 +8,8 @@ export interface StripeOptions {
   secretKey: string;
   /** STRIPE_WEBHOOK_SECRET; without it callbacks answer 503 `service_misconfigured`. */
   webhookSecret?: string;
+  /** STRIPE_CONNECT_WEBHOOK_SECRET: a Connect endpoint's secret (account.updated of operators' payout accounts), tried second. */
+  connectWebhookSecret?: string;
   /** STRIPE_API_URL, e.g. `http://127.0.0.1:12111` for a local stand-in; default Stripe's own API. */
   apiUrl?: string;
   now: () => Date;
@@ -69,25 +71,36 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     },
     async verifyCallback(rawBody, headers) {
       if (!opts.webhookSecret) throw new AppError("service_misconfigured", "STRIPE_WEBHOOK_SECRET is not configured on this server.");
-      const event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
+      let event: Stripe.Event;
+      try {
+        event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.webhookSecret, opts.now().getTime());
+      } catch (err) {
+        // Stripe signs a Connect endpoint's events with that endpoint's own secret.
+        if (!opts.connectWebhookSecret || (err as AppError).code !== "forbidden") throw err;
+        event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.connectWebhookSecret, opts.now().getTime());
+      }
       const translated = translateStripeEvent(event);
       if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
-        translated.feeCents = await reportedFee(stripe, translated.paymentId) ?? standardCardFeeCents(translated.amountCents);
+        const charge = await reportedCharge(stripe, translated.paymentId);
+        translated.feeCents = charge.fee ?? standardCardFeeCents(translated.amountCents);
+        translated.chargeId = charge.id ?? null;
       }
       return translated;
     },
   };
 }
 
-/** The fee Stripe reports for a payment (its charge's balance transaction), if it is known yet. */
-async function reportedFee(stripe: Stripe, paymentIntentId: string): Promise<number | undefined> {
+/** A payment's charge and the fee Stripe reports on its balance transaction, as far as they are known yet. */
+async function reportedCharge(stripe: Stripe, paymentIntentId: string): Promise<{ id?: string; fee?: number }> {
   try {
     const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ["latest_charge.balance_transaction"] });
     const charge = pi.latest_charge;
-    const bt = charge && typeof charge === "object" ? charge.balance_transaction : null;
-    return bt && typeof bt === "object" ? bt.fee : undefined;
+    if (!charge) return {};
+    if (typeof charge === "string") return { id: charge };
+    const bt = charge.balance_transaction;
+    return { id: charge.id, ...(bt && typeof bt === "object" ? { fee: bt.fee } : {}) };
   } catch (err) {
-    // The payment is real even when the fee lookup fails: fall back to the standard fee rather than refuse the callback.
-    return undefined;
+    // The payment is real even when the lookup fails: fall back to the standard fee rather than refuse the callback.
+    return {};
   }
 }

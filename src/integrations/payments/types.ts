@@ -31,10 +31,14 @@ export type PaymentEvent =
   | {
     type: "checkout.completed"; eventId: string; reference: string; sessionId: string; mode: "payment" | "subscription";
     amountCents: number; feeCents: number | null; paymentId: string | null; subscriptionId: string | null; customerEmail: string | null;
+    /** Stripe mode: the payment's charge (the source_transaction of the operator's payout transfer). */
+    chargeId?: string | null;
   }
   | { type: "checkout.expired"; eventId: string; reference: string; sessionId: string }
   | { type: "subscription.ended"; eventId: string; subscriptionId: string }
   | { type: "refunded"; eventId: string; paymentId: string; amountRefundedCents: number }
+  /** A connected (payout) account changed: whether it can receive transfers and payouts now. */
+  | { type: "account.updated"; eventId: string; accountId: string; payoutsEnabled: boolean }
   /** A verified event we do not act on (recorded, answered 200). */
   | { type: "ignored"; eventId: string; providerType: string };
 
