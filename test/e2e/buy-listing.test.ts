@@ -135,7 +135,9 @@ describe("buying a listing in a browser", () => {
     // The preview follows what is typed: the town page's line and the morning email's line.
     const preview = page.locator("#preview .preview");
     await expect.poll(() => preview.getByRole("link", { name: "Harvest Fair in the Park" }).getAttribute("href")).toBe("https://harvestfair.example/2026");
-    await expect.poll(() => preview.getByText("(featured)").first().isVisible()).toBe(true);
+    // A paid placement says so wherever it appears, and its link is marked sponsored.
+    await expect.poll(() => preview.locator(".sponsored").first().textContent()).toBe("Sponsored");
+    await expect.poll(() => preview.getByRole("link", { name: "Harvest Fair in the Park" }).first().getAttribute("rel")).toBe("sponsored");
     await expect.poll(() => preview.textContent()).toContain("Pumpkins, cider and a brass band on the lawn.");
     await expect.poll(() => preview.textContent()).toContain("Featured events are in Boise's morning email");
     await checkPage(context, page, "advertise-event-preview");
