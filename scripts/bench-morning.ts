@@ -99,7 +99,9 @@ function seedEditions(db: DB, places: Array<{ geoid: string; name: string }>, fi
 function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds: number; pagesWritten: number; peakRssMb: number } {
   const idsFile = path.join(dataDir, "bench-ids.json");
   fs.writeFileSync(idsFile, JSON.stringify(ids));
-  const r = spawnSync(process.execPath, [import.meta.filename, "--phase", name, dataDir, idsFile], { env: env(dataDir), encoding: "utf8", maxBuffer: 64 << 20 });
+  // BENCH_CPU_PROF=DIR: each phase (main thread and render worker) writes a CPU profile there.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
+  const r = spawnSync(process.execPath, [...prof, import.meta.filename, "--phase", name, dataDir, idsFile], { env: env(dataDir), encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
   if (process.env.BENCH_LOG) process.stderr.write(r.stdout);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);

@@ -6,6 +6,10 @@ import path from "node:path";
  * then renamed over the target. A reader sees the old file or the new one, never half of one; and a
  * target hard-linked from a previous site generation gets a new inode instead of being overwritten
  * in place. Up to `concurrency` writes are in flight at once.
+ *
+ * With `atomic: false` (a generation directory no reader sees yet, into which nothing has been
+ * linked) each file is written in place: one open, write and close instead of two names and a rename.
+ * `onWrite` sees every file written (the publish's compressed copies).
  */
 export class AtomicFileWriter {
   readonly root: string;
@@ -16,9 +20,14 @@ export class AtomicFileWriter {
   #concurrency: number;
   #error: unknown;
 
-  constructor(root: string, concurrency = 16) {
+  #atomic: boolean;
+  #onWrite?: (relPath: string, content: string) => void;
+
+  constructor(root: string, options: { concurrency?: number; atomic?: boolean; onWrite?: (relPath: string, content: string) => void } = {}) {
     this.root = root;
-    this.#concurrency = concurrency;
+    this.#concurrency = options.concurrency ?? 16;
+    this.#atomic = options.atomic ?? true;
+    this.#onWrite = options.onWrite;
   }
 
   /** Queues `relPath` (slash-separated, inside the root); resolves once there is room for another write. */
@@ -27,6 +36,7 @@ export class AtomicFileWriter {
     if (!file.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`refusing to write outside ${this.root}: ${relPath}`);
     while (this.#inFlight.size >= this.#concurrency) await Promise.race(this.#inFlight);
     if (this.#error) throw this.#error;
+    this.#onWrite?.(relPath, content);
     // Failures are kept for flush() rather than left as unhandled rejections.
     const job: Promise<void> = this.#writeNow(file, content)
       .catch((err: unknown) => { this.#error ??= err; })
@@ -39,6 +49,11 @@ export class AtomicFileWriter {
     if (!this.#dirs.has(dir)) {
       await fs.mkdir(dir, { recursive: true });
       this.#dirs.add(dir);
+    }
+    if (!this.#atomic) {
+      await fs.writeFile(file, content);
+      this.written++;
+      return;
     }
     const tmp = `${file}.${process.pid}.${++this.#seq}.tmp`;
     try {

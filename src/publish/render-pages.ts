@@ -3,7 +3,8 @@ import { parentPort, workerData, Worker } from "node:worker_threads";
 import { createSiteData } from "../site/views.ts";
 import { openDatabase } from "../store/db.ts";
 import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
-import { writeAtomic, writeGenerationFile } from "./site-dir.ts";
+import { PRECOMPRESS_FROM_BYTES } from "./precompressed.ts";
+import { SyncFileWriter } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";
 
 /**
@@ -30,16 +31,25 @@ export const pageFile = (dir: string, sitePath: string) => path.join(dir, sitePa
 
 const BATCH = 2000;
 
-export async function runRenderJob(job: RenderJob): Promise<number> {
+export interface RenderResult {
+  written: number;
+  /** Pages of the generation from PRECOMPRESS_FROM_BYTES (relative paths), for the compressed copies. */
+  large: string[];
+}
+
+export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
   const db = openDatabase(job.dbFile);
   try {
     const renderer = await loadRenderer();
     const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, now: () => new Date(job.now) });
     let written = 0;
+    const large: string[] = [];
+    const archive = new SyncFileWriter({ atomic: true }); // readers may already see the archive
+    const generation = new SyncFileWriter({ atomic: false }); // nobody sees it before the swap
     const renderEdition = async (k: EditionKey) => {
       const html = await renderer.render(`/${k.slug}/${k.date}`, site);
       if (html === undefined) return;
-      writeAtomic(pageFile(job.archive, `/${k.slug}/${k.date}`), html); // readers may already see the archive
+      archive.write(pageFile(job.archive, `/${k.slug}/${k.date}`), html);
       written++;
     };
     if (job.editions === "all") {
@@ -55,24 +65,26 @@ export async function runRenderJob(job: RenderJob): Promise<number> {
     for (const p of job.pages) {
       const html = await renderer.render(p, site);
       if (html === undefined) continue;
-      writeGenerationFile(pageFile(job.generation, p), html);
+      const file = pageFile(job.generation, p);
+      generation.write(file, html);
+      if (html.length >= PRECOMPRESS_FROM_BYTES / 4 && Buffer.byteLength(html) >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
       written++;
     }
-    return written;
+    return { written, large };
   } finally {
     db.close();
   }
 }
 
-/** Runs the job in a worker thread; resolves with the number of pages written. */
-export function renderInWorker(job: RenderJob): Promise<number> {
+/** Runs the job in a worker thread; resolves with the number of pages written and the large ones. */
+export function renderInWorker(job: RenderJob): Promise<RenderResult> {
   return new Promise((resolve, reject) => {
     // Rendering allocates fast but keeps little (about 20 MB live): a small young generation and a
     // modest old one make V8 collect sooner instead of growing the heap (measured: same speed, about
     // 200 MB less peak memory for a morning).
     const worker = new Worker(new URL(import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 192 } });
-    let result: number | undefined;
-    worker.once("message", (n: number) => (result = n));
+    let result: RenderResult | undefined;
+    worker.once("message", (r: RenderResult) => (result = r));
     worker.once("error", reject);
     worker.once("exit", (code) => (result !== undefined ? resolve(result) : reject(new Error(`render worker exited with code ${code}`))));
   });

@@ -49,7 +49,11 @@ export function newGeneration(dirs: SiteDirs): string {
   return dir;
 }
 
-/** Hard-links every file of `from` into `to`: cost follows the number of index pages, not their bytes. */
+/**
+ * Hard-links every file of `from` into `to` that `to` does not have yet: a morning writes what it
+ * changes into the empty generation first, then links the rest over (cost follows the number of
+ * index pages, not their bytes, and no file is written twice).
+ */
 export function linkTree(from: string, to: string): number {
   let n = 0;
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
@@ -59,21 +63,40 @@ export function linkTree(from: string, to: string): number {
       fs.mkdirSync(dst, { recursive: true });
       n += linkTree(src, dst);
     } else if (entry.isFile()) {
-      fs.linkSync(src, dst);
-      n++;
+      try {
+        fs.linkSync(src, dst);
+        n++;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
     }
   }
   return n;
 }
 
 /**
- * Writes a file of a generation being built. The path may be a hard link shared with the live
- * generation, so it is unlinked first: writing through the link would change the live site.
+ * Writes files synchronously under one root, creating each directory once. `atomic` (for the
+ * archive, which readers already see): temp file + rename; otherwise in place, for a generation no
+ * reader sees yet and into which nothing has been linked.
  */
-export function writeGenerationFile(file: string, data: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.rmSync(file, { force: true });
-  fs.writeFileSync(file, data);
+export class SyncFileWriter {
+  readonly #dirs = new Set<string>();
+  readonly #atomic: boolean;
+  constructor(options: { atomic: boolean }) {
+    this.#atomic = options.atomic;
+  }
+
+  write(file: string, data: string | Buffer): void {
+    const dir = path.dirname(file);
+    if (!this.#dirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      this.#dirs.add(dir);
+    }
+    if (!this.#atomic) return fs.writeFileSync(file, data);
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, file);
+  }
 }
 
 /** Writes a file readers may already see, atomically (temp file + rename). */

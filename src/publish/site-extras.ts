@@ -14,8 +14,14 @@ const FINDER_FILES: ReadonlyArray<[string, string]> = [
  * The place finder's index of every U.S. place and its two browser modules, written on full builds
  * (the places do not change from one morning to the next; a morning's generation links them over).
  */
-export async function writeSiteExtras(db: DB, generation: string): Promise<{ placeFinder: boolean; files: number }> {
-  fs.writeFileSync(path.join(generation, "place-index.json"), buildPlaceIndex(db));
-  for (const [from, to] of FINDER_FILES) fs.copyFileSync(path.join(PROJECT_ROOT, from), path.join(generation, to));
+export async function writeSiteExtras(db: DB, generation: string, compressed?: { add(rel: string, body: string | Uint8Array): void }): Promise<{ placeFinder: boolean; files: number }> {
+  const index = buildPlaceIndex(db);
+  fs.writeFileSync(path.join(generation, "place-index.json"), index);
+  compressed?.add("place-index.json", index);
+  for (const [from, to] of FINDER_FILES) {
+    const body = fs.readFileSync(path.join(PROJECT_ROOT, from));
+    fs.writeFileSync(path.join(generation, to), body);
+    compressed?.add(to, body);
+  }
   return { placeFinder: true, files: 1 + FINDER_FILES.length };
 }

@@ -3,8 +3,8 @@ import path from "node:path";
 import { slugify } from "../core/slug.ts";
 import { createPublishTarget, type TargetResult } from "../integrations/publish/index.ts";
 import { serialised, withDirLock } from "../publish/dir-lock.ts";
-import { precompressTree } from "../publish/precompressed.ts";
-import { renderInWorker } from "../publish/render-pages.ts";
+import { Precompressor } from "../publish/precompressed.ts";
+import { renderInWorker, type RenderJob } from "../publish/render-pages.ts";
 import {
   currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
 } from "../publish/site-dir.ts";
@@ -37,6 +37,13 @@ function publishClientAssets(dirs: SiteDirs): void {
   }
 }
 
+/** Renders in the worker, then hands its larger pages to the compressed copies. */
+async function renderPages(compressed: Precompressor, generation: string, job: RenderJob): Promise<number> {
+  const { written, large } = await renderInWorker(job);
+  for (const rel of large) compressed.add(rel, fs.readFileSync(path.join(generation, rel)));
+  return written;
+}
+
 async function timed<T>(p: Promise<T>): Promise<[T, number]> {
   const started = performance.now();
   const value = await p;
@@ -57,11 +64,17 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
   }));
 }
 
-/** Builds `generation` and compresses its larger files, then swaps it in; a failure leaves the live site untouched. */
-async function publishGeneration(dirs: SiteDirs, generation: string, build: () => Promise<number>): Promise<number> {
+/**
+ * Builds `generation` (the writers hand their larger files to `compressed` as they go), links over
+ * from `previous` what the build did not write, waits for the compressed copies, then swaps it in;
+ * a failure leaves the live site untouched.
+ */
+async function publishGeneration(dirs: SiteDirs, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
   try {
-    const n = await build();
-    await precompressTree(dirs, generation);
+    const compressed = new Precompressor(dirs);
+    const n = await build(compressed);
+    if (previous) linkTree(previous, generation);
+    await compressed.finish(generation, previous);
     swapCurrent(dirs, generation);
     return n;
   } catch (e) {
@@ -76,8 +89,8 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     const started = performance.now();
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, async () => {
-      const extras = await writeSiteExtras(ctx.db, generation);
+    return publishGeneration(dirs, generation, undefined, async (compressed) => {
+      const extras = await writeSiteExtras(ctx.db, generation, compressed);
       publishClientAssets(dirs);
       const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
       const states = site.cities().states;
@@ -87,9 +100,9 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
         ...states.flatMap((g) => g.cities.map((c) => `/${c.slug}`)),
       ];
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
+        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
         // Dated edition twins go straight into the archive, like their pages.
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
       return rendered + textFiles + extras.files;
@@ -111,18 +124,17 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     await ensureRendererBuilt();
     const keys = editionKeysByIds(ctx.db, editionIds);
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, async () => {
-      linkTree(live, generation);
+    return publishGeneration(dirs, generation, live, async (compressed) => {
       publishClientAssets(dirs);
       const pages = [
         ...GLOBAL_PAGES,
         ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`)),
         ...new Set(keys.map((k) => `/${k.slug}`)),
       ];
-      const placeFinder = fs.existsSync(path.join(generation, "place-index.json"));
+      const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false })),
+        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + textFiles;
