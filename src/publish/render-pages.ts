@@ -24,6 +24,8 @@ export interface RenderJob {
   editions: "all" | number[];
   /** Other site paths ("/", "/cities", "/{slug}", "/states/{state}", ...). */
   pages: string[];
+  /** This worker's share of "all": the editions whose id modulo `count` is `index`. */
+  shard?: { index: number; count: number };
 }
 
 /** Site path -> file (`/` is index.html, every page is `{path}.html`). */
@@ -56,7 +58,7 @@ export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
       for (let last = 0; ;) {
         const batch = editionKeysAfter(db, last, BATCH);
         if (batch.length === 0) break;
-        for (const k of batch) await renderEdition(k);
+        for (const k of batch) if (!job.shard || k.id % job.shard.count === job.shard.index) await renderEdition(k);
         last = batch.at(-1)!.id;
       }
     } else {

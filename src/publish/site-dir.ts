@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 
 /**
  * The published site under `DATA_DIR/site/`:
@@ -82,20 +83,35 @@ export function linkTree(from: string, to: string): number {
 export class SyncFileWriter {
   readonly #dirs = new Set<string>();
   readonly #atomic: boolean;
+  #seq = 0;
   constructor(options: { atomic: boolean }) {
     this.#atomic = options.atomic;
   }
 
   write(file: string, data: string | Buffer): void {
     const dir = path.dirname(file);
-    if (!this.#dirs.has(dir)) {
+    // Most directories exist already (the archive's city folders): try first, create on ENOENT.
+    try {
+      this.#writeFile(file, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || this.#dirs.has(dir)) throw err;
       fs.mkdirSync(dir, { recursive: true });
       this.#dirs.add(dir);
+      this.#writeFile(file, data);
     }
+  }
+
+  #writeFile(file: string, data: string | Buffer): void {
     if (!this.#atomic) return fs.writeFileSync(file, data);
-    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-    fs.writeFileSync(tmp, data);
-    fs.renameSync(tmp, file);
+    // Unique per writer: the thread id and a counter (no random bytes per file).
+    const tmp = `${file}.${process.pid}-${threadId}-${++this.#seq}.tmp`;
+    try {
+      fs.writeFileSync(tmp, data);
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
   }
 }
 

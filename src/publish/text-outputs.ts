@@ -1,6 +1,6 @@
 import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/compose.ts";
-import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
+import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import { editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
@@ -176,7 +176,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
-function rssItem(base: string, e: PlacedEdition): RssItem {
+function rssItem(base: string, e: FeedEntry): RssItem {
   // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds.
   return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutWeatherEmoji(e.html), category: `${e.name}, ${e.state_name}` };
 }

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { slugify } from "../core/slug.ts";
 import { createPublishTarget, type TargetResult } from "../integrations/publish/index.ts";
@@ -25,6 +26,8 @@ export interface PublishResult {
 /** Index pages every publish refreshes, and the ones only a full build writes. */
 const GLOBAL_PAGES = ["/", "/cities", "/states"];
 const FULL_ONLY_PAGES = ["/developers", "/404"];
+/** Render workers of a full rebuild (at most one per CPU). */
+const FULL_BUILD_WORKERS = 2;
 
 /** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */
 function publishClientAssets(dirs: SiteDirs): void {
@@ -99,8 +102,14 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
         ...states.map((g) => `/states/${g.slug}`),
         ...states.flatMap((g) => g.cities.map((c) => `/${c.slug}`)),
       ];
+      // The archive's pages are most of a full build's work: two render workers share them (the
+      // main thread writes the text outputs meanwhile), the first also renders the index pages.
+      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages: [] };
+      const shards = Math.max(1, Math.min(FULL_BUILD_WORKERS, os.availableParallelism()));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
+        timed(Promise.all(Array.from({ length: shards }, (_, index) =>
+          renderPages(compressed, generation, { ...job, pages: index === 0 ? pages : [], shard: { index, count: shards } })))
+          .then((counts) => counts.reduce((a, b) => a + b, 0))),
         // Dated edition twins go straight into the archive, like their pages.
         timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);

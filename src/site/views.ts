@@ -9,7 +9,7 @@ import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
 import type { DB } from "../store/db.ts";
 import {
-  cityArchive, editionCount, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
+  cityArchive, editionCount, latestFeedEditions, latestSiteEditions, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type FeedEdition, type PlacedEdition, type SiteEdition,
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings } from "./city-listings.ts";
@@ -33,7 +33,7 @@ export interface SiteData {
   state(stateSlug: string): StateView | undefined;
   city(slug: string): CityView | undefined;
   /** A city's feed: its newest `CITY_FEED_ITEMS` editions, newest first. */
-  cityFeed(slug: string): PlacedEdition[];
+  cityFeed(slug: string): FeedEntry[];
   edition(slug: string, date: string): EditionView | undefined;
   /** The most recently published editions across all cities, newest first. */
   recent(limit: number): PlacedEdition[];
@@ -100,6 +100,13 @@ export interface CityView {
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
 export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
+
+/** One item of a feed: the edition's HTML and its city. */
+export interface FeedEntry extends FeedEdition {
+  slug: string;
+  name: string;
+  state_name: string;
+}
 
 function placeInfo(p: PlaceRow): PlaceInfo {
   return {
@@ -217,7 +224,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const place = placeOf(slug);
       if (!place) return [];
       const city = { slug: place.slug, name: place.name, state_name: place.state_name };
-      return latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
+      return latestFeedEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
     },
     edition(slug, date) {
       const place = placeOf(slug);

@@ -17,12 +17,12 @@ function site() {
 }
 
 describe("copies compressed at publish", () => {
-  it("are made for text files from 16 KB, by content, decode to the file, and are not made twice", async () => {
+  it("are made for text files from 64 KB, by content, decode to the file, and are not made twice", async () => {
     const { dirs, generation } = site();
-    const big = `{"places":[${Array.from({ length: 2000 }, (_, i) => `"place ${i}"`).join(",")}]}`;
+    const big = `{"places":[${Array.from({ length: 6000 }, (_, i) => `"place ${i}"`).join(",")}]}`;
     fs.writeFileSync(path.join(generation, "place-index.json"), big);
     fs.writeFileSync(path.join(generation, "small.html"), "<p>small</p>");
-    fs.writeFileSync(path.join(generation, "image.png"), Buffer.alloc(20_000));
+    fs.writeFileSync(path.join(generation, "image.png"), Buffer.alloc(70_000));
     expect(await precompressTree(dirs, generation)).toBe(2);
     const br = await readPrecompressed(dirs, etagOf(big), "br");
     const gz = await readPrecompressed(dirs, etagOf(big), "gzip");
@@ -35,7 +35,7 @@ describe("copies compressed at publish", () => {
 
   it("drop copies of contents no longer published once they are a day old", async () => {
     const { dirs, generation } = site();
-    const body = "x".repeat(20_000);
+    const body = "x".repeat(70_000);
     fs.writeFileSync(path.join(generation, "feed.xml"), body);
     await precompressTree(dirs, generation);
     const store = path.join(dirs.root, "compressed");
