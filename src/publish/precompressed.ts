@@ -168,6 +168,8 @@ export class Precompressor {
     for (const [rel, etag] of Object.entries(carried ?? {})) if (!(rel in this.#manifest) && fs.existsSync(path.join(generation, rel))) this.#manifest[rel] = etag;
     while (this.#pumping) await this.#pumping;
     if (this.#error) throw this.#error;
+    // The live generation's manifest was linked over: a new file, never a write through the link.
+    fs.rmSync(path.join(generation, PRECOMPRESSED_MANIFEST), { force: true });
     fs.writeFileSync(path.join(generation, PRECOMPRESSED_MANIFEST), JSON.stringify(this.#manifest));
     const live = new Set(Object.values(this.#manifest).map((e) => e.replace(/"/g, "")));
     for (const name of this.#made) {

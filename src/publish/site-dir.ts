@@ -41,6 +41,44 @@ export function siteExists(dataDir: string): boolean {
   return currentGeneration(siteDirs(dataDir)) !== undefined;
 }
 
+/** What a build records about itself in its generation: a dotfile, never served. */
+const BUILD_INFO = ".build.json";
+
+export interface BuildInfo {
+  /** The public origin every absolute link of the generation was written with. */
+  baseUrl: string;
+}
+
+/** Records the build in `generation` (a morning's copy of the live one is unlinked first). */
+export function recordBuild(generation: string, info: BuildInfo): void {
+  const file = path.join(generation, BUILD_INFO);
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, JSON.stringify(info));
+}
+
+/** What the live site was built with; undefined before the first build or for a site built before builds were recorded. */
+export function liveBuild(dirs: SiteDirs): BuildInfo | undefined {
+  const live = currentGeneration(dirs);
+  if (!live) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(path.join(live, BUILD_INFO), "utf8")) as BuildInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The base URL a command that writes links (emails, an incremental publish) must use: BASE_URL when
+ * it is set and agrees with the live site's, the site's own when BASE_URL is not set (the admin CLI
+ * or `npm run morning` run without the server's environment), and an error line when they differ.
+ */
+export function baseUrlForSite(dataDir: string, config: { baseUrl: string; baseUrlFromEnv: boolean }): { baseUrl: string } | { error: string } {
+  const built = liveBuild(siteDirs(dataDir))?.baseUrl;
+  if (!built || built === config.baseUrl) return { baseUrl: config.baseUrl };
+  if (!config.baseUrlFromEnv) return { baseUrl: built };
+  return { error: `citydaily: BASE_URL is ${config.baseUrl} but the site in ${dataDir} was built for ${built}; emails would link to the wrong place. Run with BASE_URL=${built}, or rebuild the site for the new address first (BASE_URL=${config.baseUrl} npm run build).` };
+}
+
 /** A new, empty generation directory with a unique, time-ordered name. */
 export function newGeneration(dirs: SiteDirs): string {
   const name = `${Date.now().toString(36).padStart(9, "0")}-${process.pid}-${crypto.randomBytes(3).toString("hex")}`;

@@ -7,7 +7,7 @@ import { serialised, withDirLock } from "../publish/dir-lock.ts";
 import { Precompressor } from "../publish/precompressed.ts";
 import { renderInWorker, type RenderJob } from "../publish/render-pages.ts";
 import {
-  currentGeneration, discardGeneration, linkTree, newGeneration, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
+  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
 } from "../publish/site-dir.ts";
 import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
@@ -72,11 +72,12 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
  * from `previous` what the build did not write, waits for the compressed copies, then swaps it in;
  * a failure leaves the live site untouched.
  */
-async function publishGeneration(dirs: SiteDirs, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
+async function publishGeneration(dirs: SiteDirs, baseUrl: string, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
   try {
     const compressed = new Precompressor(dirs);
     const n = await build(compressed);
     if (previous) linkTree(previous, generation);
+    recordBuild(generation, { baseUrl });
     await compressed.finish(generation, previous);
     swapCurrent(dirs, generation);
     return n;
@@ -92,7 +93,7 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     const started = performance.now();
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, undefined, async (compressed) => {
+    return publishGeneration(dirs, ctx.config.baseUrl, generation, undefined, async (compressed) => {
       const extras = await writeSiteExtras(ctx.db, generation, compressed);
       publishClientAssets(dirs);
       const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
@@ -125,7 +126,14 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
  * /cities) and of the text outputs; then the swap. Cost follows the new editions, not the archive.
  */
 export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<PublishResult> {
-  if (!currentGeneration(siteDirs(ctx.config.dataDir))) return buildSite(ctx);
+  const dirs = siteDirs(ctx.config.dataDir);
+  if (!currentGeneration(dirs)) return buildSite(ctx);
+  // A site built for another origin: every page links there, so a morning rebuilds it whole.
+  const built = liveBuild(dirs);
+  if (built && built.baseUrl !== ctx.config.baseUrl) {
+    ctx.log.warn({ builtFor: built.baseUrl, baseUrl: ctx.config.baseUrl }, "the site was built for another BASE_URL; rebuilding it whole");
+    return buildSite(ctx);
+  }
   return runLocked(ctx, async (dirs) => {
     const live = currentGeneration(dirs);
     if (!live) throw new Error("the site disappeared while waiting for the publish lock");
@@ -133,7 +141,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     await ensureRendererBuilt();
     const keys = editionKeysByIds(ctx.db, editionIds);
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, live, async (compressed) => {
+    return publishGeneration(dirs, ctx.config.baseUrl, generation, live, async (compressed) => {
       publishClientAssets(dirs);
       const pages = [
         ...GLOBAL_PAGES,

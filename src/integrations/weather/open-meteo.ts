@@ -126,7 +126,10 @@ export function createOpenMeteoProvider(options: OpenMeteoOptions): WeatherProvi
         text = await res.text(); // under the same signal: a body that trickles in is cut off too
       } catch (err) {
         if (signal.aborted) throw new WeatherUpstreamError("timeout", `Open-Meteo did not answer within ${timeoutMs} ms`, { cause: err });
-        throw new WeatherUpstreamError("network", `Open-Meteo could not be reached: ${(err as Error).message}`, { cause: err });
+        // fetch's own message is only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED...) is its cause.
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        const why = cause?.code ?? cause?.message ?? (err as Error).message;
+        throw new WeatherUpstreamError("network", `Open-Meteo could not be reached (${why})`, { cause: err });
       }
       let payload: unknown;
       try {
