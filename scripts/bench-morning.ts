@@ -145,6 +145,10 @@ async function bench(n: number): Promise<void> {
     row(`morning: incremental publish of ${MORNING} editions`, `${morning.seconds.toFixed(1)} s, ${morning.pagesWritten.toLocaleString("en-US")} files, peak RSS ${morning.peakRssMb.toFixed(0)} MB (storing them took ${morningSeed.toFixed(1)} s)`);
     row("  editions/s", (MORNING / morning.seconds).toFixed(0));
     row("  files/s", (morning.pagesWritten / morning.seconds).toFixed(0));
+    // The morning's cost per file against the full rebuild's, same run: 1 or more means a morning file
+    // costs no more than a rebuild file (the goal of issue #22).
+    row("morning files/s ÷ rebuild files/s", ((morning.pagesWritten / morning.seconds) / (full.pagesWritten / full.seconds)).toFixed(2));
+    row("load average (1, 5, 15 min) at the end", os.loadavg().map((l) => l.toFixed(1)).join(", "));
   } finally {
     if (process.env.BENCH_KEEP) console.log(`  (kept ${dataDir})`);
     else fs.rmSync(dataDir, { recursive: true, force: true });

@@ -16,6 +16,8 @@ export interface RenderJob {
   dbFile: string;
   baseUrl: string;
   placeFinder: boolean;
+  /** The place finder's hashed module, when this build has one. */
+  placeFinderScript?: string;
   /** The app's clock when the job was made (ISO), so a pinned NOW pins the pages too. */
   now: string;
   archive: string;
@@ -43,7 +45,7 @@ export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
   const db = openDatabase(job.dbFile);
   try {
     const renderer = await loadRenderer();
-    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, now: () => new Date(job.now) });
+    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, placeFinderScript: job.placeFinderScript, now: () => new Date(job.now) });
     let written = 0;
     const large: string[] = [];
     const archive = new SyncFileWriter({ atomic: true }); // readers may already see the archive

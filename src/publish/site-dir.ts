@@ -47,6 +47,8 @@ const BUILD_INFO = ".build.json";
 export interface BuildInfo {
   /** The public origin every absolute link of the generation was written with. */
   baseUrl: string;
+  /** The place finder's hashed module the pages load (written by full builds, kept by mornings). */
+  placeFinderScript?: string;
 }
 
 /** Records the build in `generation` (a morning's copy of the live one is unlinked first). */

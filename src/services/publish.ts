@@ -7,7 +7,7 @@ import { serialised, withDirLock } from "../publish/dir-lock.ts";
 import { Precompressor } from "../publish/precompressed.ts";
 import { renderInWorker, type RenderJob } from "../publish/render-pages.ts";
 import {
-  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
+  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, siteDirs, swapCurrent, writeAtomic, type BuildInfo, type SiteDirs,
 } from "../publish/site-dir.ts";
 import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
@@ -72,12 +72,12 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
  * from `previous` what the build did not write, waits for the compressed copies, then swaps it in;
  * a failure leaves the live site untouched.
  */
-async function publishGeneration(dirs: SiteDirs, baseUrl: string, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
+async function publishGeneration(dirs: SiteDirs, info: BuildInfo, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
   try {
     const compressed = new Precompressor(dirs);
     const n = await build(compressed);
     if (previous) linkTree(previous, generation);
-    recordBuild(generation, { baseUrl });
+    recordBuild(generation, info);
     await compressed.finish(generation, previous);
     swapCurrent(dirs, generation);
     return n;
@@ -93,10 +93,12 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     const started = performance.now();
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, ctx.config.baseUrl, generation, undefined, async (compressed) => {
-      const extras = await writeSiteExtras(ctx.db, generation, compressed);
+    const info: BuildInfo = { baseUrl: ctx.config.baseUrl };
+    return publishGeneration(dirs, info, generation, undefined, async (compressed) => {
+      const extras = await writeSiteExtras(ctx.db, generation, dirs.archive, compressed);
+      info.placeFinderScript = extras.placeFinderScript;
       publishClientAssets(dirs);
-      const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
+      const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, now: () => ctx.config.now() });
       const states = site.cities().states;
       const pages = [
         ...GLOBAL_PAGES, ...FULL_ONLY_PAGES,
@@ -105,7 +107,7 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
       ];
       // The archive's pages are most of a full build's work: two render workers share them (the
       // main thread writes the text outputs meanwhile), the first also renders the index pages.
-      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages: [] };
+      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, archive: dirs.archive, generation, editions: "all", pages: [] };
       const shards = Math.max(1, Math.min(FULL_BUILD_WORKERS, os.availableParallelism()));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(Promise.all(Array.from({ length: shards }, (_, index) =>
@@ -141,7 +143,8 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     await ensureRendererBuilt();
     const keys = editionKeysByIds(ctx.db, editionIds);
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, ctx.config.baseUrl, generation, live, async (compressed) => {
+    const placeFinderScript = liveBuild(dirs)?.placeFinderScript;
+    return publishGeneration(dirs, { baseUrl: ctx.config.baseUrl, placeFinderScript }, generation, live, async (compressed) => {
       publishClientAssets(dirs);
       const pages = [
         ...GLOBAL_PAGES,
@@ -150,7 +153,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       ];
       const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
+        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
         timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");

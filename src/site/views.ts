@@ -27,6 +27,8 @@ export interface SiteData {
   baseUrl: string;
   /** Whether the place finder's index is shipped with this build (`/place-index.json`). */
   placeFinder: boolean;
+  /** The place finder's module under its content-hashed name (`/_astro/place-finder.{hash}.js`), when known. */
+  placeFinderScript?: string;
   home(): HomeView;
   /** The directory: every city with an edition, by state then name, with its latest edition. */
   cities(): CitiesView;
@@ -136,7 +138,7 @@ function editionBody(e: SiteEdition): EditionBody {
   return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
 }
 
-export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; now?: () => Date } = {}): SiteData {
+export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; placeFinderScript?: string; now?: () => Date } = {}): SiteData {
   // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
   const now = options.now ?? (() => new Date());
   let cities: PublishedCity[] | undefined;
@@ -182,6 +184,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
   return {
     baseUrl,
     placeFinder: options.placeFinder ?? false,
+    placeFinderScript: options.placeFinderScript,
     home() {
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));

@@ -11,6 +11,7 @@ import { createContext } from "../../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { baseUrlForSite, currentGeneration, siteDirs } from "../../src/publish/site-dir.ts";
+import { cacheControlOf } from "../../src/publish/file-headers.ts";
 import { buildSite } from "../../src/services/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { freshDataDir } from "../helpers/server.ts";
@@ -107,6 +108,19 @@ describe("a site built for one base URL", () => {
     ctx.db.close();
     const llms = () => fs.readFileSync(path.join(currentGeneration(siteDirs(dir))!, "llms.txt"), "utf8");
     expect(llms()).toContain("http://127.0.0.1:4321/");
+
+    // Lighthouse's two audits: the place finder's modules minified, loaded under hashed names served immutable.
+    const home = fs.readFileSync(path.join(currentGeneration(siteDirs(dir))!, "index.html"), "utf8");
+    const script = /<script type="module" src="\/(_astro\/place-finder\.[\w-]{10}\.js)"/.exec(home)?.[1];
+    expect(script).toBeDefined();
+    expect(cacheControlOf(script!)).toBe("public, max-age=31536000, immutable");
+    const finder = fs.readFileSync(path.join(siteDirs(dir).archive, script!), "utf8");
+    const minisearch = /["']\.\/(minisearch\.[\w-]{10}\.js)["']/.exec(finder)?.[1];
+    expect(minisearch).toBeDefined();
+    const lib = fs.readFileSync(path.join(siteDirs(dir).archive, "_astro", minisearch!), "utf8");
+    const source = fs.readFileSync(path.join(PROJECT_ROOT, "node_modules/minisearch/dist/es/index.js"), "utf8");
+    expect(lib.length).toBeLessThan(source.length / 3);
+    expect(lib.split("\n").length).toBeLessThan(10);
 
     // Without BASE_URL, commands that write links take the site's; with another one, they refuse.
     expect(baseUrlForSite(dir, { baseUrl: "http://127.0.0.1:5000", baseUrlFromEnv: false })).toEqual({ baseUrl: "http://127.0.0.1:4321" });
