@@ -66,7 +66,9 @@ function queryKinds(slugs: string[]): Record<string, () => string> {
 }
 
 async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], {
+  // BENCH_CPU_PROF=DIR: the server writes a CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, path.join(PROJECT_ROOT, "api/server.ts")], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],
   });
