@@ -7,6 +7,7 @@ import { startBackupSchedule } from "../src/services/backups.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
+import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
 
 export interface RunningServer {
@@ -56,14 +57,23 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     return listener(req, res);
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    ctx.db.close();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
+  // `npm start` rebuilds a site built for another origin first (scripts/build-site.ts --if-missing);
+  // started any other way, say so rather than hand out links to where nothing listens.
+  const built = liveBuild(siteDirs(config.dataDir))?.baseUrl;
+  if (built && config.port !== 0 && built !== config.baseUrl) ctx.log.warn({ builtFor: built, baseUrl: config.baseUrl }, "the site was built for another BASE_URL: its pages link there until `npm run build` (or the next morning's publish) rebuilds it");
   // An archive stored before the search's kept sets existed (or by another process) catches up.
   const stopSearchSets = new AbortController();
   const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
@@ -97,8 +107,23 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   };
 }
 
+/** The one line a person starting a second server on a busy port needs, instead of a stack. */
+export function listenFailure(err: unknown, config: Pick<Config, "host" | "port">): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE") return `citydaily: port ${config.port} on ${config.host} is already in use (another citydaily server?). Stop it, or start this one on another port: PORT=${config.port + 1} npm start`;
+  if (code === "EACCES") return `citydaily: not allowed to listen on port ${config.port} on ${config.host}. Choose a port above 1023: PORT=4321 npm start`;
+  if (code === "EADDRNOTAVAIL") return `citydaily: ${config.host} is not an address of this machine. Set HOST to one (HOST=127.0.0.1 npm start)`;
+  return undefined;
+}
+
 if (import.meta.main) {
-  const running = await startServer();
+  const config = loadConfig();
+  const running = await startServer(config).catch((err: unknown) => {
+    const line = listenFailure(err, config);
+    if (!line) throw err;
+    console.error(line);
+    process.exit(1);
+  });
   const stop = async (signal: string) => {
     running.ctx.log.info({ signal }, "shutting down");
     await running.close();

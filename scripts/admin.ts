@@ -21,7 +21,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { configForSite, loadConfig } from "../src/config.ts";
 import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
@@ -43,7 +43,7 @@ function usage(): never {
 }
 
 if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
-const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" }));
+const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
   if (!arg) usage();

@@ -99,7 +99,9 @@ function seedEditions(db: DB, places: Array<{ geoid: string; name: string }>, fi
 function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds: number; pagesWritten: number; peakRssMb: number } {
   const idsFile = path.join(dataDir, "bench-ids.json");
   fs.writeFileSync(idsFile, JSON.stringify(ids));
-  const r = spawnSync(process.execPath, [import.meta.filename, "--phase", name, dataDir, idsFile], { env: env(dataDir), encoding: "utf8", maxBuffer: 64 << 20 });
+  // BENCH_CPU_PROF=DIR: each phase (main thread and render worker) writes a CPU profile there.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
+  const r = spawnSync(process.execPath, [...prof, import.meta.filename, "--phase", name, dataDir, idsFile], { env: env(dataDir), encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
   if (process.env.BENCH_LOG) process.stderr.write(r.stdout);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
@@ -143,6 +145,10 @@ async function bench(n: number): Promise<void> {
     row(`morning: incremental publish of ${MORNING} editions`, `${morning.seconds.toFixed(1)} s, ${morning.pagesWritten.toLocaleString("en-US")} files, peak RSS ${morning.peakRssMb.toFixed(0)} MB (storing them took ${morningSeed.toFixed(1)} s)`);
     row("  editions/s", (MORNING / morning.seconds).toFixed(0));
     row("  files/s", (morning.pagesWritten / morning.seconds).toFixed(0));
+    // The morning's cost per file against the full rebuild's, same run: 1 or more means a morning file
+    // costs no more than a rebuild file (the goal of issue #22).
+    row("morning files/s ÷ rebuild files/s", ((morning.pagesWritten / morning.seconds) / (full.pagesWritten / full.seconds)).toFixed(2));
+    row("load average (1, 5, 15 min) at the end", os.loadavg().map((l) => l.toFixed(1)).join(", "));
   } finally {
     if (process.env.BENCH_KEEP) console.log(`  (kept ${dataDir})`);
     else fs.rmSync(dataDir, { recursive: true, force: true });

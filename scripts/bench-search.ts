@@ -6,7 +6,8 @@
  * morning of 1,000 editions (the incremental update), then starts the real server as a child process
  * and measures GET /api/search over HTTP (snippets and `total` included) for each kind of query, and
  * the server's memory. Options: `--queries N` per kind (default 300), `--keep` to keep the data dir,
- * `--data DIR` to time the queries again on a kept one (`npm run bench:search -- 365000 --data DIR`).
+ * `--data DIR` to seed into DIR once (when it holds no editions) and time the queries again on it later
+ * (`npm run bench:search -- 1000000 --data /var/tmp/citydaily-search-1m`).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -65,7 +66,9 @@ function queryKinds(slugs: string[]): Record<string, () => string> {
 }
 
 async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], {
+  // BENCH_CPU_PROF=DIR: the server writes a CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, path.join(PROJECT_ROOT, "api/server.ts")], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -111,13 +114,16 @@ async function timeQuery(url: string, q: string, slug?: string): Promise<{ ms: n
 }
 
 async function benchSize(size: number, reuse?: string): Promise<void> {
+  if (reuse) fs.mkdirSync(reuse, { recursive: true });
   const dataDir = reuse ?? fs.mkdtempSync(path.join(os.tmpdir(), `citydaily-bench-search-${size}-`));
   console.log(`\n## ${size.toLocaleString("en-US")} editions (${dataDir})`);
   const db = openDatabase(databaseFile(dataDir));
   importPlaces(db, PLACES_CSV);
   const cities = benchCities(db);
   const setsBytes = () => Number(db.prepare("SELECT coalesce(sum(length(bits)), 0) FROM search_bits").pluck().get());
-  if (reuse) {
+  // `--data DIR` on an empty or new directory seeds into it and keeps it, so a large archive is seeded once.
+  const seeded = Number(db.prepare("SELECT count(*) FROM editions").pluck().get()) > 0;
+  if (reuse && seeded) {
     console.log("reusing a seeded archive: no build figures");
     const sets = refreshSearchBits(db);
     if (sets.editions > 0) console.log(`search sets brought up to date: ${sets.editions.toLocaleString("en-US")} editions in ${(sets.ms / 1000).toFixed(1)} s`);

@@ -1,14 +1,19 @@
 // `npm run build`: rebuilds the Astro renderer bundle and the whole site from the database.
-// `--if-missing` (the `prestart` hook) builds only when DATA_DIR has no site yet, so starts stay fast.
+// `--if-missing` (the `prestart` hook) builds only when DATA_DIR has no site yet, or when the site was
+// built for another base URL (its links would point where nothing listens), so starts stay fast.
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { siteDirs, siteExists } from "../src/publish/site-dir.ts";
+import { liveBuild, siteDirs, siteExists } from "../src/publish/site-dir.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
 import { buildSite } from "../src/services/publish.ts";
 
 const config = loadConfig();
 const ifMissing = process.argv.includes("--if-missing");
-if (ifMissing && siteExists(config.dataDir)) process.exit(0);
+if (ifMissing && siteExists(config.dataDir)) {
+  const built = liveBuild(siteDirs(config.dataDir))?.baseUrl;
+  if (built === config.baseUrl) process.exit(0);
+  console.log(`the site was built for ${built ?? "an unrecorded base URL"}; rebuilding it for ${config.baseUrl}`);
+}
 
 const started = performance.now();
 await ensureRendererBuilt({ force: !ifMissing });

@@ -2,7 +2,7 @@
 // NOW pins the clock, PUBLISH_HOUR sets the local publication hour, DATA_DIR picks the database.
 import { SingleBar, Presets } from "cli-progress";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { configForSite, loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { formatSummary, runMorning } from "../src/services/morning.ts";
 
@@ -10,7 +10,7 @@ import { formatSummary, runMorning } from "../src/services/morning.ts";
 const PROGRESS_MIN_CITIES = 10;
 
 const interactive = process.stdout.isTTY === true;
-const config = loadConfig();
+const config = configForSite(loadConfig());
 // In a terminal, JSON info logs would tear the progress bar apart: show warnings and errors only, unless asked.
 const log = createLogger(interactive && !process.env.LOG_LEVEL ? "warn" : config.logLevel);
 const ctx = createContext(config, log);

@@ -11,12 +11,12 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { configForSite, loadConfig } from "../src/config.ts";
 import { sendPendingMail, type SendResult } from "../src/services/mail-sender.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/outbox.ts";
 
 const watch = process.argv.includes("--watch");
-const config = loadConfig();
+const config = configForSite(loadConfig());
 const ctx = createContext(config);
 const total: SendResult = { claimed: 0, sent: 0, retried: 0, failed: 0, cancelled: 0, deferred: 0 };
 const stop = new AbortController();

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { baseUrlForSite } from "./publish/site-dir.ts";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
 export interface Config {
@@ -7,6 +8,8 @@ export interface Config {
   host: string;
   dataDir: string;
   baseUrl: string;
+  /** BASE_URL was set (not derived from HOST and PORT): commands that write links compare it with the site's. */
+  baseUrlFromEnv: boolean;
   logLevel: string;
   smtpUrl?: string;
   stripeSecretKey?: string;
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, "var")),
     baseUrl: baseUrlOf(env.BASE_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
+    baseUrlFromEnv: Boolean(env.BASE_URL),
     logLevel: env.LOG_LEVEL || "info",
     smtpUrl: env.SMTP_URL || undefined,
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
@@ -306,4 +310,18 @@ export function backupConfig(env: NodeJS.ProcessEnv): BackupConfig {
   const target = publishTargetConfig({ ...env, PUBLISH_TARGET: env.BACKUP_TARGET });
   if (target.kind !== "s3") throw new Error(`BACKUP_TARGET must be s3://bucket/prefix, got "${env.BACKUP_TARGET}"`);
   return { target, intervalSeconds, keep };
+}
+
+/**
+ * For commands that write links into emails or the site (the admin CLI, `npm run morning`, `npm run
+ * mail:send`): the site's recorded base URL when BASE_URL is not set, BASE_URL when it agrees; when
+ * they differ, one line saying why and how to fix it, and exit (see `baseUrlForSite`).
+ */
+export function configForSite(config: Config): Config {
+  const resolved = baseUrlForSite(config.dataDir, config);
+  if ("error" in resolved) {
+    console.error(resolved.error);
+    process.exit(1);
+  }
+  return { ...config, baseUrl: resolved.baseUrl };
 }

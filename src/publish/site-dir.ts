@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 
 /**
  * The published site under `DATA_DIR/site/`:
@@ -40,6 +41,46 @@ export function siteExists(dataDir: string): boolean {
   return currentGeneration(siteDirs(dataDir)) !== undefined;
 }
 
+/** What a build records about itself in its generation: a dotfile, never served. */
+const BUILD_INFO = ".build.json";
+
+export interface BuildInfo {
+  /** The public origin every absolute link of the generation was written with. */
+  baseUrl: string;
+  /** The place finder's hashed module the pages load (written by full builds, kept by mornings). */
+  placeFinderScript?: string;
+}
+
+/** Records the build in `generation` (a morning's copy of the live one is unlinked first). */
+export function recordBuild(generation: string, info: BuildInfo): void {
+  const file = path.join(generation, BUILD_INFO);
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, JSON.stringify(info));
+}
+
+/** What the live site was built with; undefined before the first build or for a site built before builds were recorded. */
+export function liveBuild(dirs: SiteDirs): BuildInfo | undefined {
+  const live = currentGeneration(dirs);
+  if (!live) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(path.join(live, BUILD_INFO), "utf8")) as BuildInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The base URL a command that writes links (emails, an incremental publish) must use: BASE_URL when
+ * it is set and agrees with the live site's, the site's own when BASE_URL is not set (the admin CLI
+ * or `npm run morning` run without the server's environment), and an error line when they differ.
+ */
+export function baseUrlForSite(dataDir: string, config: { baseUrl: string; baseUrlFromEnv: boolean }): { baseUrl: string } | { error: string } {
+  const built = liveBuild(siteDirs(dataDir))?.baseUrl;
+  if (!built || built === config.baseUrl) return { baseUrl: config.baseUrl };
+  if (!config.baseUrlFromEnv) return { baseUrl: built };
+  return { error: `citydaily: BASE_URL is ${config.baseUrl} but the site in ${dataDir} was built for ${built}; emails would link to the wrong place. Run with BASE_URL=${built}, or rebuild the site for the new address first (BASE_URL=${config.baseUrl} npm run build).` };
+}
+
 /** A new, empty generation directory with a unique, time-ordered name. */
 export function newGeneration(dirs: SiteDirs): string {
   const name = `${Date.now().toString(36).padStart(9, "0")}-${process.pid}-${crypto.randomBytes(3).toString("hex")}`;
@@ -49,7 +90,11 @@ export function newGeneration(dirs: SiteDirs): string {
   return dir;
 }
 
-/** Hard-links every file of `from` into `to`: cost follows the number of index pages, not their bytes. */
+/**
+ * Hard-links every file of `from` into `to` that `to` does not have yet: a morning writes what it
+ * changes into the empty generation first, then links the rest over (cost follows the number of
+ * index pages, not their bytes, and no file is written twice).
+ */
 export function linkTree(from: string, to: string): number {
   let n = 0;
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
@@ -59,21 +104,55 @@ export function linkTree(from: string, to: string): number {
       fs.mkdirSync(dst, { recursive: true });
       n += linkTree(src, dst);
     } else if (entry.isFile()) {
-      fs.linkSync(src, dst);
-      n++;
+      try {
+        fs.linkSync(src, dst);
+        n++;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      }
     }
   }
   return n;
 }
 
 /**
- * Writes a file of a generation being built. The path may be a hard link shared with the live
- * generation, so it is unlinked first: writing through the link would change the live site.
+ * Writes files synchronously under one root, creating each directory once. `atomic` (for the
+ * archive, which readers already see): temp file + rename; otherwise in place, for a generation no
+ * reader sees yet and into which nothing has been linked.
  */
-export function writeGenerationFile(file: string, data: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.rmSync(file, { force: true });
-  fs.writeFileSync(file, data);
+export class SyncFileWriter {
+  readonly #dirs = new Set<string>();
+  readonly #atomic: boolean;
+  #seq = 0;
+  constructor(options: { atomic: boolean }) {
+    this.#atomic = options.atomic;
+  }
+
+  write(file: string, data: string | Buffer): void {
+    const dir = path.dirname(file);
+    // Most directories exist already (the archive's city folders): try first, create on ENOENT.
+    try {
+      this.#writeFile(file, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || this.#dirs.has(dir)) throw err;
+      fs.mkdirSync(dir, { recursive: true });
+      this.#dirs.add(dir);
+      this.#writeFile(file, data);
+    }
+  }
+
+  #writeFile(file: string, data: string | Buffer): void {
+    if (!this.#atomic) return fs.writeFileSync(file, data);
+    // Unique per writer: the thread id and a counter (no random bytes per file).
+    const tmp = `${file}.${process.pid}-${threadId}-${++this.#seq}.tmp`;
+    try {
+      fs.writeFileSync(tmp, data);
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
 }
 
 /** Writes a file readers may already see, atomically (temp file + rename). */

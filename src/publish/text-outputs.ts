@@ -1,6 +1,6 @@
 import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/compose.ts";
-import { CITY_FEED_ITEMS, createSiteData, type PlacedEdition, type SiteData } from "../site/views.ts";
+import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import { editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
@@ -47,6 +47,13 @@ export interface TextOutputOptions {
   sitemapMaxUrls?: number;
   /** The site's read model to render from (one per publish run); made here when not given. */
   site?: SiteData;
+  /**
+   * `outDir` is a new generation nobody reads yet and nothing was linked into: files are written in
+   * place rather than through a temporary name (the publish links the unchanged ones in afterwards).
+   */
+  fresh?: boolean;
+  /** Sees every file written to `outDir` (relative path, content): the publish's compressed copies. */
+  onWrite?: (relPath: string, content: string) => void;
 }
 
 /** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
@@ -63,7 +70,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const base = ctx.config.baseUrl;
   const now = ctx.config.now();
   const maxUrls = Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS));
-  const out = new AtomicFileWriter(opts.outDir);
+  const out = new AtomicFileWriter(opts.outDir, { atomic: !opts.fresh, onWrite: opts.onWrite });
   const archiveOut = opts.archiveDir && opts.archiveDir !== opts.outDir ? new AtomicFileWriter(opts.archiveDir) : out;
 
   // Edition twins: every edition (read in id-ordered pages) or just the new ones.
@@ -174,7 +181,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
-function rssItem(base: string, e: PlacedEdition): RssItem {
+function rssItem(base: string, e: FeedEntry): RssItem {
   // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds.
   return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutWeatherEmoji(e.html), category: `${e.name}, ${e.state_name}` };
 }

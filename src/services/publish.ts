@@ -1,12 +1,14 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { slugify } from "../core/slug.ts";
 import { createPublishTarget, type TargetResult } from "../integrations/publish/index.ts";
 import { serialised, withDirLock } from "../publish/dir-lock.ts";
-import { precompressTree } from "../publish/precompressed.ts";
-import { renderInWorker } from "../publish/render-pages.ts";
+import { Precompressor } from "../publish/precompressed.ts";
+import { renderInWorker, type RenderJob } from "../publish/render-pages.ts";
 import {
-  currentGeneration, discardGeneration, linkTree, newGeneration, removeAbandoned, siteDirs, swapCurrent, writeAtomic, type SiteDirs,
+  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, removeAbandoned, siteDirs, swapCurrent, writeAtomic,
+  type BuildInfo, type SiteDirs,
 } from "../publish/site-dir.ts";
 import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
@@ -25,6 +27,8 @@ export interface PublishResult {
 /** Index pages every publish refreshes, and the ones only a full build writes. */
 const GLOBAL_PAGES = ["/", "/cities", "/states"];
 const FULL_ONLY_PAGES = ["/developers", "/404"];
+/** Render workers of a full rebuild (at most one per CPU). */
+const FULL_BUILD_WORKERS = 2;
 
 /** The hashed CSS/JS files of the renderer build; old ones stay, since archived pages may name them. */
 function publishClientAssets(dirs: SiteDirs): void {
@@ -35,6 +39,13 @@ function publishClientAssets(dirs: SiteDirs): void {
     const to = path.join(dirs.archive, "_astro", name);
     if (!fs.existsSync(to)) writeAtomic(to, fs.readFileSync(path.join(from, name)));
   }
+}
+
+/** Renders in the worker, then hands its larger pages to the compressed copies. */
+async function renderPages(compressed: Precompressor, generation: string, job: RenderJob): Promise<number> {
+  const { written, large } = await renderInWorker(job);
+  for (const rel of large) compressed.add(rel, fs.readFileSync(path.join(generation, rel)));
+  return written;
 }
 
 async function timed<T>(p: Promise<T>): Promise<[T, number]> {
@@ -66,11 +77,18 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
   }));
 }
 
-/** Builds `generation` and compresses its larger files, then swaps it in; a failure leaves the live site untouched. */
-async function publishGeneration(dirs: SiteDirs, generation: string, build: () => Promise<number>): Promise<number> {
+/**
+ * Builds `generation` (the writers hand their larger files to `compressed` as they go), links over
+ * from `previous` what the build did not write, waits for the compressed copies, then swaps it in;
+ * a failure leaves the live site untouched.
+ */
+async function publishGeneration(dirs: SiteDirs, info: BuildInfo, generation: string, previous: string | undefined, build: (compressed: Precompressor) => Promise<number>): Promise<number> {
   try {
-    const n = await build();
-    await precompressTree(dirs, generation);
+    const compressed = new Precompressor(dirs);
+    const n = await build(compressed);
+    if (previous) linkTree(previous, generation);
+    recordBuild(generation, info);
+    await compressed.finish(generation, previous);
     swapCurrent(dirs, generation);
     return n;
   } catch (e) {
@@ -85,20 +103,28 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
     const started = performance.now();
     await ensureRendererBuilt();
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, async () => {
-      const extras = await writeSiteExtras(ctx.db, generation);
+    const info: BuildInfo = { baseUrl: ctx.config.baseUrl };
+    return publishGeneration(dirs, info, generation, undefined, async (compressed) => {
+      const extras = await writeSiteExtras(ctx.db, generation, dirs.archive, compressed);
+      info.placeFinderScript = extras.placeFinderScript;
       publishClientAssets(dirs);
-      const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, now: () => ctx.config.now() });
+      const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, now: () => ctx.config.now() });
       const states = site.cities().states;
       const pages = [
         ...GLOBAL_PAGES, ...FULL_ONLY_PAGES,
         ...states.map((g) => `/states/${g.slug}`),
         ...states.flatMap((g) => g.cities.map((c) => `/${c.slug}`)),
       ];
+      // The archive's pages are most of a full build's work: two render workers share them (the
+      // main thread writes the text outputs meanwhile), the first also renders the index pages.
+      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, archive: dirs.archive, generation, editions: "all", pages: [] };
+      const shards = Math.max(1, Math.min(FULL_BUILD_WORKERS, os.availableParallelism()));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, archive: dirs.archive, generation, editions: "all", pages })),
+        timed(Promise.all(Array.from({ length: shards }, (_, index) =>
+          renderPages(compressed, generation, { ...job, pages: index === 0 ? pages : [], shard: { index, count: shards } })))
+          .then((counts) => counts.reduce((a, b) => a + b, 0))),
         // Dated edition twins go straight into the archive, like their pages.
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
       return rendered + textFiles + extras.files;
@@ -112,7 +138,14 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
  * /cities) and of the text outputs; then the swap. Cost follows the new editions, not the archive.
  */
 export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<PublishResult> {
-  if (!currentGeneration(siteDirs(ctx.config.dataDir))) return buildSite(ctx);
+  const dirs = siteDirs(ctx.config.dataDir);
+  if (!currentGeneration(dirs)) return buildSite(ctx);
+  // A site built for another origin: every page links there, so a morning rebuilds it whole.
+  const built = liveBuild(dirs);
+  if (built && built.baseUrl !== ctx.config.baseUrl) {
+    ctx.log.warn({ builtFor: built.baseUrl, baseUrl: ctx.config.baseUrl }, "the site was built for another BASE_URL; rebuilding it whole");
+    return buildSite(ctx);
+  }
   return runLocked(ctx, async (dirs) => {
     const live = currentGeneration(dirs);
     if (!live) throw new Error("the site disappeared while waiting for the publish lock");
@@ -121,18 +154,18 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     // The town's edition before each new one gains its "next" link: rendered again with it.
     const keys = editionKeysByIds(ctx.db, withPreviousEditionIds(ctx.db, editionIds));
     const generation = newGeneration(dirs);
-    return publishGeneration(dirs, generation, async () => {
-      linkTree(live, generation);
+    const placeFinderScript = liveBuild(dirs)?.placeFinderScript;
+    return publishGeneration(dirs, { baseUrl: ctx.config.baseUrl, placeFinderScript }, generation, live, async (compressed) => {
       publishClientAssets(dirs);
       const pages = [
         ...GLOBAL_PAGES,
         ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`)),
         ...new Set(keys.map((k) => `/${k.slug}`)),
       ];
-      const placeFinder = fs.existsSync(path.join(generation, "place-index.json"));
+      const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
-        timed(renderInWorker({ dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false })),
+        timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + textFiles;

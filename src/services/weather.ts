@@ -1,3 +1,4 @@
+import { WeatherUpstreamError } from "../integrations/weather/open-meteo.ts";
 import { WEATHER_CACHE } from "../contract/operations/weather.ts";
 import type { WeatherResponse } from "../contract/resources.ts";
 import { AppError } from "../core/errors.ts";
@@ -42,7 +43,14 @@ export async function getCityWeather(ctx: AppContext, slug: string | undefined):
       ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone }));
     return { weather: live.today, source: "live" };
   } catch (err) {
-    ctx.log.warn({ err, geoid: place.geoid, slug: place.slug }, "live weather unavailable");
+    // An outage (no network, a timeout, an error status) is expected: one line with the reason, once
+    // a minute at most; anything else is a bug and keeps its stack.
+    if (err instanceof WeatherUpstreamError) {
+      const failures = ctx.weatherCache.failureToReport();
+      if (failures !== undefined) ctx.log.warn({ kind: err.kind, reason: err.message, slug: place.slug, failures }, "live weather unavailable (logged at most once a minute)");
+    } else {
+      ctx.log.error({ err, slug: place.slug }, "live weather failed");
+    }
     throw new AppError("weather_unavailable", `No weather for ${place.name}, ${place.state_name} right now: today's edition has no forecast yet and the live forecast could not be fetched.`);
   }
 }

@@ -9,7 +9,8 @@ import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
 import type { DB } from "../store/db.ts";
 import {
-  cityArchive, editionCount, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition, type ArchiveEntry, type PlacedEdition, type SiteEdition,
+  cityArchive, editionCount, latestFeedEditions, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition,
+  type ArchiveEntry, type FeedEdition, type PlacedEdition, type SiteEdition,
 } from "../store/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
 import { cityListings } from "./city-listings.ts";
@@ -27,13 +28,15 @@ export interface SiteData {
   baseUrl: string;
   /** Whether the place finder's index is shipped with this build (`/place-index.json`). */
   placeFinder: boolean;
+  /** The place finder's module under its content-hashed name (`/_astro/place-finder.{hash}.js`), when known. */
+  placeFinderScript?: string;
   home(): HomeView;
   /** The directory: every city with an edition, by state then name, with its latest edition. */
   cities(): CitiesView;
   state(stateSlug: string): StateView | undefined;
   city(slug: string): CityView | undefined;
   /** A city's feed: its newest `CITY_FEED_ITEMS` editions, newest first. */
-  cityFeed(slug: string): PlacedEdition[];
+  cityFeed(slug: string): FeedEntry[];
   edition(slug: string, date: string): EditionView | undefined;
   /** The most recently published editions across all cities, newest first. */
   recent(limit: number): PlacedEdition[];
@@ -101,6 +104,13 @@ export interface EditionView { place: PlaceInfo; edition: EditionBody; previous:
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
 export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
 
+/** One item of a feed: the edition's HTML and its city. */
+export interface FeedEntry extends FeedEdition {
+  slug: string;
+  name: string;
+  state_name: string;
+}
+
 function placeInfo(p: PlaceRow): PlaceInfo {
   return {
     slug: p.slug, name: p.name, state: p.state_name, stateSlug: slugify(p.state_name), county: p.county_name,
@@ -129,7 +139,7 @@ function editionBody(e: SiteEdition): EditionBody {
   return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
 }
 
-export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; now?: () => Date } = {}): SiteData {
+export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; placeFinderScript?: string; now?: () => Date } = {}): SiteData {
   // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
   const now = options.now ?? (() => new Date());
   let cities: PublishedCity[] | undefined;
@@ -175,6 +185,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
   return {
     baseUrl,
     placeFinder: options.placeFinder ?? false,
+    placeFinderScript: options.placeFinderScript,
     home() {
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
@@ -217,7 +228,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       const place = placeOf(slug);
       if (!place) return [];
       const city = { slug: place.slug, name: place.name, state_name: place.state_name };
-      return latestSiteEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
+      return latestFeedEditions(db, place.geoid, CITY_FEED_ITEMS).map((e) => ({ ...e, ...city }));
     },
     edition(slug, date) {
       const place = placeOf(slug);

@@ -170,6 +170,20 @@ export function latestSiteEditions(db: DB, placeGeoid: string, limit: number): S
   return stmt(db, `${SITE} WHERE e.place_geoid = ? ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as SiteEdition[];
 }
 
+/** What a feed item needs of an edition (no markdown, no weather). */
+export interface FeedEdition {
+  id: number;
+  date: string;
+  subject: string;
+  published_at: string;
+  html: string;
+}
+
+/** A city's newest `limit` editions as feed items, newest first (its RSS feed, rewritten every morning). */
+export function latestFeedEditions(db: DB, placeGeoid: string, limit: number): FeedEdition[] {
+  return stmt(db, "SELECT id, date, subject, published_at, html FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit) as FeedEdition[];
+}
+
 /** The most recently published editions across all cities (walks the published_at index). */
 export function recentPlacedEditions(db: DB, limit: number): PlacedEdition[] {
   return stmt(db, `${PLACED} ORDER BY e.published_at DESC LIMIT ?`).all(limit) as PlacedEdition[];

@@ -1,7 +1,7 @@
 import { addIds, andInto, andNotInto, clearRange, emptyBitset, orInto, type Bitset } from "../core/bitset.ts";
 import { KeyMatcher, keysOfTokens, termKey } from "../core/search-keys.ts";
 import type { ParsedSearch, SearchTerm } from "../core/search-query.ts";
-import { cachedStatement, type DB } from "./db.ts";
+import { cachedStatement, connectionCache, type DB } from "./db.ts";
 import { tokensOf } from "./search-tokens.ts";
 import { getMeta } from "./meta.ts";
 
@@ -94,7 +94,7 @@ function keyId(db: DB, key: string): number | undefined {
 export function keptSet(db: DB, key: string, upto: number, maxId: number): Bitset | undefined {
   const id = keyId(db, key);
   if (id === undefined) return undefined;
-  const set = emptyBitset(maxId);
+  const set = takeBitset(db, maxId);
   const base = id * KEY_STRIDE;
   const rows = stmt(db, "SELECT id, bits FROM search_bits WHERE id BETWEEN ? AND ?").raw().all(base, base + (upto >>> CHUNK_BITS)) as Array<[number, Buffer]>;
   const bytes = new Uint8Array(set.buffer);
@@ -207,11 +207,38 @@ export function matchingSet(db: DB, parsed: ParsedSearch, termMatch: (t: SearchT
     const key = termKey(t);
     const kept = key === undefined ? undefined : keptSet(db, key, upto, maxId);
     if (kept) return upto >= maxId ? kept : addIds(kept, matchingIdsAbove(db, key!, upto));
-    return addIds(emptyBitset(maxId), matchingIds(db, termMatch(t)));
+    return addIds(takeBitset(db, maxId), matchingIds(db, termMatch(t)));
   };
-  const groupSet = (group: SearchTerm[]) => group.map(setOf).reduce((a, b) => orInto(a, b));
-  const result = parsed.groups.map(groupSet).reduce((a, b) => andInto(a, b));
-  for (const t of parsed.excluded) andNotInto(result, setOf(t));
-  if (placeMatch !== undefined) andInto(result, addIds(emptyBitset(maxId), matchingIds(db, placeMatch)));
+  // Each operand goes back to the pool once folded into the result.
+  const fold = (op: (a: Bitset, b: Bitset) => Bitset) => (a: Bitset, b: Bitset) => { op(a, b); releaseBitset(db, b); return a; };
+  const groupSet = (group: SearchTerm[]) => group.map(setOf).reduce(fold(orInto));
+  const result = parsed.groups.map(groupSet).reduce(fold(andInto));
+  for (const t of parsed.excluded) fold(andNotInto)(result, setOf(t));
+  if (placeMatch !== undefined) fold(andInto)(result, addIds(takeBitset(db, maxId), matchingIds(db, placeMatch)));
   return result;
+}
+
+/**
+ * Bitsets reused across queries on one connection. At a million editions each is 125 KB, one or more
+ * per term of every query: allocating them afresh was most of the search's garbage collection.
+ * A set taken must be given back (`releaseBitset`) once its query is done with it.
+ */
+function bitsetPool(db: DB): Bitset[] {
+  return connectionCache(db, "search-bitsets", () => [] as Bitset[]);
+}
+
+function takeBitset(db: DB, maxId: number): Bitset {
+  const words = (maxId >>> 5) + 1;
+  const pool = bitsetPool(db);
+  for (let set = pool.pop(); set; set = pool.pop()) {
+    // A set of another size (the archive grew) is dropped; the rest are cleared and reused.
+    if (set.length === words) return set.fill(0);
+  }
+  return emptyBitset(maxId);
+}
+
+/** Gives a set from `matchingSet` back to its connection's pool (at most 16 are kept). */
+export function releaseBitset(db: DB, set: Bitset): void {
+  const pool = bitsetPool(db);
+  if (pool.length < 16 && !pool.includes(set)) pool.push(set);
 }

@@ -3,7 +3,7 @@ import { rankCandidates } from "../core/search-rank.ts";
 import { RANK_WINDOW, type ParsedSearch, type SearchTerm } from "../core/search-query.ts";
 import { indexableText, plainTextOf } from "../core/search-text.ts";
 import { cachedStatement, type DB } from "./db.ts";
-import { matchingSet } from "./search-bits.ts";
+import { matchingSet, releaseBitset } from "./search-bits.ts";
 
 /**
  * Archive search over the FTS5 table `edition_search` (migration 002).
@@ -68,6 +68,7 @@ export function searchEditions(db: DB, parsed: ParsedSearch, opts: { placeGeoid?
     const matching = matchingSet(db, parsed, termMatch, opts.placeGeoid === undefined ? undefined : `place : "${placeToken(opts.placeGeoid)}"`);
     const total = countIds(matching);
     const ids = highestIds(matching, rankWindow);
+    releaseBitset(db, matching);
     const rows = stmt(db, `SELECT s.rowid, e.date, s.subject, s.body FROM edition_search s JOIN editions e ON e.id = s.rowid
       WHERE s.rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(ids)) as Array<[number, string, string, string]>;
     const ranked = rankCandidates(rows.map(([id, date, subject, body]) => ({ id, date, columns: [subject, body] })), parsed.groups.flat());

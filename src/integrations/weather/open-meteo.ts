@@ -129,7 +129,10 @@ export function createOpenMeteoProvider(options: OpenMeteoOptions): WeatherProvi
       } catch (err) {
         if (opts?.signal?.aborted) throw opts.signal.reason;
         if (signal.aborted) throw new WeatherUpstreamError("timeout", `Open-Meteo did not answer within ${timeoutMs} ms`, { cause: err });
-        throw new WeatherUpstreamError("network", `Open-Meteo could not be reached: ${(err as Error).message}`, { cause: err });
+        // fetch's own message is only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED...) is its cause.
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        const why = cause?.code ?? cause?.message ?? (err as Error).message;
+        throw new WeatherUpstreamError("network", `Open-Meteo could not be reached (${why})`, { cause: err });
       }
       let payload: unknown;
       try {

@@ -1,0 +1,144 @@
+import { spawnSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRequestListener } from "../../api/app.ts";
+import { createContext } from "../../src/app.ts";
+import { loadConfig, PROJECT_ROOT } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { baseUrlForSite, currentGeneration, siteDirs } from "../../src/publish/site-dir.ts";
+import { cacheControlOf } from "../../src/publish/file-headers.ts";
+import { buildSite } from "../../src/services/publish.ts";
+import { addSubscriber } from "../helpers/seed.ts";
+import { freshDataDir } from "../helpers/server.ts";
+
+// What a newcomer sees in their first hour: one line for a busy port, one line per request, one line
+// per weather outage, and links that follow the address the site is served on.
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+const dataDir = () => { const d = freshDataDir(); dirs.push(d); return d; };
+
+/** Runs a script of the project with this environment (no inherited BASE_URL). */
+function run(script: string, args: string[], env: Record<string, string>) {
+  const { BASE_URL: _unset, ...inherited } = process.env;
+  return spawnSync(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
+    env: { ...inherited, LOG_LEVEL: "warn", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", ...env }, encoding: "utf8", timeout: 120_000,
+  });
+}
+
+/** The lines a logger wrote, as a person at a terminal sees them. */
+function terminal() {
+  const chunks: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); done(); } });
+  return { log: createLogger("info", { pretty: true, destination: stream }), lines: () => chunks.join("").split("\n").filter(Boolean) };
+}
+
+/** The real app behind a real HTTP server, logging to `log`. */
+async function appServer(env: Record<string, string>, log: ReturnType<typeof createLogger>) {
+  const ctx = createContext(loadConfig({ LOG_LEVEL: "info", DATA_DIR: dataDir(), MORNING_SCHEDULE: "off", MAIL_SENDER: "off", ...env }), log);
+  for (const slug of ["denver-colorado", "boulder-colorado", "aurora-colorado"]) addSubscriber(ctx.db, slug, `reader@${slug}.example.org`);
+  const server = http.createServer(createRequestListener(ctx));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise<void>((resolve) => server.close(() => { ctx.db.close(); resolve(); })) };
+}
+
+describe("a second server on a busy port", () => {
+  it("prints one line saying what to do, and no stack", async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], {
+        env: { ...process.env, BASE_URL: "", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir(), LOG_LEVEL: "warn", MORNING_SCHEDULE: "off", MAIL_SENDER: "off" },
+      });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (out += d));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      const lines = out.split("\n").filter(Boolean);
+      expect(lines).toEqual([`citydaily: port ${port} on 127.0.0.1 is already in use (another citydaily server?). Stop it, or start this one on another port: PORT=${port + 1} npm start`]);
+    } finally {
+      busy.close();
+    }
+  });
+});
+
+describe("logs in a terminal", () => {
+  it("one line per request, and one per weather outage (no stack, not every request)", async () => {
+    const term = terminal();
+    // A port nothing listens on any more: the forecast service is "down", as without internet.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = await appServer({ OPEN_METEO_URL: `http://127.0.0.1:${deadPort}` }, term.log);
+    try {
+      expect((await fetch(`${app.url}/api/cities`)).status).toBe(200);
+      for (const slug of ["denver-colorado", "boulder-colorado", "aurora-colorado"]) {
+        const res = await fetch(`${app.url}/api/weather/${slug}`);
+        expect(((await res.json()) as { code: string }).code).toBe("weather_unavailable");
+      }
+    } finally {
+      await app.close();
+    }
+    const lines = term.lines();
+    const requests = lines.filter((l) => / INFO: (GET|POST) \//.test(l));
+    expect(requests).toHaveLength(4);
+    expect(requests[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/cities 200 [\d.]+ ms$/);
+    const weather = lines.filter((l) => /weather/i.test(l) && /WARN/.test(l));
+    expect(weather).toHaveLength(1);
+    expect(weather[0]).toMatch(/live weather unavailable .*kind=network reason="Open-Meteo could not be reached \(ECONNREFUSED\)" slug=denver-colorado failures=1$/);
+    // Every line is an event: no stack frames, no indented fields.
+    expect(lines.filter((l) => !l.startsWith("["))).toEqual([]);
+  });
+});
+
+describe("a site built for one base URL", () => {
+  it("is rebuilt for another by `npm start`'s build step, and the admin CLI and morning never mail links to the old one", async () => {
+    const dir = dataDir();
+    const ctx = createContext(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: dir, BASE_URL: "http://127.0.0.1:4321", MORNING_SCHEDULE: "off", MAIL_SENDER: "off" }));
+    await buildSite(ctx);
+    ctx.db.close();
+    const llms = () => fs.readFileSync(path.join(currentGeneration(siteDirs(dir))!, "llms.txt"), "utf8");
+    expect(llms()).toContain("http://127.0.0.1:4321/");
+
+    // Lighthouse's two audits: the place finder's modules minified, loaded under hashed names served immutable.
+    const home = fs.readFileSync(path.join(currentGeneration(siteDirs(dir))!, "index.html"), "utf8");
+    const script = /<script type="module" src="\/(_astro\/place-finder\.[\w-]{10}\.js)"/.exec(home)?.[1];
+    expect(script).toBeDefined();
+    expect(cacheControlOf(script!)).toBe("public, max-age=31536000, immutable");
+    const finder = fs.readFileSync(path.join(siteDirs(dir).archive, script!), "utf8");
+    const minisearch = /["']\.\/(minisearch\.[\w-]{10}\.js)["']/.exec(finder)?.[1];
+    expect(minisearch).toBeDefined();
+    const lib = fs.readFileSync(path.join(siteDirs(dir).archive, "_astro", minisearch!), "utf8");
+    const source = fs.readFileSync(path.join(PROJECT_ROOT, "node_modules/minisearch/dist/es/index.js"), "utf8");
+    expect(lib.length).toBeLessThan(source.length / 3);
+    expect(lib.split("\n").length).toBeLessThan(10);
+
+    // Without BASE_URL, commands that write links take the site's; with another one, they refuse.
+    expect(baseUrlForSite(dir, { baseUrl: "http://127.0.0.1:5000", baseUrlFromEnv: false })).toEqual({ baseUrl: "http://127.0.0.1:4321" });
+    const refused = run("scripts/admin.ts", ["outbox"], { DATA_DIR: dir, BASE_URL: "http://127.0.0.1:5000" });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("BASE_URL is http://127.0.0.1:5000 but the site");
+    expect(refused.stderr).toContain("was built for http://127.0.0.1:4321");
+    expect(run("scripts/admin.ts", ["outbox"], { DATA_DIR: dir, PORT: "5000" }).status).toBe(0);
+
+    // The same site started on another port: the start-up build rebuilds it for the new address.
+    const unchanged = run("scripts/build-site.ts", ["--if-missing"], { DATA_DIR: dir, BASE_URL: "http://127.0.0.1:4321" });
+    expect(unchanged.status).toBe(0);
+    expect(unchanged.stdout).toBe("");
+    const rebuilt = run("scripts/build-site.ts", ["--if-missing"], { DATA_DIR: dir, PORT: "5000" });
+    expect(rebuilt.status).toBe(0);
+    expect(rebuilt.stdout).toContain("the site was built for http://127.0.0.1:4321; rebuilding it for http://127.0.0.1:5000");
+    expect(llms()).toContain("http://127.0.0.1:5000/");
+    expect(llms()).not.toContain(":4321");
+  }, 180_000);
+});
