@@ -9,7 +9,12 @@ export default defineConfig({
     globalSetup: ["test/helpers/global-setup.ts"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     // Vite puts its own BASE_URL ("/") into process.env; the scripts tests spawn read ours.
-    env: { BASE_URL: "" },
+    // No test reaches the internet: a server or script a test starts from this environment without
+    // naming its providers gets a closed local port for each (tests that need one start a stand-in).
+    env: {
+      BASE_URL: "",
+      OPEN_METEO_URL: "http://127.0.0.1:9", NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel, each with its own server, data directory and database.

@@ -25,7 +25,9 @@ export async function getJson(url: URL, options: { name: string; timeoutMs: numb
   } catch (err) {
     if (timeout.aborted) throw new SourceError("timeout", `${name} did not answer within ${timeoutMs} ms`, { cause: err });
     if (options.signal?.aborted) throw new SourceError("aborted", `${name}: request aborted`, { cause: err });
-    throw new SourceError("network", `${name} could not be reached: ${(err as Error).message}`, { cause: err });
+    // fetch's own message is only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED...) is its cause.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new SourceError("network", `${name} could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, { cause: err });
   }
   if (!res.ok) throw new SourceError("status", `${name} answered ${res.status}`);
   try {

@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from "../config.ts";
 import { buildPlaceIndex } from "../site/place-index.ts";
 import type { DB } from "../store/db.ts";
 
-/** Files the place finder (src/components/PlaceFinder.astro) loads from the site root. */
+/** Files the place finder (src/components/PlaceFinder.astro) loads from the site root: the finder first, what it imports after. */
 const FINDER_FILES: ReadonlyArray<[string, string]> = [
   ["src/site/place-finder.js", "place-finder.js"],
   ["src/site/place-ranking.js", "place-ranking.js"],
@@ -18,7 +18,7 @@ const minified = (file: string) => transformSync(fs.readFileSync(path.join(PROJE
 const hashed = (name: string, body: string) => `${name}.${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 10)}.js`;
 
 /**
- * The place finder's index of every U.S. place and its three browser modules, written on full builds
+ * The place finder's index of every U.S. place and its browser modules, written on full builds
  * (the places do not change from one morning to the next; a morning's generation links them over).
  * The modules also go to the archive's `_astro/` under content-hashed names, served `immutable`: the
  * pages load those (`placeFinderScript`); the unhashed copies stay for pages cached before.
@@ -27,19 +27,24 @@ export async function writeSiteExtras(db: DB, generation: string, archive: strin
   const index = buildPlaceIndex(db);
   fs.writeFileSync(path.join(generation, "place-index.json"), index);
   compressed?.add("place-index.json", index);
-  const minisearch = minified(FINDER_FILES[1][0]);
-  const finder = minified(FINDER_FILES[0][0]);
-  const minisearchName = hashed("minisearch", minisearch);
-  // The finder imports "./minisearch.js": the hashed copy imports the hashed minisearch.
-  const hashedFinder = finder.replace(/(["'])\.\/minisearch\.js\1/, `$1./${minisearchName}$1`);
-  if (hashedFinder === finder) throw new Error("place-finder.js no longer imports ./minisearch.js");
-  const finderName = hashed("place-finder", hashedFinder);
-  fs.writeFileSync(path.join(generation, FINDER_FILES[0][1]), finder);
-  fs.writeFileSync(path.join(generation, FINDER_FILES[1][1]), minisearch);
+  const bodies = new Map(FINDER_FILES.map(([source, name]) => [name, minified(source)]));
+  for (const [name, body] of bodies) fs.writeFileSync(path.join(generation, name), body);
+  // The hashed copies import each other by their hashed names: the modules imported first, the finder last.
+  const hashedNames = new Map<string, string>();
+  const hashedCopies: Array<[string, string]> = [];
+  for (const [, name] of [...FINDER_FILES].reverse()) {
+    let body = bodies.get(name)!;
+    for (const [plain, named] of hashedNames) body = body.replace(new RegExp(`(["'])\\./${plain.replace(/[.]/g, "\\.")}\\1`, "g"), `$1./${named}$1`);
+    if (/(["'])\.\/(minisearch|place-ranking)\.js\1/.test(body)) throw new Error(`${name} imports a finder module by its plain name`);
+    const named = hashed(name.replace(/\.js$/, ""), body);
+    hashedNames.set(name, named);
+    hashedCopies.push([named, body]);
+  }
   fs.mkdirSync(path.join(archive, "_astro"), { recursive: true });
-  for (const [name, body] of [[minisearchName, minisearch], [finderName, hashedFinder]]) {
+  for (const [name, body] of hashedCopies) {
     const file = path.join(archive, "_astro", name);
     if (!fs.existsSync(file)) fs.writeFileSync(file, body);
   }
-  return { placeFinder: true, placeFinderScript: `/_astro/${finderName}`, files: 3 };
+  const finderName = hashedNames.get(FINDER_FILES[0][1])!;
+  return { placeFinder: true, placeFinderScript: `/_astro/${finderName}`, files: 1 + FINDER_FILES.length };
 }

@@ -16,6 +16,9 @@ export interface AlertsCache {
 /** Live NWS alerts per town for /api/weather, so a burst of readers makes one upstream call. */
 export function createAlertsCache(options: { provider: AlertsProvider; now: () => Date; log: Logger; max?: number }): AlertsCache {
   type Point = { latitude: number; longitude: number };
+  // An outage is logged once a minute (wall time: this is about log volume), with the failures since.
+  let failures = 0;
+  let reportedAt = -Infinity;
   const cache = new LRUCache<string, { alerts: WeatherAlert[] | null }, Point>({
     max: options.max ?? 5000,
     ttl: ALERTS_TTL_MS,
@@ -26,7 +29,12 @@ export function createAlertsCache(options: { provider: AlertsProvider; now: () =
       try {
         return { alerts: await options.provider.active(context) };
       } catch (err) {
-        options.log.warn({ reason: (err as Error).message, key }, "weather alerts unavailable");
+        failures++;
+        if (Date.now() - reportedAt >= 60_000) {
+          options.log.warn({ reason: (err as Error).message, key, failures }, "weather alerts unavailable (logged at most once a minute)");
+          reportedAt = Date.now();
+          failures = 0;
+        }
         set.ttl = ALERTS_FAILURE_TTL_MS;
         return { alerts: null };
       }

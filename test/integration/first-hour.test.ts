@@ -78,7 +78,9 @@ describe("logs in a terminal", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const app = await appServer({ OPEN_METEO_URL: `http://127.0.0.1:${deadPort}` }, term.log);
+    // Every outside source down, as without internet (and nothing leaves this machine).
+    const dead = `http://127.0.0.1:${deadPort}`;
+    const app = await appServer({ OPEN_METEO_URL: dead, NWS_API_URL: dead, AIR_QUALITY_API_URL: dead }, term.log);
     try {
       expect((await fetch(`${app.url}/api/cities`)).status).toBe(200);
       for (const slug of ["denver-colorado", "boulder-colorado", "aurora-colorado"]) {
@@ -92,8 +94,11 @@ describe("logs in a terminal", () => {
     const requests = lines.filter((l) => / INFO: (GET|POST) \//.test(l));
     expect(requests).toHaveLength(4);
     expect(requests[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/cities 200 [\d.]+ ms$/);
-    const weather = lines.filter((l) => /weather/i.test(l) && /WARN/.test(l));
+    const weather = lines.filter((l) => /live weather/i.test(l) && /WARN/.test(l));
     expect(weather).toHaveLength(1);
+    const alerts = lines.filter((l) => /weather alerts/i.test(l) && /WARN/.test(l));
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatch(/weather alerts unavailable .*reason="NWS could not be reached \(ECONNREFUSED\)" key=\d+ failures=1$/);
     expect(weather[0]).toMatch(/live weather unavailable .*kind=network reason="Open-Meteo could not be reached \(ECONNREFUSED\)" slug=denver-colorado failures=1$/);
     // Every line is an event: no stack frames, no indented fields.
     expect(lines.filter((l) => !l.startsWith("["))).toEqual([]);
