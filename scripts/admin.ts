@@ -162,30 +162,15 @@ async function orders(sub: string | undefined, args: string[]): Promise<number> 
   };
   if (!sub || !call[sub]) usage();
   const [op, raw] = call[sub];
-  const caller: Caller = { transport: "cli", address: "local", admin: true };
-  try {
-    admit(ctx, op, caller);
-    const input: Record<string, unknown> = {};
-    for (const schema of [op.params, op.query, op.body]) {
-      if (!schema) continue;
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) throw new AppError("validation_error", parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
-      Object.assign(input, parsed.data);
-    }
-    const { data } = await runOperation(ctx, op, input, caller);
-    if (sub === "list") {
-      const list = (data as { orders: Array<Record<string, unknown>> }).orders;
-      for (const o of list) console.log(`${o.id}  ${String(o.status).padEnd(15)} ${o.product} ${o.tier}  ${(o.town as { slug: string }).slug}  ${JSON.stringify(o.title)}  ${o.buyerEmail}${o.rule ? `  [${o.rule}]` : ""}`);
-      console.log(`${list.length} order(s)`);
-    } else {
-      console.log(JSON.stringify(data, null, 2));
-    }
-    return 0;
-  } catch (err) {
-    if (err instanceof AppError) {
-      console.error(`${err.code}: ${err.message}`);
-      return 1;
-    }
-    throw err;
+  const result = await runAsStaff(op, raw);
+  if (!result.ok) return 1;
+  const { data } = result;
+  if (sub === "list") {
+    const list = (data as { orders: Array<Record<string, unknown>> }).orders;
+    for (const o of list) console.log(`${o.id}  ${String(o.status).padEnd(15)} ${o.product} ${o.tier}  ${(o.town as { slug: string }).slug}  ${JSON.stringify(o.title)}  ${o.buyerEmail}${o.rule ? `  [${o.rule}]` : ""}`);
+    console.log(`${list.length} order(s)`);
+  } else {
+    console.log(JSON.stringify(data, null, 2));
   }
+  return 0;
 }

@@ -78,4 +78,9 @@ export interface TownSources {
   headlines: Headline[];
 }
 
+/** A feed's last good items serve for a day after they were fetched (with the hours a morning run may drift). */
+export const FEED_ITEMS_KEPT_MS = 30 * 3_600_000;
+/** Calendar events are read this many days ahead: the edition's week, and the town page's. */
+export const FEED_EVENT_DAYS = 7;
+
 export const NO_TOWN_SOURCES: TownSources = { alerts: [], airQuality: null, events: [], headlines: [] };

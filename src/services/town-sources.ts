@@ -1,10 +1,10 @@
 import { localDate } from "../core/time.ts";
-import type { FeedEvent, Headline, TownSources, WeatherAlert } from "../core/town-sources.ts";
+import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
 import type { StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
 import {
-  feedItemsOfPlace, headlinesShownBefore, recordFetchFailure, recordFetchOk, recordNotModified, sourceIdsByPlace, sourcesOfPlaces,
+  currentFeedItems, headlinesShownBefore, recordFetchFailure, recordFetchOk, recordNotModified, sourceIdsByPlace, sourcesOfPlaces,
   type FeedSourceRow,
 } from "../store/feeds.ts";
 import type { PlaceRow } from "../store/places.ts";
@@ -18,16 +18,12 @@ import { parseFeedBody } from "./feeds.ts";
 
 /** A source attempted this recently is not fetched again: once a morning. */
 export const FEED_RECHECK_MS = 12 * 3_600_000;
-/** The last good items serve for a day after they were fetched (with the hours a morning run may drift). */
-export const FEED_STALE_MS = 30 * 3_600_000;
 /** Consecutive failed mornings after which a feed is marked failing (shown so on the desk). */
 export const FEED_FAILING_AFTER = 3;
 /** Headlines per edition. */
 export const MAX_HEADLINES = 5;
 /** A dated item older than this is not news (a feed just added would otherwise drip its archive out, 5 a day). */
 export const HEADLINE_MAX_AGE_MS = 7 * 86_400_000;
-/** Days of the calendar an edition covers (its date and the six after). */
-export const EVENT_DAYS = 7;
 /** Feed fetches in flight during a refresh, all hosts together (each host has FEED_HOST_CONCURRENCY). */
 const REFRESH_CONCURRENCY = 32;
 /**
@@ -178,17 +174,9 @@ export async function townSources(ctx: AppContext, place: PlaceRow, date: string
 export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines"> {
   const events: FeedEvent[] = [];
   const candidates: Headline[] = [];
-  for (const feed of feedItemsOfPlace(ctx.db, place.geoid)) {
-    if (!feed.items_fetched_at || now.getTime() - Date.parse(feed.items_fetched_at) > FEED_STALE_MS) continue;
-    let items: unknown;
-    try {
-      items = JSON.parse(feed.items_json);
-    } catch {
-      continue;
-    }
-    if (!Array.isArray(items)) continue;
+  for (const { feed, items } of currentFeedItems(ctx.db, place.geoid, now)) {
     if (feed.kind === "ical") {
-      events.push(...feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: EVENT_DAYS }));
+      events.push(...feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: FEED_EVENT_DAYS }));
     } else {
       for (const h of items as StoredHeadline[]) candidates.push({ ...h, outlet: feed.title });
     }

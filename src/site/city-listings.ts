@@ -2,7 +2,8 @@ import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { feedEventToCalendar } from "../core/event-time.ts";
 import { safeUrl } from "../core/safe-url.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
-import { feedItemsOfPlace } from "../store/feeds.ts";
+import { currentFeedItems } from "../store/feeds.ts";
+import { FEED_EVENT_DAYS } from "../core/town-sources.ts";
 import { localDate } from "../core/time.ts";
 import type { DB } from "../store/db.ts";
 import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
@@ -40,23 +41,14 @@ function toDirectory(o: OrderRow): DirectoryListing {
  * upcoming events soonest first (featured first within a day) and current businesses, featured
  * first. Listings whose run is over are left out even before the sweep marks them ended.
  */
-/** The same window and staleness as the morning's (src/services/town-sources.ts): a week ahead, items at most 30 hours old. */
-const FEED_DAYS = 7;
-const FEED_STALE_MS = 30 * 3_600_000;
 
 /** The coming week of the town's public calendars, from the items its feeds last fetched. */
 function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDate: string, now: Date): CalendarEvent[] {
   const out: CalendarEvent[] = [];
-  for (const feed of feedItemsOfPlace(db, place.geoid)) {
-    if (feed.kind !== "ical" || !feed.items_fetched_at || now.getTime() - Date.parse(feed.items_fetched_at) > FEED_STALE_MS) continue;
-    let items: unknown;
-    try {
-      items = JSON.parse(feed.items_json);
-    } catch {
-      continue;
-    }
-    if (!Array.isArray(items)) continue;
-    const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: onDate, days: FEED_DAYS });
+  // The same window and staleness as the morning's (src/services/town-sources.ts).
+  for (const { feed, items } of currentFeedItems(db, place.geoid, now)) {
+    if (feed.kind !== "ical") continue;
+    const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: onDate, days: FEED_EVENT_DAYS });
     out.push(...events.map(feedEventToCalendar));
   }
   return out;

@@ -123,14 +123,15 @@ describe("the operator desk in a browser", () => {
     const free = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "free", title: "Foothills lantern walk", url: "https://lantern-walk.example.org/" })).json();
     expect(free.queued).toBeDefined();
 
-    // Leasing: the lease checkout that exists (its payment link), paid on the hosted page.
-    const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho" })).json();
+    // Leasing, from the town's page: its lease page, then the hosted checkout.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = track(await context.newPage());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(lease.checkoutUrl);
-    await page.getByLabel("Email").fill(OPERATOR);
+    await page.goto(`${server.url}/boise-idaho`);
+    await Promise.all([page.waitForURL(/\/lease\/boise-idaho$/), page.getByRole("link", { name: /^(lease Boise|Run this newsletter)$/ }).click()]);
+    await page.getByLabel("Your email").fill(OPERATOR);
+    await Promise.all([page.waitForURL(/\/checkout\//), page.getByRole("button", { name: /^Continue to payment/ }).click()]);
     await Promise.all([page.waitForURL(/\/purchase\/done\?lease=/), page.getByRole("button", { name: /^Pay \$10\.00 a month$/ }).click()]);
     await expect(page.getByText("You run this town now").isVisible()).resolves.toBe(true);
 
