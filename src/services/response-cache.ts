@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { CACHE, type Operation } from "../contract/operation.ts";
-import { dataVersion } from "../store/data-version.ts";
+import { dataVersion, foreignCommits, localChanges } from "../store/data-version.ts";
 import type { AppContext } from "./context.ts";
 
 /**
@@ -37,36 +37,32 @@ export interface ResponseCache<T extends object = EncodedRead> {
 
 export function createResponseCache<T extends object = EncodedRead>(ctx: AppContext, maxEntries = 5000): ResponseCache<T> {
   const entries = new LRUCache<string, CachedRead<T>>({ max: maxEntries });
-  // A hit is checked against the data version read once per turn of the event loop, as the edge cache
-  // does (under load most reads of a turn are hits, and reading it per hit was a fifth of an MCP
-  // replay's CPU); an exact read that finds it moved (before a read runs, or when keeping one) resets it.
-  let turnVersion: string | undefined;
-  const exactVersion = () => {
-    const v = dataVersion(ctx.db);
-    if (turnVersion !== undefined && turnVersion !== v) turnVersion = v;
-    return v;
-  };
-  const versionThisTurn = () => {
-    if (turnVersion === undefined) {
-      turnVersion = dataVersion(ctx.db);
-      setImmediate(() => (turnVersion = undefined));
+  // A hit is checked against this connection's writes exactly, and against other connections' commits
+  // (a pragma, ten times the cost) as read once per turn of the event loop, as the edge cache does: a
+  // commit elsewhere shows from the next turn, before any later request is read. Reading both per hit
+  // was a fifth of a replayed MCP call's CPU.
+  let foreignThisTurn: number | undefined;
+  const versionOfTurn = () => {
+    if (foreignThisTurn === undefined) {
+      foreignThisTurn = foreignCommits(ctx.db);
+      setImmediate(() => (foreignThisTurn = undefined));
     }
-    return turnVersion;
+    return `${localChanges(ctx.db)}.${foreignThisTurn}`;
   };
   return {
     keeps: (op) => op.method === "GET" && op.auth !== "admin" && op.cache !== undefined && op.cache !== CACHE.none,
-    version: exactVersion,
+    version: () => dataVersion(ctx.db),
     get(key) {
       const hit = entries.get(key);
       if (!hit) return undefined;
-      if (hit.version !== versionThisTurn() || ctx.config.now().getTime() >= hit.until) {
+      if (hit.version !== versionOfTurn() || ctx.config.now().getTime() >= hit.until) {
         entries.delete(key);
         return undefined;
       }
       return hit;
     },
     set(key, versionBefore, entry, nextDue) {
-      const version = exactVersion();
+      const version = dataVersion(ctx.db);
       // Something wrote while the read ran (it may have read before or after): keep nothing.
       if (version !== versionBefore) return undefined;
       const now = ctx.config.now().getTime();

@@ -6,8 +6,17 @@ import { cachedStatement, type DB } from "./db.ts";
  * CLI, the sender in another process) commits. One cheap step; caches of reads key on it.
  */
 export function dataVersion(db: DB): string {
-  const row = cachedStatement(db, "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)").raw().get() as [number, number];
-  return `${row[0]}.${row[1]}`;
+  return `${localChanges(db)}.${foreignCommits(db)}`;
+}
+
+/** This connection's writes so far (`total_changes()`): exact and cheap (0.2 µs). */
+export function localChanges(db: DB): number {
+  return (cachedStatement(db, "SELECT total_changes()").pluck().get() as number);
+}
+
+/** Moves when another connection commits (`data_version`): a pragma, ten times the cost (2.4 µs). */
+export function foreignCommits(db: DB): number {
+  return (cachedStatement(db, "SELECT data_version FROM pragma_data_version").pluck().get() as number);
 }
 
 /** `compute()` once per data version of this connection, for reads that many requests repeat. */
