@@ -8,6 +8,7 @@ import { CALENDAR_DAYS } from "../../src/core/compose.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { runOperation } from "../../src/services/operations.ts";
+import { clockWords } from "../../src/core/event-time.ts";
 import { formatLongDate } from "../../src/site/format.ts";
 import { clientAddress } from "../client-address.ts";
 import { htmlPage } from "../html-page.ts";
@@ -109,7 +110,7 @@ export async function orderPage(ctx: AppContext, event: H3Event, id: string): Pr
     ["Status", `<span data-testid="status">${e(HEADINGS[o.status])}</span>`],
     ["What", e(`${what} in ${o.town.city}, ${o.town.state}`)],
     [o.product === "event" ? "Event" : "Business", `<strong>${e(o.title)}</strong>`],
-    ...(o.startsAt ? [["When", e(o.startsAt.length > 10 ? `${day(o.startsAt)}, ${o.startsAt.slice(11, 16)}` : day(o.startsAt)) + (o.endsAt ? ` to ${e(day(o.endsAt))}` : "")] as [string, string]] : []),
+    ...(o.startsAt ? [["When", e(o.startsAt.length > 10 ? `${day(o.startsAt)}, ${clockWords(o.startsAt.slice(11, 16))}` : day(o.startsAt)) + (o.endsAt ? ` to ${e(day(o.endsAt))}` : "")] as [string, string]] : []),
     ...(o.venue ? [["Venue", e(o.venue)] as [string, string]] : []),
     ...(o.address ? [["Address", e(o.address)] as [string, string]] : []),
     ...(o.category ? [["Category", e(o.category)] as [string, string]] : []),

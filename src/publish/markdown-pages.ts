@@ -38,8 +38,8 @@ export function editionMarkdown(base: string, e: PlacedEdition, nav: { previous?
     "",
     ...(nav.previous || nav.next
       ? [[
-        nav.previous ? `Previous: ${mdLink(`${nav.previous.date}: ${nav.previous.subject}`, `${base}/${e.slug}/${nav.previous.date}.md`)}` : "",
-        nav.next ? `Next: ${mdLink(`${nav.next.date}: ${nav.next.subject}`, `${base}/${e.slug}/${nav.next.date}.md`)}` : "",
+        nav.previous ? `Previous: ${mdLink(nav.previous.subject, `${base}/${e.slug}/${nav.previous.date}.md`)}` : "",
+        nav.next ? `Next: ${mdLink(nav.next.subject, `${base}/${e.slug}/${nav.next.date}.md`)}` : "",
       ].filter(Boolean).join(" · "), ""]
       : []),
   ].join("\n");

@@ -20,14 +20,14 @@ describe("a dated edition between two others", () => {
   it("links back to the one before and forward to the one after, on the page and in its twin", async () => {
     const page = await (await server.get(`/${NY}/2026-11-23`)).text();
     expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-22" rel="prev">/);
-    expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-24" rel="next">2026-11-24: New York, Nov 24: /);
+    expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-24" rel="next">New York, Nov 24: /);
     const twin = await (await server.get(`/${NY}/2026-11-23.md`)).text();
-    expect(twin).toContain(`Previous: [2026-11-22: New York, Nov 22: `);
-    expect(twin).toContain(`Next: [2026-11-24: New York, Nov 24: `);
+    expect(twin).toContain(`Previous: [New York, Nov 22: `);
+    expect(twin).toContain(`Next: [New York, Nov 24: `);
     expect(twin).toContain(`(${server.url}/${NY}/2026-11-24.md)`);
     // The first, published before the others existed, was rendered again when the next one came.
     const first = await (await server.get(`/${NY}/2026-11-22`)).text();
-    expect(first).toMatch(/rel="next">2026-11-23: /);
+    expect(first).toMatch(/rel="next">New York, Nov 23: /);
     expect(first).not.toContain('rel="prev"');
     // The newest has nothing after it yet.
     const newest = await (await server.get(`/${NY}/2026-11-24.md`)).text();

@@ -225,7 +225,7 @@ describe("incremental publishing", () => {
     expect((await server.get("/boise-idaho/2026-11-21")).status).toBe(200);
     // The edition before it now links forward to it.
     expect(await (await server.get("/boise-idaho/2026-11-20")).text()).toMatch(/<a href="\/boise-idaho\/2026-11-21" rel="next">/);
-    expect(await (await server.get("/boise-idaho/2026-11-20.md")).text()).toContain("Next: [2026-11-21: Boise: first snow of the season]");
+    expect(await (await server.get("/boise-idaho/2026-11-20.md")).text()).toContain("Next: [Boise: first snow of the season]");
   });
 
   it("never shows a reader a missing or half-written page while a publish swaps", async () => {
