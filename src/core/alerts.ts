@@ -1,7 +1,8 @@
 // The warning section and the air-quality line: what NWS alerts and the U.S. AQI mean for a reader
 // this morning, in a few plain sentences. Pure: the alerts come in as src/core/town-sources.ts has them.
 import type { AirQuality, WeatherAlert } from "./town-sources.ts";
-import { instantWords, localDay } from "./event-time.ts";
+import { instantWords } from "./event-time.ts";
+import { localDate } from "./time.ts";
 
 const SEVERITY_RANK: Record<WeatherAlert["severity"], number> = { Extreme: 0, Severe: 1, Moderate: 2, Minor: 3, Unknown: 4 };
 
@@ -59,8 +60,7 @@ export function alertUntil(a: WeatherAlert, timeZone: string): string {
 
 /** True when the alert ends on the town's `date` (the subject can say "until 5:00 PM today"). */
 export function endsToday(a: WeatherAlert, timeZone: string, date: string): boolean {
-  const end = a.ends ?? a.expires;
-  return Boolean(end) && localDay(end, timeZone) === date;
+  return localDate(new Date(a.ends ?? a.expires), timeZone) === date;
 }
 
 /** The instruction (what to do), a few sentences of it. */

@@ -2,10 +2,10 @@
 // County Library"), never an ISO string. Light on purpose: the site's views use it too.
 import type { CalendarEvent } from "../contract/resources.ts";
 import { safeUrl } from "./safe-url.ts";
+import { localWallTime } from "./time.ts";
 import type { FeedEvent } from "./town-sources.ts";
 
 const SHORT_DAY = new Intl.DateTimeFormat("en-US", { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
-const zoned = new Map<string, Intl.DateTimeFormat>();
 
 /** "Wed, Nov 25" for a YYYY-MM-DD date (a calendar day, not an instant). */
 export function shortDay(date: string): string {
@@ -61,16 +61,8 @@ export function eventWhenWords(e: EventWhen, opts: { withDay: boolean }): string
 
 /** "5:00 PM Wed, Nov 25" for an instant, in the town's timezone (alert end times). */
 export function instantWords(iso: string, timeZone: string): string {
-  let f = zoned.get(timeZone);
-  if (!f) zoned.set(timeZone, (f = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })));
-  const p = Object.fromEntries(f.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
-  const date = `${p.year}-${p.month}-${p.day}`;
-  return `${clockWords(`${p.hour}:${p.minute}`)} ${shortDay(date)}`;
-}
-
-/** The town's local date of an instant (to say "today" rather than the date). */
-export function localDay(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(iso));
+  const wall = localWallTime(new Date(iso), timeZone);
+  return `${clockWords(wall.slice(11, 16))} ${shortDay(wall.slice(0, 10))}`;
 }
 
 /** An event from one of the town's public calendars as the town calendar lists it: not sponsored, its source named. */

@@ -77,7 +77,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const touchedCities = new Set<string>();
   const touchedDays = new Set<string>();
   const writeEdition = async (e: PlacedEdition) => {
-    await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.slug, e.date)));
+    await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.place_geoid, e.date)));
     touchedCities.add(e.slug);
     touchedDays.add(e.published_at.slice(0, 10));
   };
@@ -93,7 +93,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     for (const e of placedEditionsByIds(db, withPreviousEditionIds(db, opts.editionIds))) {
       // The edition before each new one only gains its "next" link: its twin again, nothing else of it changes.
       if (fresh.has(e.id)) await writeEdition(e);
-      else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.slug, e.date)));
+      else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.place_geoid, e.date)));
     }
   }
 

@@ -125,7 +125,8 @@ async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now
  */
 export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<{ id?: number; weather: boolean }> {
   const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal)]);
-  const listings = cityListings(ctx.db, place, now);
+  // The public calendars' events come with the town's sources (gatherSources): the listings alone here.
+  const listings = cityListings(ctx.db, place, now, { feeds: false });
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown, factKey } = composeEdition({
     place: { name: place.name, stateName: place.state_name, slug: place.slug, timezone: place.timezone },

@@ -1,3 +1,4 @@
+import { IsoDate } from "../contract/common.ts";
 import { addDays } from "../core/holidays.ts";
 import { AppError } from "../core/errors.ts";
 import { noteSection, parseAuthorName, parseNote, type NoteIssue } from "../core/note.ts";
@@ -54,7 +55,7 @@ export function setTownNote(ctx: AppContext, slug: string, input: { date: string
   const place = requirePlace(ctx, slug);
   const issues: NoteIssue[] = [];
   const today = localDate(ctx.config.now(), place.timezone);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.date) || addDays(input.date, 0) !== input.date) {
+  if (!IsoDate.safeParse(input.date).success) {
     issues.push({ path: "date", message: "Give the edition's date as YYYY-MM-DD" });
   } else if (input.date < today) {
     issues.push({ path: "date", message: `The edition of ${input.date} has gone out; a note can be written for ${today} or later` });

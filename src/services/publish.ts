@@ -165,7 +165,8 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(renderPages(compressed, generation, { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id), pages })),
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: keys.map((k) => k.id), full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
+        // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
       ]);
       ctx.log.info({ editions: keys.length, pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + textFiles;

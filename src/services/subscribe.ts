@@ -9,7 +9,7 @@ import { findEdition } from "../store/editions.ts";
 import { enqueueMail, enqueueWelcomeAgain } from "../store/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
 import {
-  findSuppression, insertSubscriber, liftBounce, liftOwnSuppression, reactivateSubscriber, recordMailEvent, subscriberByReferralCode,
+  findSuppression, insertSubscriber, liftSuppression, reactivateSubscriber, recordMailEvent, subscriberByReferralCode,
 } from "../store/subscribers.ts";
 import type { AppContext } from "./context.ts";
 
@@ -83,8 +83,7 @@ export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<S
   const created = await ctx.commits.run(() => {
     // Today's edition in the city's own timezone, if the morning run has published it.
     const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
-    const lifted = suppression?.reason === "bounced" ? liftBounce(ctx.db, email, "api", nowIso)
-      : suppression ? liftOwnSuppression(ctx.db, email) : false;
+    const lifted = suppression ? liftSuppression(ctx.db, email, suppression.reason as "unsubscribed" | "bounced", "api", nowIso) : false;
     const id = insertSubscriber(ctx.db, {
       email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
       referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,

@@ -1,3 +1,4 @@
+import { activeAlerts } from "../core/alerts.ts";
 import { localDate } from "../core/time.ts";
 import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
@@ -147,9 +148,6 @@ export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { n
   };
 }
 
-/** Still active at `now`: neither the message nor the hazard is over. */
-const activeAt = (a: WeatherAlert, now: Date) => Date.parse(a.expires) > now.getTime() && (a.ends === null || Date.parse(a.ends) > now.getTime());
-
 /**
  * Everything public sources give one town's edition of `date`: NWS alerts and air quality (fetched
  * now, each within its timeout; down means none), events of its 7 days from its calendars, and up to
@@ -164,7 +162,7 @@ export async function townSources(ctx: AppContext, place: PlaceRow, date: string
     return fallback;
   };
   const [alerts, airQuality] = await Promise.all([
-    ctx.sources.alerts.active(point, options.signal).then((list) => list.filter((a) => activeAt(a, now)), quiet("weather alerts", [] as WeatherAlert[])),
+    ctx.sources.alerts.active(point, options.signal).then((list) => activeAlerts(list, now.toISOString()), quiet("weather alerts", [] as WeatherAlert[])),
     ctx.sources.airQuality.current(point, options.signal).catch(quiet("air quality", null)),
   ]);
   return { alerts, airQuality, ...feedSources(ctx, place, date, now) };

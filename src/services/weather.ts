@@ -34,8 +34,7 @@ function todaysSnapshot(ctx: AppContext, place: PlaceRow): WeatherResponse | und
  * Today's weather for a city: the snapshot stored with today's edition (so the API agrees with the
  * newsletter), otherwise a live forecast, cached per city for 15 minutes.
  */
-export async function getCityWeather(ctx: AppContext, slug: string | undefined): Promise<CityWeather> {
-  const place = requireCity(ctx, slug);
+export async function getCityWeather(ctx: AppContext, place: PlaceRow): Promise<CityWeather> {
   const snapshot = todaysSnapshot(ctx, place);
   if (snapshot) return { weather: snapshot, source: "snapshot" };
   try {
@@ -62,7 +61,7 @@ export async function getCityWeather(ctx: AppContext, slug: string | undefined):
 export async function getWeather(ctx: AppContext, slug: string): Promise<Reply<WeatherResponse>> {
   const place = requireCity(ctx, slug);
   const [{ weather, source }, alerts] = await Promise.all([
-    getCityWeather(ctx, slug),
+    getCityWeather(ctx, place),
     ctx.sources.alertsCache.get(place.geoid, { latitude: place.latitude, longitude: place.longitude }),
   ]);
   if (alerts === null) return reply(weather, { cacheControl: WEATHER_CACHE[source] });

@@ -36,12 +36,6 @@ function toDirectory(o: OrderRow): DirectoryListing {
   };
 }
 
-/**
- * A town's published listings as readers see them at `now` (events from the town's own date on):
- * upcoming events soonest first (featured first within a day) and current businesses, featured
- * first. Listings whose run is over are left out even before the sweep marks them ended.
- */
-
 /** The coming week of the town's public calendars, from the items its feeds last fetched. */
 function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDate: string, now: Date): CalendarEvent[] {
   const out: CalendarEvent[] = [];
@@ -54,12 +48,19 @@ function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDat
   return out;
 }
 
-export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date): CityListings {
+/**
+ * A town's calendar and directory as readers see them at `now` (events from the town's own date on):
+ * upcoming events soonest first (featured first within a day), the listings' and the town's public
+ * calendars' together, and current businesses, featured first. Listings whose run is over are left
+ * out even before the sweep marks them ended. `feeds: false` leaves the public calendars out (the
+ * morning reads them with the town's other sources).
+ */
+export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date, options: { feeds?: boolean } = {}): CityListings {
   const geoid = place.geoid;
   const onDate = localDate(now, place.timezone);
   const nowIso = now.toISOString();
   const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
-  const events = [...rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent), ...feedCalendar(db, place, onDate, now)]
+  const events = [...rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent), ...(options.feeds === false ? [] : feedCalendar(db, place, onDate, now))]
     .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
   const directory = rows.filter((o) => o.product === "business").map(toDirectory)
     .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));

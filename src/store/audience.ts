@@ -13,8 +13,10 @@ export function audienceChanges(db: DB, placeGeoid: string, sinceIso: string): {
 
 /** Emails sent per edition, newest edition first. */
 export function sentPerEdition(db: DB, placeGeoid: string, limit: number): Array<{ date: string; sent: number; queued: number }> {
-  return stmt(db, `SELECT e.date, COUNT(o.id) FILTER (WHERE o.status = 'sent') AS sent, COUNT(o.id) AS queued
-    FROM editions e LEFT JOIN outbox o ON o.edition_id = e.id AND o.kind = 'digest'
-    WHERE e.place_geoid = ? GROUP BY e.id ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as Array<{ date: string; sent: number; queued: number }>;
+  // The newest editions first, then their digests through outbox_edition (migration 013).
+  return stmt(db, `WITH e AS (SELECT id, date FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?)
+    SELECT e.date, COUNT(o.id) FILTER (WHERE o.status = 'sent') AS sent, COUNT(o.id) AS queued
+    FROM e LEFT JOIN outbox o ON o.edition_id = e.id AND o.kind = 'digest'
+    GROUP BY e.id ORDER BY e.date DESC`).all(placeGeoid, limit) as Array<{ date: string; sent: number; queued: number }>;
 }
 

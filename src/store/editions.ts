@@ -53,6 +53,7 @@ export interface SiteEdition {
 export interface PlacedEdition extends SiteEdition, EditionKey {
   /** The city's name. */
   name: string;
+  place_geoid: string;
 }
 
 export interface NewEdition {
@@ -70,7 +71,7 @@ export interface NewEdition {
 const FROM = "FROM editions e JOIN places p ON p.geoid = e.place_geoid";
 const KEY = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at ${FROM}`;
 const SITE = "SELECT id, date, subject, published_at, markdown, html, weather_json FROM editions e";
-const PLACED = `SELECT e.id, p.slug, e.date, p.state_name, e.published_at, e.subject, p.name, e.markdown, e.html, e.weather_json ${FROM}`;
+const PLACED = `SELECT e.id, e.place_geoid, p.slug, e.date, p.state_name, e.published_at, e.subject, p.name, e.markdown, e.html, e.weather_json ${FROM}`;
 
 /**
  * Stores an edition unless one exists for that city and date (the UNIQUE key makes concurrent
@@ -114,11 +115,9 @@ export function nextArchiveEntry(db: DB, placeGeoid: string, date: string): Arch
   return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date > ? ORDER BY date LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
 }
 
-/** The town's editions just before and just after `date`, by the town's slug (the twins have the slug). */
-export function editionNeighbours(db: DB, slug: string, date: string): { previous?: ArchiveEntry; next?: ArchiveEntry } {
-  const geoid = stmt(db, "SELECT geoid FROM places WHERE slug = ?").pluck().get(slug) as string | undefined;
-  if (!geoid) return {};
-  return { previous: previousArchiveEntry(db, geoid, date), next: nextArchiveEntry(db, geoid, date) };
+/** The town's editions just before and just after `date`. */
+export function editionNeighbours(db: DB, placeGeoid: string, date: string): { previous?: ArchiveEntry; next?: ArchiveEntry } {
+  return { previous: previousArchiveEntry(db, placeGeoid, date), next: nextArchiveEntry(db, placeGeoid, date) };
 }
 
 /**

@@ -45,8 +45,9 @@ export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
 }
 
 /**
- * A subscription the reader had left (status `unsubscribed`) is active again; bounced or complained
- * ones stay as they are (the address failed, not the reader's choice). Returns its id when it changed.
+ * A subscription the reader had left (`unsubscribed`) or that a bounce ended (`bounced`, once
+ * `liftSuppression` lifted the bounce) is active again; complained ones stay as they are. Returns its
+ * id when it changed.
  */
 export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): number | undefined {
   const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
@@ -56,11 +57,14 @@ export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: str
 }
 
 /**
- * Lifts the address's suppression when it was the reader's own "unsubscribe from every city" (never
- * a bounce, a complaint or staff's): they asked for mail again. Returns true when it was lifted.
+ * Lifts the address's suppression when it is of `reason`: the reader's own "unsubscribe from every
+ * city", or a bounce (the relay's fault, or the mailbox is back; a lifted bounce leaves a line in the
+ * history). Never a complaint or staff's. Returns true when it was lifted.
  */
-export function liftOwnSuppression(db: DB, email: string): boolean {
-  return cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'unsubscribed'").run(email).changes === 1;
+export function liftSuppression(db: DB, email: string, reason: "unsubscribed" | "bounced", source: string, now: string): boolean {
+  const lifted = cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = ?").run(email, reason).changes === 1;
+  if (lifted && reason === "bounced") recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
+  return lifted;
 }
 
 const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
@@ -133,17 +137,6 @@ export function suppressAddress(db: DB, email: string, reason: SuppressionReason
     recordMailEvent(db, { email, kind: reason === "manual" ? "suppressed" : reason === "unsubscribed" ? "unsubscribed_all" : reason, source, detail, now });
     return added;
   }).immediate();
-}
-
-/**
- * A subscribe from an address suppressed as bounced: the bounce is lifted (the history keeps a line).
- * A complaint or an unsubscribe is not touched; the subscription itself is made active again by
- * `reactivateSubscriber`. Returns true when a bounce was lifted.
- */
-export function liftBounce(db: DB, email: string, source: string, now: string): boolean {
-  const lifted = cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = 'bounced'").run(email).changes === 1;
-  if (lifted) recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
-  return lifted;
 }
 
 /** The subscription a referral code belongs to, if any. */

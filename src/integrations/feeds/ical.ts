@@ -1,3 +1,4 @@
+import { addDays } from "../../core/holidays.ts";
 import ICAL from "ical.js";
 import { compile } from "html-to-text";
 import { safeUrl } from "../../core/safe-url.ts";
@@ -170,18 +171,14 @@ export function toLocal(value: string, timeZone: string): string {
  * local time, earliest first (all-day events first on their day).
  */
 export function feedEventsFor(occurrences: CalendarOccurrence[], options: { feedId: number; source: string; timeZone: string; fromDate: string; days: number }): FeedEvent[] {
-  const end = new Date(`${options.fromDate}T00:00:00Z`);
-  end.setUTCDate(end.getUTCDate() + options.days);
-  const toDate = end.toISOString().slice(0, 10);
+  const toDate = addDays(options.fromDate, options.days);
   const events: FeedEvent[] = [];
   for (const o of occurrences) {
     const startsAt = toLocal(o.start, options.timeZone);
     let endsAt = o.end ? toLocal(o.end, options.timeZone) : null;
     // DTEND of an all-day event is exclusive: a one-day event ends the day it starts.
     if (o.allDay && endsAt) {
-      const d = new Date(`${endsAt}T00:00:00Z`);
-      d.setUTCDate(d.getUTCDate() - 1);
-      endsAt = d.toISOString().slice(0, 10);
+      endsAt = addDays(endsAt, -1);
       if (endsAt <= startsAt) endsAt = null;
     }
     const lastDay = (endsAt ?? startsAt).slice(0, 10);
