@@ -40,7 +40,4 @@ export class AtomicFileWriter {
     this.written++;
     this.#onWrite?.(relPath, content);
   }
-
-  /** Every write is done when `write` resolves; kept for callers that batch. */
-  async flush(): Promise<void> {}
 }

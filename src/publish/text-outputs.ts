@@ -177,7 +177,6 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   }
   await out.write("sitemap.xml", renderSitemapIndex(children));
 
-  await Promise.all([out.flush(), archiveOut.flush()]);
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 

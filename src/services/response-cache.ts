@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { CACHE, type Operation } from "../contract/operation.ts";
-import { dataVersion, foreignCommits, localChanges } from "../store/data-version.ts";
+import { dataVersion, dataVersionOfTurn } from "../store/data-version.ts";
 import type { AppContext } from "./context.ts";
 
 /**
@@ -37,25 +37,15 @@ export interface ResponseCache<T extends object = EncodedRead> {
 
 export function createResponseCache<T extends object = EncodedRead>(ctx: AppContext, maxEntries = 5000): ResponseCache<T> {
   const entries = new LRUCache<string, CachedRead<T>>({ max: maxEntries });
-  // A hit is checked against this connection's writes exactly, and against other connections' commits
-  // (a pragma, ten times the cost) as read once per turn of the event loop, as the edge cache does: a
-  // commit elsewhere shows from the next turn, before any later request is read. Reading both per hit
-  // was a fifth of a replayed MCP call's CPU.
-  let foreignThisTurn: number | undefined;
-  const versionOfTurn = () => {
-    if (foreignThisTurn === undefined) {
-      foreignThisTurn = foreignCommits(ctx.db);
-      setImmediate(() => (foreignThisTurn = undefined));
-    }
-    return `${localChanges(ctx.db)}.${foreignThisTurn}`;
-  };
+  // A hit is checked with dataVersionOfTurn: reading the full version per hit was a fifth of a
+  // replayed MCP call's CPU. Keeping an entry reads it exactly (a write during the read keeps nothing).
   return {
     keeps: (op) => op.method === "GET" && op.auth !== "admin" && op.cache !== undefined && op.cache !== CACHE.none,
     version: () => dataVersion(ctx.db),
     get(key) {
       const hit = entries.get(key);
       if (!hit) return undefined;
-      if (hit.version !== versionOfTurn() || ctx.config.now().getTime() >= hit.until) {
+      if (hit.version !== dataVersionOfTurn(ctx.db) || ctx.config.now().getTime() >= hit.until) {
         entries.delete(key);
         return undefined;
       }

@@ -1,3 +1,5 @@
+// One folding for the index, the browser's finder and the server's find_place.
+import { fold } from "./place-ranking.js";
 import MiniSearch from "minisearch";
 import type { DB } from "../store/db.ts";
 import { placeFinderRows } from "../store/places.ts";
@@ -13,10 +15,6 @@ import { placeFinderRows } from "../store/places.ts";
  */
 export const PLACE_INDEX_VERSION = 2;
 
-/** Keep in step with `fold` in src/site/place-ranking.js. */
-export function fold(text: string): string {
-  return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-}
 
 /**
  * `n` and `s` are the folded name and state that are searched, `c` the name's letters run together

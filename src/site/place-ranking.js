@@ -3,7 +3,7 @@
 // reader with or without JavaScript and an agent get the same towns in the same order. Plain ES
 // module with no imports: it runs as it is in both.
 
-/** Keep in step with `fold` in src/site/place-index.ts. */
+/** Accents off, lower case: how names are indexed (src/site/place-index.ts) and queries are read. */
 export function fold(text) {
   return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
 }

@@ -1,4 +1,4 @@
-import { cachedStatement, type DB } from "./db.ts";
+import { cachedStatement, connectionCache, type DB } from "./db.ts";
 
 /**
  * A value that changes whenever the database may have changed: `total_changes()` counts this
@@ -17,6 +17,20 @@ export function localChanges(db: DB): number {
 /** Moves when another connection commits (`data_version`): a pragma, ten times the cost (2.4 µs). */
 export function foreignCommits(db: DB): number {
   return (cachedStatement(db, "SELECT data_version FROM pragma_data_version").pluck().get() as number);
+}
+
+/**
+ * `dataVersion` for hot reads (cache hits): this connection's writes exactly, other connections'
+ * commits as read once per turn of the event loop (kept on the connection). A commit elsewhere shows
+ * from the next turn, before any later request is read.
+ */
+export function dataVersionOfTurn(db: DB): string {
+  const turn = connectionCache(db, "foreign-commits-of-turn", () => ({ value: undefined as number | undefined }));
+  if (turn.value === undefined) {
+    turn.value = foreignCommits(db);
+    setImmediate(() => (turn.value = undefined));
+  }
+  return `${localChanges(db)}.${turn.value}`;
 }
 
 /** `compute()` once per data version of this connection, for reads that many requests repeat. */
