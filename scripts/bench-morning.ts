@@ -3,6 +3,8 @@
 // temporary DATA_DIR, then measures in separate child processes (so peak RSS is the phase's own):
 //   - a full rebuild (`buildSite`): every edition page and twin, every index page, feeds, sitemaps;
 //   - the morning: 1,000 new editions published incrementally (`publishEditions`) onto that site.
+// BENCH_SNAPSHOT=DIR keeps the seeded archive and its rebuild (before the morning) in DIR; then
+// `npm run bench:morning -- --from DIR [runs]` times the morning alone on a fresh copy of it, as often as asked.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -42,10 +44,12 @@ function peakRssMb(): number {
 async function phase(name: string, dataDir: string, ids: number[]): Promise<void> {
   const ctx = createContext(loadConfig(env(dataDir)));
   const started = performance.now();
+  const cpu = process.cpuUsage(); // every thread of the process: the main thread and the render workers
   const { pagesWritten } = name === "build" ? await buildSite(ctx) : await publishEditions(ctx, ids);
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   ctx.db.close();
-  console.log(JSON.stringify({ seconds, pagesWritten, peakRssMb: peakRssMb() }));
+  console.log(JSON.stringify({ seconds, pagesWritten, peakRssMb: peakRssMb(), cpuSeconds: (used.user + used.system) / 1e6, systemSeconds: used.system / 1e6 }));
 }
 
 // A Zipf-like vocabulary so the text looks like text to every component that reads it.
@@ -96,7 +100,7 @@ function seedEditions(db: DB, places: Array<{ geoid: string; name: string }>, fi
   return ids;
 }
 
-function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds: number; pagesWritten: number; peakRssMb: number } {
+function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds: number; pagesWritten: number; peakRssMb: number; cpuSeconds: number; systemSeconds: number } {
   const idsFile = path.join(dataDir, "bench-ids.json");
   fs.writeFileSync(idsFile, JSON.stringify(ids));
   // BENCH_CPU_PROF=DIR: each phase (main thread and render worker) writes a CPU profile there.
@@ -105,6 +109,55 @@ function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds:
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
   if (process.env.BENCH_LOG) process.stderr.write(r.stdout);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+}
+
+/** A copy of a data directory: the database copied, the site hard-linked (publishing replaces files, never writes into them). */
+function copyDataDir(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true });
+  copyInPlace(databaseFile(from), databaseFile(to));
+  for (const suffix of ["-wal", "-shm"]) fs.rmSync(databaseFile(to) + suffix, { force: true });
+  fs.rmSync(path.join(to, "site"), { recursive: true, force: true });
+  const r = spawnSync("cp", ["-al", path.join(from, "site"), path.join(to, "site")]);
+  if (r.status !== 0) throw new Error(`cp -al failed: ${r.stderr}`);
+}
+
+/**
+ * Copies over the bytes of an existing file of the same size rather than replacing it: freeing and
+ * reallocating 2 GB each run made this machine's filesystem (mounted with `discard`) stall file
+ * creation for minutes afterwards, in the middle of the next morning.
+ */
+function copyInPlace(from: string, to: string): void {
+  if (!fs.existsSync(to) || fs.statSync(to).size !== fs.statSync(from).size) return fs.copyFileSync(from, to);
+  const src = fs.openSync(from, "r");
+  const dst = fs.openSync(to, "r+");
+  try {
+    const buf = Buffer.allocUnsafe(8 << 20);
+    for (let pos = 0, n; (n = fs.readSync(src, buf, 0, buf.length, pos)) > 0; pos += n) fs.writeSync(dst, buf, 0, n, pos);
+  } finally {
+    fs.closeSync(src);
+    fs.closeSync(dst);
+  }
+}
+
+/**
+ * `--from DIR`: the morning alone, again, on a copy of a site saved by `BENCH_SNAPSHOT=DIR` (the seeded
+ * archive and its full rebuild, before the morning): for profiling the morning without reseeding.
+ */
+async function morningFromSnapshot(snapshot: string): Promise<void> {
+  const dataDir = `${snapshot.replace(/\/+$/, "")}.work`; // kept between runs: see copyInPlace
+  {
+    copyDataDir(snapshot, dataDir);
+    const db = openDatabase(databaseFile(dataDir));
+    const places = JSON.parse(fs.readFileSync(path.join(snapshot, "bench-places.json"), "utf8")) as Array<{ geoid: string; name: string }>;
+    const morningIds = seedEditions(db, places, "2026-11-22", 1, 2);
+    const editions = (db.prepare("SELECT COUNT(*) FROM editions").pluck().get() as number) - morningIds.length;
+    db.close();
+    spawnSync("sync"); // the copy's writeback would otherwise land in the middle of the morning
+    const morning = runPhase("morning", dataDir, morningIds);
+    console.log(`\nN = ${editions.toLocaleString("en-US")} editions (from ${snapshot})`);
+    console.log(`  morning: incremental publish of ${MORNING} editions ${morning.seconds.toFixed(2)} s, ${morning.pagesWritten.toLocaleString("en-US")} files (${(morning.pagesWritten / morning.seconds).toFixed(0)}/s), CPU ${morning.cpuSeconds.toFixed(2)} s (system ${morning.systemSeconds.toFixed(2)} s), peak RSS ${morning.peakRssMb.toFixed(0)} MB`);
+    console.log(`  load average (1, 5, 15 min) at the end       ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+  }
 }
 
 async function bench(n: number): Promise<void> {
@@ -130,6 +183,11 @@ async function bench(n: number): Promise<void> {
     db.pragma("wal_checkpoint(TRUNCATE)");
 
     const full = runPhase("build", dataDir);
+    const snapshot = process.env.BENCH_SNAPSHOT;
+    if (snapshot && !fs.existsSync(snapshot)) {
+      copyDataDir(dataDir, snapshot);
+      fs.writeFileSync(path.join(snapshot, "bench-places.json"), JSON.stringify(places));
+    }
     t = performance.now();
     const morningIds = seedEditions(db, places, "2026-11-22", 1, 2);
     const morningSeed = (performance.now() - t) / 1000;
@@ -139,10 +197,10 @@ async function bench(n: number): Promise<void> {
     const editions = days * CITIES;
     const row = (label: string, v: string) => console.log(`  ${label.padEnd(44)} ${v}`);
     console.log(`\nN = ${editions.toLocaleString("en-US")} editions across ${CITIES} cities (seeded in ${seedSeconds.toFixed(0)} s)`);
-    row("full rebuild", `${full.seconds.toFixed(1)} s, ${full.pagesWritten.toLocaleString("en-US")} files, peak RSS ${full.peakRssMb.toFixed(0)} MB`);
+    row("full rebuild", `${full.seconds.toFixed(1)} s, ${full.pagesWritten.toLocaleString("en-US")} files, CPU ${full.cpuSeconds.toFixed(1)} s (system ${full.systemSeconds.toFixed(1)} s), peak RSS ${full.peakRssMb.toFixed(0)} MB`);
     row("  editions/s (page + twin each)", (editions / full.seconds).toFixed(0));
     row("  files/s", (full.pagesWritten / full.seconds).toFixed(0));
-    row(`morning: incremental publish of ${MORNING} editions`, `${morning.seconds.toFixed(1)} s, ${morning.pagesWritten.toLocaleString("en-US")} files, peak RSS ${morning.peakRssMb.toFixed(0)} MB (storing them took ${morningSeed.toFixed(1)} s)`);
+    row(`morning: incremental publish of ${MORNING} editions`, `${morning.seconds.toFixed(2)} s, ${morning.pagesWritten.toLocaleString("en-US")} files, CPU ${morning.cpuSeconds.toFixed(2)} s (system ${morning.systemSeconds.toFixed(2)} s), peak RSS ${morning.peakRssMb.toFixed(0)} MB (storing them took ${morningSeed.toFixed(1)} s)`);
     row("  editions/s", (MORNING / morning.seconds).toFixed(0));
     row("  files/s", (morning.pagesWritten / morning.seconds).toFixed(0));
     // The morning's cost per file against the full rebuild's, same run: 1 or more means a morning file
@@ -157,6 +215,9 @@ async function bench(n: number): Promise<void> {
 
 if (process.argv[2] === "--phase") {
   await phase(process.argv[3], process.argv[4], JSON.parse(fs.readFileSync(process.argv[5], "utf8")) as number[]);
+} else if (process.argv[2] === "--from") {
+  await ensureRendererBuilt();
+  for (let i = 0; i < Number(process.argv[4] ?? 1); i++) await morningFromSnapshot(process.argv[3]);
 } else {
   const sizes = process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0);
   await ensureRendererBuilt();

@@ -61,11 +61,61 @@ function plainOpening(html: string, chars: number): string {
     .trim();
 }
 
+/**
+ * The version of `rssItemXml`'s output. A morning keeps the items of a city's live feed for editions it
+ * already carried (`feedItemsByLink`) when the live site was built with the same version: bump it
+ * whenever an item's XML changes, so the next morning renders every item again.
+ */
+export const FEED_ITEM_FORMAT = 1;
+
+/** A feed item ready to write: its XML, and its instant (the channel's dates follow the newest). */
+export interface RenderedItem {
+  publishedAt: string;
+  xml: string;
+}
+
+/** One item's XML, exactly as the feed carries it. */
+export function rssItemXml(i: RssItem, base: string): string {
+  return [
+    "<item>",
+    `<title>${xml(i.title)}</title>`,
+    `<link>${xml(i.link)}</link>`,
+    `<guid isPermaLink="true">${xml(i.link)}</guid>`,
+    `<pubDate>${rfc822(i.publishedAt)}</pubDate>`,
+    ...(i.category ? [`<category>${xml(i.category)}</category>`] : []),
+    `<description>${xml(synopsis(i.html))}</description>`,
+    `<content:encoded>${xml(absolutizeHtml(i.html, base))}</content:encoded>`,
+    "</item>",
+  ].join("\n");
+}
+
+/**
+ * The items of a feed `renderFeed` wrote, by their `<link>` (as escaped in the XML). Escaped content
+ * never holds a literal `<item>` or `</item>`, so the items split cleanly.
+ */
+export function feedItemsByLink(feed: string): Map<string, string> {
+  const items = new Map<string, string>();
+  for (let at = feed.indexOf("\n<item>\n"); at >= 0; at = feed.indexOf("\n<item>\n", at)) {
+    const end = feed.indexOf("\n</item>", at);
+    if (end < 0) break;
+    const item = feed.slice(at + 1, end + "\n</item>".length);
+    const link = /^<link>([^<]*)<\/link>$/m.exec(item)?.[1];
+    if (link !== undefined) items.set(link, item);
+    at = end;
+  }
+  return items;
+}
+
 /** The feed document. `lastBuildDate` is the newest item's date, so an unchanged feed is byte-identical. */
 export function renderRss(channel: RssChannel, items: readonly RssItem[], base: string, now: Date): string {
+  return renderFeed(channel, items.map((i) => ({ publishedAt: i.publishedAt, xml: rssItemXml(i, base) })), now);
+}
+
+/** The same from items already rendered (some of them kept from the feed's previous version). */
+export function renderFeed(channel: RssChannel, items: readonly RenderedItem[], now: Date): string {
   const newest = items.reduce<string | undefined>((m, i) => (m === undefined || i.publishedAt > m ? i.publishedAt : m), undefined);
   const built = rfc822(newest ?? now.toISOString());
-  const out = [
+  return [
     XML_DECLARATION,
     '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">',
     "<channel>",
@@ -79,20 +129,7 @@ export function renderRss(channel: RssChannel, items: readonly RssItem[], base: 
     "<generator>citydaily</generator>",
     "<ttl>60</ttl>",
     `<atom:link href="${xml(channel.selfUrl)}" rel="self" type="application/rss+xml"/>`,
-  ];
-  for (const i of items) {
-    out.push(
-      "<item>",
-      `<title>${xml(i.title)}</title>`,
-      `<link>${xml(i.link)}</link>`,
-      `<guid isPermaLink="true">${xml(i.link)}</guid>`,
-      `<pubDate>${rfc822(i.publishedAt)}</pubDate>`,
-      ...(i.category ? [`<category>${xml(i.category)}</category>`] : []),
-      `<description>${xml(synopsis(i.html))}</description>`,
-      `<content:encoded>${xml(absolutizeHtml(i.html, base))}</content:encoded>`,
-      "</item>",
-    );
-  }
-  out.push("</channel>", "</rss>", "");
-  return out.join("\n");
+    ...items.map((i) => i.xml),
+    "</channel>", "</rss>", "",
+  ].join("\n");
 }

@@ -49,6 +49,8 @@ export interface BuildInfo {
   baseUrl: string;
   /** The place finder's hashed module the pages load (written by full builds, kept by mornings). */
   placeFinderScript?: string;
+  /** `FEED_ITEM_FORMAT` of the feeds' items: a morning keeps them only when it is still the same. */
+  feedItemFormat?: number;
 }
 
 /** Records the build in `generation` (a morning's copy of the live one is unlinked first). */

@@ -1,15 +1,18 @@
+import fs from "node:fs";
+import path from "node:path";
 import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/compose.ts";
 import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";
+import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
   citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown, statesMarkdown,
 } from "./markdown-pages.ts";
 import { frontMatter } from "./markdown-text.ts";
-import { renderRss, type RssItem } from "./rss.ts";
+import { feedItemsByLink, renderFeed, renderRss, rssItemXml, type RssItem } from "./rss.ts";
+import { xml } from "./xml.ts";
 import {
   childFile, partCount, renderSitemapIndex, renderUrlset, SITEMAP_MAX_URLS, splitUrls, type SitemapChild, type SitemapUrl,
 } from "./sitemap.ts";
@@ -54,6 +57,11 @@ export interface TextOutputOptions {
   fresh?: boolean;
   /** Sees every file written to `outDir` (relative path, content): the publish's compressed copies. */
   onWrite?: (relPath: string, content: string) => void;
+  /**
+   * The live generation, when its city feeds' items may be kept (built with the same base URL and
+   * `FEED_ITEM_FORMAT`): an edition a feed already carries is not read and rendered again.
+   */
+  keepFeedItemsFrom?: string;
 }
 
 /** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
@@ -104,17 +112,21 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
   const affectedStates = new Set(affected.map((c) => c.state));
 
-  // City twins and city feeds, from the views the city pages render.
+  // City twins (from the views the city pages render) and city feeds.
   for (const city of affected) {
     const view = site.city(city.slug);
-    if (!view) continue;
-    await out.write(`${city.slug}.md`, cityMarkdown(base, view));
-    await out.write(`${city.slug}/feed.xml`, renderRss({
+    if (view) await out.write(`${city.slug}.md`, cityMarkdown(base, view));
+    const kept = opts.keepFeedItemsFrom ? keptFeedItems(path.join(opts.keepFeedItemsFrom, city.slug, "feed.xml")) : undefined;
+    const items = site.cityFeed(city.slug).map((e) => ({
+      publishedAt: e.published_at,
+      xml: kept?.get(xml(`${base}/${e.slug}/${e.date}`)) ?? rssItemXml(rssItem(base, { ...e, html: editionHtml(db, e.id) ?? "" }), base),
+    }));
+    await out.write(`${city.slug}/feed.xml`, renderFeed({
       title: `${city.name} Daily: ${city.name}, ${city.state}`,
       link: `${base}/${city.slug}`,
       selfUrl: `${base}/${city.slug}/feed.xml`,
       description: `The free daily newsletter for ${city.name}, ${city.state}: the ${CITY_FEED_ITEMS} latest editions.`,
-    }, site.cityFeed(city.slug).map((e) => rssItem(base, e)), base, now));
+    }, items, now));
   }
 
   for (const g of states) {
@@ -180,7 +192,16 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
-function rssItem(base: string, e: FeedEntry): RssItem {
+/** The items of a city's live feed, by link; none when it has no feed yet. */
+function keptFeedItems(file: string): Map<string, string> | undefined {
+  try {
+    return feedItemsByLink(fs.readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function rssItem(base: string, e: FeedEntry & { html: string }): RssItem {
   // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds.
   return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutWeatherEmoji(e.html), category: `${e.name}, ${e.state_name}` };
 }

@@ -104,7 +104,7 @@ export interface EditionView { place: PlaceInfo; edition: EditionBody; previous:
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
 export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
 
-/** One item of a feed: the edition's HTML and its city. */
+/** One item of a city's feed: the edition (without its HTML) and its city. */
 export interface FeedEntry extends FeedEdition {
   slug: string;
   name: string;

@@ -131,6 +131,30 @@ export function withPreviousEditionIds(db: DB, ids: readonly number[]): number[]
   return [...new Set([...ids, ...before.filter((id): id is number => id !== null)])].sort((a, b) => a - b);
 }
 
+/** The edition before a new one in its town, which gains a "next" link: what its page's nav shows. */
+export interface EditionGainingNext {
+  id: number;
+  slug: string;
+  /** The town's name. */
+  name: string;
+  date: string;
+  previous?: ArchiveEntry;
+  next: ArchiveEntry;
+}
+
+/** For these new editions, the town's edition just before each one (not itself new), with its neighbours. */
+export function editionsGainingNext(db: DB, ids: readonly number[]): EditionGainingNext[] {
+  if (ids.length === 0) return [];
+  const rows = stmt(db, `SELECT b.id, p.slug, p.name, b.date, b.place_geoid FROM editions e
+    JOIN editions b ON b.id = (SELECT x.id FROM editions x WHERE x.place_geoid = e.place_geoid AND x.date < e.date ORDER BY x.date DESC LIMIT 1)
+    JOIN places p ON p.geoid = b.place_geoid
+    WHERE e.id IN (SELECT value FROM json_each(?)) ORDER BY b.id`).all(JSON.stringify(ids)) as Array<Omit<EditionGainingNext, "previous" | "next"> & { place_geoid: string }>;
+  const fresh = new Set(ids);
+  return rows.filter((r, i) => !fresh.has(r.id) && rows[i - 1]?.id !== r.id).map(({ place_geoid, ...r }) => ({
+    ...r, previous: previousArchiveEntry(db, place_geoid, r.date), next: nextArchiveEntry(db, place_geoid, r.date)!,
+  }));
+}
+
 export function editionCount(db: DB, placeGeoid: string): number {
   return stmt(db, "SELECT COUNT(*) FROM editions WHERE place_geoid = ?").pluck().get(placeGeoid) as number;
 }
@@ -169,18 +193,21 @@ export function latestSiteEditions(db: DB, placeGeoid: string, limit: number): S
   return stmt(db, `${SITE} WHERE e.place_geoid = ? ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as SiteEdition[];
 }
 
-/** What a feed item needs of an edition (no markdown, no weather). */
+/** What a feed lists of an edition; its HTML is read only for the items a feed does not already carry. */
 export interface FeedEdition {
   id: number;
   date: string;
   subject: string;
   published_at: string;
-  html: string;
 }
 
-/** A city's newest `limit` editions as feed items, newest first (its RSS feed, rewritten every morning). */
+/** A city's newest `limit` editions as feed items, newest first (from the index alone: migration 014). */
 export function latestFeedEditions(db: DB, placeGeoid: string, limit: number): FeedEdition[] {
-  return stmt(db, "SELECT id, date, subject, published_at, html FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit) as FeedEdition[];
+  return stmt(db, "SELECT id, date, subject, published_at FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit) as FeedEdition[];
+}
+
+export function editionHtml(db: DB, id: number): string | undefined {
+  return stmt(db, "SELECT html FROM editions WHERE id = ?").pluck().get(id) as string | undefined;
 }
 
 /** The most recently published editions across all cities (walks the published_at index). */

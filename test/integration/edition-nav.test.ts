@@ -1,14 +1,21 @@
+import fs from "node:fs";
+import path from "node:path";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteDirs } from "../../src/publish/site-dir.ts";
 import { runMorning } from "../../src/services/morning.ts";
+import { buildSite } from "../../src/services/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 // Reader defects of issue #18: older editions link forward; "Good morning, New York, New York".
 const NY = "new-york-new-york";
 let server: TestServer;
+const published: Array<{ msg: string; patched?: number; rerendered?: number }> = [];
 
 beforeAll(async () => {
   server = await startTestServer({ NOW: "2026-11-22T12:00:00.000Z", MAIL_SENDER: "off" });
+  server.ctx.log = pino({ level: "info" }, { write: (line: string) => void published.push(JSON.parse(line)) });
   addSubscriber(server.ctx.db, NY, "reader@example.org");
   for (const day of ["2026-11-22", "2026-11-23", "2026-11-24"]) {
     expect((await runMorning(server.ctx, { now: new Date(`${day}T12:00:00.000Z`) })).composed).toBe(1);
@@ -32,6 +39,34 @@ describe("a dated edition between two others", () => {
     // The newest has nothing after it yet.
     const newest = await (await server.get(`/${NY}/2026-11-24.md`)).text();
     expect(newest).not.toContain("Next:");
+  });
+
+  it("patches the new link into the page before it, byte for byte what a full rebuild renders", async () => {
+    const archive = path.join(siteDirs(server.dataDir).archive, NY);
+    const read = () => Object.fromEntries(fs.readdirSync(archive).sort().map((f) => [f, fs.readFileSync(path.join(archive, f), "utf8")]));
+    // The first morning built the site; the second and third each patched the page before theirs
+    // and rendered no page again.
+    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.rerendered])).toEqual([[1, 0], [1, 0]]);
+    const stored = read();
+    expect(Object.keys(stored)).toEqual(["2026-11-22.html", "2026-11-22.md", "2026-11-23.html", "2026-11-23.md", "2026-11-24.html", "2026-11-24.md"]);
+    await buildSite(server.ctx);
+    expect(read()).toEqual(stored);
+  });
+
+  it("renders the page before a new edition again when its stored nav is not what it expects", async () => {
+    // A page drawn by an older template: the patch would not find its nav, so the page is rendered.
+    const file = path.join(siteDirs(server.dataDir).archive, NY, "2026-11-24.html");
+    const stored = fs.readFileSync(file, "utf8");
+    const older = stored.replace(/<nav aria-label="Editions" class="meta"><p>/, '<nav aria-label="Editions" class="meta"><p> ');
+    expect(older).not.toBe(stored);
+    fs.writeFileSync(file, older);
+    published.length = 0;
+    expect((await runMorning(server.ctx, { now: new Date("2026-11-25T12:00:00.000Z") })).composed).toBe(1);
+    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.rerendered])).toEqual([[0, 1]]);
+    const page = await (await server.get(`/${NY}/2026-11-24`)).text();
+    expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-25" rel="next">New York, Nov 25: /);
+    expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-23" rel="prev">/);
+    expect(page).not.toContain("<p> ");
   });
 
   it("greets a town named like its state once", async () => {

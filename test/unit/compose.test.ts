@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
 import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
@@ -303,5 +303,30 @@ describe("no weather emoji in an edition's text", () => {
     expect(html).toContain("<p><strong>Light rain</strong>, 41°F");
     expect(html).toContain("<td>Partly cloudy</td>");
     expect(html).not.toMatch(/🌦|⛅|☁/u);
+  });
+});
+
+describe("escapeMarkdown", () => {
+  // A leading space always takes the full path (which trims it), so the two calls compare the shortcut
+  // for plain text with the seven rules it skips.
+  const full = (s: string) => escapeMarkdown(` ${s}`);
+  it("answers plain text as is, and agrees with the full rules on every string", () => {
+    expect(escapeMarkdown("New York, Nov 24: Snow showers, high 31; 40% chance (after 2 PM)")).toBe("New York, Nov 24: Snow showers, high 31; 40% chance (after 2 PM)");
+    for (const s of ["1. first", "# heading", "- item", "see http://x.example", "www.example.com", "a  b", "a_b*c", "x <b>", "a: //b", "Tom & Jerry", "café"]) {
+      expect(escapeMarkdown(s)).toBe(full(s));
+    }
+    const alphabet = "aZ09 ,.;:'\"?!%$()/+=#-\\`*_[]<>|~&@\twW.é";
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    for (let n = 0; n < 20_000; n++) {
+      const s = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
+      expect(escapeMarkdown(s), JSON.stringify(s)).toBe(full(s));
+    }
+  });
+
+  it("cuts long text to its limit either way", () => {
+    const long = "word ".repeat(30).trim();
+    expect(escapeMarkdown(long, 20)).toBe(escapeMarkdown(` ${long}`, 20));
+    expect(escapeMarkdown(long, 20)).toBe("word word word word…");
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { marked, type Token, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
@@ -5,7 +6,7 @@ import { llmsTxt } from "../../src/publish/llms.ts";
 import { cityMarkdown, feedMarkdown } from "../../src/publish/markdown-pages.ts";
 import { statesPhrase } from "../../src/core/states.ts";
 import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
-import { absolutizeHtml, renderRss, rfc822, synopsis } from "../../src/publish/rss.ts";
+import { absolutizeHtml, FEED_ITEM_FORMAT, feedItemsByLink, renderFeed, renderRss, rfc822, rssItemXml, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
 import { xml } from "../../src/publish/xml.ts";
 import { censusFigures } from "../../src/core/census-figures.ts";
@@ -69,6 +70,26 @@ describe("rss", () => {
     const item = parser.parse(text).rss.channel.item[0];
     expect(item.title).toBe("<b>x</b>");
     expect(item["content:encoded"]).toBe(absolutizeHtml(html, BASE));
+  });
+
+  it("finds each item of a feed it wrote by its link, so a later feed can carry it unchanged", () => {
+    const channel = { title: "t", link: `${BASE}/`, selfUrl: `${BASE}/feed.xml`, description: "d" };
+    const items = ["2026-11-22", "2026-11-21", "2026-11-20"].map((date) => ({
+      title: `Ely & co, ${date}`, link: `${BASE}/ely-nevada/${date}`, publishedAt: `${date}T11:00:00Z`,
+      html: `<h1>x</h1><p>An &lt;item&gt; inside </item> text</p>\n<item>\n`, category: "Ely, Nevada",
+    }));
+    const feed = renderRss(channel, items, BASE, new Date());
+    const found = feedItemsByLink(feed);
+    expect([...found.keys()]).toEqual(items.map((i) => xml(i.link)));
+    expect(renderFeed(channel, items.map((i) => ({ publishedAt: i.publishedAt, xml: found.get(xml(i.link))! })), new Date())).toBe(feed);
+    expect(feedItemsByLink(renderRss(channel, [], BASE, new Date())).size).toBe(0);
+  });
+
+  it("names the item format it writes: an item's XML changes only with FEED_ITEM_FORMAT", () => {
+    // Mornings keep the items of live feeds written in the same format. When this fails, the XML of an
+    // item changed: bump FEED_ITEM_FORMAT (src/publish/rss.ts), then record the new digest here.
+    const item = rssItemXml({ title: "Ely, Nov 22: Snow", link: `${BASE}/ely-nevada/2026-11-22`, publishedAt: "2026-11-22T11:00:00Z", html: `<h1>Ely</h1><p>Snow &amp; wind, <a href="/ely-nevada">more</a>.</p>`, category: "Ely, Nevada" }, BASE);
+    expect({ format: FEED_ITEM_FORMAT, digest: createHash("sha256").update(item).digest("hex").slice(0, 16) }).toEqual({ format: 1, digest: "547121825bab4312" });
   });
 });
 
