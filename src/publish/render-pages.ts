@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { parentPort, workerData, Worker } from "node:worker_threads";
+import { isMainThread, parentPort, workerData, Worker } from "node:worker_threads";
 import { createSiteData } from "../site/views.ts";
 import { openDatabase } from "../store/db.ts";
 import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
@@ -29,6 +29,12 @@ export interface RenderJob {
   pages: string[];
   /** This worker's share of "all": the editions whose id modulo `count` is `index`. */
   shard?: { index: number; count: number };
+  /**
+   * Pages several renderers share, after their own work: each takes the next one from `cursor` (an
+   * Int32 counter in shared memory), so whichever is free renders it. The morning's worker and main
+   * thread share the city pages this way.
+   */
+  shared?: { pages: string[]; cursor: SharedArrayBuffer };
 }
 
 /** Site path -> file (`/` is index.html, every page is `{path}.html`). */
@@ -67,13 +73,24 @@ export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
     } else {
       for (const k of editionKeysByIds(db, job.editions)) await renderEdition(k);
     }
-    for (const p of job.pages) {
+    let slice = performance.now();
+    const renderPage = async (p: string) => {
+      // On the main thread (a server publishing in-process) requests are answered between pages.
+      if (isMainThread && performance.now() - slice > 8) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
       const html = await renderer.render(p, site);
-      if (html === undefined) continue;
+      if (html === undefined) return;
       const file = pageFile(job.generation, p);
       generation.write(file, html);
       if (html.length >= PRECOMPRESS_FROM_BYTES / 4 && Buffer.byteLength(html) >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
       written++;
+    };
+    for (const p of job.pages) await renderPage(p);
+    if (job.shared) {
+      const cursor = new Int32Array(job.shared.cursor);
+      for (let i = Atomics.add(cursor, 0, 1); i < job.shared.pages.length; i = Atomics.add(cursor, 0, 1)) await renderPage(job.shared.pages[i]);
     }
     return { written, large };
   } finally {

@@ -7,7 +7,7 @@ import { serialised, withDirLock } from "../publish/dir-lock.ts";
 import { patchNextLinks } from "../publish/next-links.ts";
 import { Precompressor } from "../publish/precompressed.ts";
 import { FEED_ITEM_FORMAT } from "../publish/rss.ts";
-import { renderInWorker, type RenderJob } from "../publish/render-pages.ts";
+import { renderInWorker, runRenderJob, type RenderJob } from "../publish/render-pages.ts";
 import {
   currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, removeAbandoned, siteDirs, swapCurrent, writeAtomic,
   type BuildInfo, type SiteDirs,
@@ -47,9 +47,9 @@ function publishClientAssets(dirs: SiteDirs): void {
   }
 }
 
-/** Renders in the worker, then hands its larger pages to the compressed copies. */
-async function renderPages(compressed: Precompressor, generation: string, job: RenderJob): Promise<number> {
-  const { written, large } = await renderInWorker(job);
+/** Renders in a worker (or on this thread), then hands its larger pages to the compressed copies. */
+async function renderPages(compressed: Precompressor, generation: string, job: RenderJob, where: "worker" | "here" = "worker"): Promise<number> {
+  const { written, large } = await (where === "worker" ? renderInWorker(job) : runRenderJob(job));
   for (const rel of large) compressed.add(rel, fs.readFileSync(path.join(generation, rel)));
   return written;
 }
@@ -162,14 +162,13 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
     const { placeFinderScript, feedItemFormat } = liveBuild(dirs) ?? {};
     return publishGeneration(dirs, { baseUrl: ctx.config.baseUrl, placeFinderScript, feedItemFormat: FEED_ITEM_FORMAT }, generation, live, async (compressed) => {
       publishClientAssets(dirs);
+      // The worker renders the new editions and the index pages, then the city pages, which the main
+      // thread also takes from once its text outputs are written: whichever is free renders the next.
       const job: RenderJob = {
         dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(),
         placeFinder: fs.existsSync(path.join(live, "place-index.json")), placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id),
-        pages: [
-          ...GLOBAL_PAGES,
-          ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`)),
-          ...new Set(keys.map((k) => `/${k.slug}`)),
-        ],
+        pages: [...GLOBAL_PAGES, ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`))],
+        shared: { pages: [...new Set(keys.map((k) => `/${k.slug}`))], cursor: new SharedArrayBuffer(4) },
       };
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(renderPages(compressed, generation, job)),
@@ -177,17 +176,19 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           // The town's edition before each new one gains its "next" link: patched into its page
           // (rendered again only when the stored page is not as expected), its twin written again.
           const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds));
-          const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [] }) : 0;
+          const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
           // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
           const text = await writeTextOutputs(ctx, {
             outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body),
             keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined,
           });
-          return { patched, rerendered, files: patched + rerendered + text };
+          const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, "here");
+          return { patched, rerendered, helped, files: patched + rerendered + text + helped };
         })()),
       ]);
-      ctx.log.info({ editions: keys.length, pages: rendered, renderMs, patched: textFiles.patched, rerendered: textFiles.rerendered, textFiles: textFiles.files, textMs, ms: Math.round(performance.now() - started) }, "editions published");
-      return rendered + textFiles.files;
+      const { patched, rerendered, helped, files } = textFiles;
+      ctx.log.info({ editions: keys.length, pages: rendered + helped, renderMs, patched, rerendered, pagesOnMainThread: helped, textFiles: files - helped, textMs, ms: Math.round(performance.now() - started) }, "editions published");
+      return rendered + files;
     });
   });
 }

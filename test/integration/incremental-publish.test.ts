@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderInWorker, runRenderJob, type RenderJob } from "../../src/publish/render-pages.ts";
 import { siteDirs } from "../../src/publish/site-dir.ts";
+import { databaseFile } from "../../src/store/db.ts";
 import { runMorning } from "../../src/services/morning.ts";
 import { buildSite } from "../../src/services/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
@@ -54,5 +56,21 @@ describe("a city feed after a morning", () => {
     expect(feed).not.toContain("KEPT");
     await buildSite(server.ctx);
     expect(await (await server.get(`/${TOWN}/feed.xml`)).text()).toBe(feed);
+  });
+});
+
+describe("the morning's renderers", () => {
+  it("share pages: the worker and the main thread each take the next one, and every page is rendered once", async () => {
+    const generation = fs.mkdtempSync(path.join(server.dataDir, "shared-"));
+    const pages = [`/${TOWN}`, "/", "/cities", "/states", "/states/nevada"];
+    const job: RenderJob = {
+      dbFile: databaseFile(server.dataDir), baseUrl: server.url, now: new Date().toISOString(), placeFinder: false,
+      archive: path.join(generation, "archive"), generation, editions: [], pages: [], shared: { pages, cursor: new SharedArrayBuffer(4) },
+    };
+    const [worker, here] = await Promise.all([renderInWorker(job), runRenderJob(job)]);
+    expect(worker.written + here.written).toBe(pages.length);
+    expect(fs.readdirSync(generation, { recursive: true }).filter((f) => String(f).endsWith(".html")).sort())
+      .toEqual(["cities.html", `${TOWN}.html`, "index.html", "states.html", "states/nevada.html"].sort());
+    expect(fs.readFileSync(path.join(generation, `${TOWN}.html`), "utf8")).toContain("Ely");
   });
 });
