@@ -4,7 +4,7 @@
 //   - a full rebuild (`buildSite`): every edition page and twin, every index page, feeds, sitemaps;
 //   - the morning: 1,000 new editions published incrementally (`publishEditions`) onto that site.
 // BENCH_SNAPSHOT=DIR keeps the seeded archive and its rebuild (before the morning) in DIR; then
-// `npm run bench:morning -- --from DIR [runs]` times the morning alone on a fresh copy of it, as often as asked.
+// `npm run bench:morning -- --from DIR [runs]` times the morning alone on fresh copies of it, as often as asked.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -114,49 +114,39 @@ function runPhase(name: string, dataDir: string, ids: number[] = []): { seconds:
 /** A copy of a data directory: the database copied, the site hard-linked (publishing replaces files, never writes into them). */
 function copyDataDir(from: string, to: string): void {
   fs.mkdirSync(to, { recursive: true });
-  copyInPlace(databaseFile(from), databaseFile(to));
-  for (const suffix of ["-wal", "-shm"]) fs.rmSync(databaseFile(to) + suffix, { force: true });
-  fs.rmSync(path.join(to, "site"), { recursive: true, force: true });
+  fs.copyFileSync(databaseFile(from), databaseFile(to));
   const r = spawnSync("cp", ["-al", path.join(from, "site"), path.join(to, "site")]);
   if (r.status !== 0) throw new Error(`cp -al failed: ${r.stderr}`);
 }
 
 /**
- * Copies over the bytes of an existing file of the same size rather than replacing it: freeing and
- * reallocating 2 GB each run made this machine's filesystem (mounted with `discard`) stall file
- * creation for minutes afterwards, in the middle of the next morning.
+ * `--from DIR [runs]`: the morning alone, again, on fresh copies of a site saved by `BENCH_SNAPSHOT=DIR`
+ * (the seeded archive and its full rebuild, before the morning): for profiling the morning without
+ * reseeding. The copies are removed only after the last run: on ext4 without a journal (this machine's
+ * root filesystem) every inode freed in the last minutes is skipped one by one when a file is created
+ * (`recently_deleted` in the kernel's inode allocator), so deleting a copy just before a run made that
+ * run's file creations several times slower.
  */
-function copyInPlace(from: string, to: string): void {
-  if (!fs.existsSync(to) || fs.statSync(to).size !== fs.statSync(from).size) return fs.copyFileSync(from, to);
-  const src = fs.openSync(from, "r");
-  const dst = fs.openSync(to, "r+");
+async function morningsFromSnapshot(snapshot: string, runs: number): Promise<void> {
+  const copies: string[] = [];
   try {
-    const buf = Buffer.allocUnsafe(8 << 20);
-    for (let pos = 0, n; (n = fs.readSync(src, buf, 0, buf.length, pos)) > 0; pos += n) fs.writeSync(dst, buf, 0, n, pos);
+    for (let run = 0; run < runs; run++) {
+      const dataDir = `${snapshot.replace(/\/+$/, "")}.work-${process.pid}-${run}`;
+      copies.push(dataDir);
+      copyDataDir(snapshot, dataDir);
+      const db = openDatabase(databaseFile(dataDir));
+      const places = JSON.parse(fs.readFileSync(path.join(snapshot, "bench-places.json"), "utf8")) as Array<{ geoid: string; name: string }>;
+      const morningIds = seedEditions(db, places, "2026-11-22", 1, 2);
+      const editions = (db.prepare("SELECT COUNT(*) FROM editions").pluck().get() as number) - morningIds.length;
+      db.close();
+      spawnSync("sync"); // the copy's writeback would otherwise land in the middle of the morning
+      const morning = runPhase("morning", dataDir, morningIds);
+      console.log(`\nN = ${editions.toLocaleString("en-US")} editions (from ${snapshot})`);
+      console.log(`  morning: incremental publish of ${MORNING} editions ${morning.seconds.toFixed(2)} s, ${morning.pagesWritten.toLocaleString("en-US")} files (${(morning.pagesWritten / morning.seconds).toFixed(0)}/s), CPU ${morning.cpuSeconds.toFixed(2)} s (system ${morning.systemSeconds.toFixed(2)} s), peak RSS ${morning.peakRssMb.toFixed(0)} MB`);
+      console.log(`  load average (1, 5, 15 min) at the end       ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+    }
   } finally {
-    fs.closeSync(src);
-    fs.closeSync(dst);
-  }
-}
-
-/**
- * `--from DIR`: the morning alone, again, on a copy of a site saved by `BENCH_SNAPSHOT=DIR` (the seeded
- * archive and its full rebuild, before the morning): for profiling the morning without reseeding.
- */
-async function morningFromSnapshot(snapshot: string): Promise<void> {
-  const dataDir = `${snapshot.replace(/\/+$/, "")}.work`; // kept between runs: see copyInPlace
-  {
-    copyDataDir(snapshot, dataDir);
-    const db = openDatabase(databaseFile(dataDir));
-    const places = JSON.parse(fs.readFileSync(path.join(snapshot, "bench-places.json"), "utf8")) as Array<{ geoid: string; name: string }>;
-    const morningIds = seedEditions(db, places, "2026-11-22", 1, 2);
-    const editions = (db.prepare("SELECT COUNT(*) FROM editions").pluck().get() as number) - morningIds.length;
-    db.close();
-    spawnSync("sync"); // the copy's writeback would otherwise land in the middle of the morning
-    const morning = runPhase("morning", dataDir, morningIds);
-    console.log(`\nN = ${editions.toLocaleString("en-US")} editions (from ${snapshot})`);
-    console.log(`  morning: incremental publish of ${MORNING} editions ${morning.seconds.toFixed(2)} s, ${morning.pagesWritten.toLocaleString("en-US")} files (${(morning.pagesWritten / morning.seconds).toFixed(0)}/s), CPU ${morning.cpuSeconds.toFixed(2)} s (system ${morning.systemSeconds.toFixed(2)} s), peak RSS ${morning.peakRssMb.toFixed(0)} MB`);
-    console.log(`  load average (1, 5, 15 min) at the end       ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+    for (const dir of copies) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -217,7 +207,7 @@ if (process.argv[2] === "--phase") {
   await phase(process.argv[3], process.argv[4], JSON.parse(fs.readFileSync(process.argv[5], "utf8")) as number[]);
 } else if (process.argv[2] === "--from") {
   await ensureRendererBuilt();
-  for (let i = 0; i < Number(process.argv[4] ?? 1); i++) await morningFromSnapshot(process.argv[3]);
+  await morningsFromSnapshot(process.argv[3], Number(process.argv[4] ?? 1));
 } else {
   const sizes = process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0);
   await ensureRendererBuilt();
