@@ -1,8 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { isMainThread, parentPort, workerData, Worker } from "node:worker_threads";
-import { createSiteData } from "../site/views.ts";
-import { openDatabase } from "../store/db.ts";
+import { createSiteData, type SiteData } from "../site/views.ts";
+import { openDatabase, type DB } from "../store/db.ts";
 import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
 import { PRECOMPRESS_FROM_BYTES } from "./precompressed.ts";
 import { SyncFileWriter } from "./site-dir.ts";
@@ -48,11 +48,12 @@ export interface RenderResult {
   large: string[];
 }
 
-export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
-  const db = openDatabase(job.dbFile);
+/** Runs the job on this thread: with its own connection and read model, or with the caller's (made with the job's options). */
+export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: SiteData }): Promise<RenderResult> {
+  const db = caller?.db ?? openDatabase(job.dbFile);
   try {
     const renderer = await loadRenderer();
-    const site = createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, placeFinderScript: job.placeFinderScript, now: () => new Date(job.now) });
+    const site = caller?.site ?? createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, placeFinderScript: job.placeFinderScript, now: () => new Date(job.now) });
     let written = 0;
     const large: string[] = [];
     const archive = new SyncFileWriter({ atomic: true }); // readers may already see the archive
@@ -94,7 +95,7 @@ export async function runRenderJob(job: RenderJob): Promise<RenderResult> {
     }
     return { written, large };
   } finally {
-    db.close();
+    if (!caller) db.close();
   }
 }
 

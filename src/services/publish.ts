@@ -15,8 +15,8 @@ import {
 import { writeSiteExtras } from "../publish/site-extras.ts";
 import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer.ts";
 import { writeTextOutputs } from "../publish/text-outputs.ts";
-import { createSiteData } from "../site/views.ts";
-import { databaseFile } from "../store/db.ts";
+import { createSiteData, type SiteData } from "../site/views.ts";
+import { databaseFile, type DB } from "../store/db.ts";
 import { editionKeysByIds, editionsGainingNext } from "../store/editions.ts";
 import type { AppContext } from "./context.ts";
 
@@ -48,8 +48,8 @@ function publishClientAssets(dirs: SiteDirs): void {
 }
 
 /** Renders in a worker (or on this thread), then hands its larger pages to the compressed copies. */
-async function renderPages(compressed: Precompressor, generation: string, job: RenderJob, where: "worker" | "here" = "worker"): Promise<number> {
-  const { written, large } = await (where === "worker" ? renderInWorker(job) : runRenderJob(job));
+async function renderPages(compressed: Precompressor, generation: string, job: RenderJob, here?: { db: DB; site: SiteData }): Promise<number> {
+  const { written, large } = await (here ? runRenderJob(job, here) : renderInWorker(job));
   for (const rel of large) compressed.add(rel, fs.readFileSync(path.join(generation, rel)));
   return written;
 }
@@ -164,9 +164,10 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       publishClientAssets(dirs);
       // The worker renders the new editions and the index pages, then the city pages, which the main
       // thread also takes from once its text outputs are written: whichever is free renders the next.
+      const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const job: RenderJob = {
         dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(),
-        placeFinder: fs.existsSync(path.join(live, "place-index.json")), placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id),
+        placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id),
         pages: [...GLOBAL_PAGES, ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`))],
         shared: { pages: [...new Set(keys.map((k) => `/${k.slug}`))], cursor: new SharedArrayBuffer(4) },
       };
@@ -178,11 +179,13 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
           // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
+          // One read model on this thread: the city views the twins were written from serve the pages it renders.
+          const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now), keepCityViews: true });
           const text = await writeTextOutputs(ctx, {
-            outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, onWrite: (rel, body) => compressed.add(rel, body),
+            outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, site, onWrite: (rel, body) => compressed.add(rel, body),
             keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined,
           });
-          const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, "here");
+          const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, { db: ctx.db, site });
           return { patched, rerendered, helped, files: patched + rerendered + text + helped };
         })()),
       ]);

@@ -139,7 +139,18 @@ function editionBody(e: SiteEdition): EditionBody {
   return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
 }
 
-export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?: boolean; placeFinderScript?: string; now?: () => Date } = {}): SiteData {
+export interface SiteDataOptions {
+  placeFinder?: boolean;
+  placeFinderScript?: string;
+  now?: () => Date;
+  /**
+   * Keep every city's view once built: a morning's main thread writes each city's twin, then renders
+   * some of the same cities' pages. Off for a request (one view) and a full rebuild (every city).
+   */
+  keepCityViews?: boolean;
+}
+
+export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions = {}): SiteData {
   // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
   const now = options.now ?? (() => new Date());
   let cities: PublishedCity[] | undefined;
@@ -153,6 +164,7 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
     return places.get(slug);
   };
   const allCities = () => (cities ??= publishedCities(db));
+  const cityViews = new Map<string, CityView | undefined>();
   // A city's excerpt is read once per run, whichever page (home, /cities, its state) shows it first.
   const excerpts = new Map<string, string>();
   let bySlug: Map<string, PublishedCity> | undefined;
@@ -208,12 +220,13 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
       return { name: group.name, slug: group.slug, cities, population: totalsOf(group.name)?.population ?? 0 };
     },
     city(slug) {
+      if (cityViews.has(slug)) return cityViews.get(slug);
       // Any U.S. place: the publisher renders the ones with editions; the server renders the others
       // on demand (a page that invites the first subscriber).
       const place = placeOf(slug);
       if (!place) return undefined;
       const [latest] = latestSiteEditions(db, place.geoid, 1);
-      return {
+      const view: CityView = {
         place: placeInfo(place),
         latest: latest && editionBody(latest),
         archive: latest ? cityArchive(db, place.geoid, CITY_ARCHIVE_ITEMS) : [],
@@ -223,6 +236,8 @@ export function createSiteData(db: DB, baseUrl: string, options: { placeFinder?:
         comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
         ...cityListings(db, place, now()),
       };
+      if (options.keepCityViews) cityViews.set(slug, view);
+      return view;
     },
     cityFeed(slug) {
       const place = placeOf(slug);
