@@ -199,9 +199,12 @@ async function bench(n: number): Promise<void> {
     row("load average (1, 5, 15 min) at the end", os.loadavg().map((l) => l.toFixed(1)).join(", "));
   } finally {
     if (process.env.BENCH_KEEP) console.log(`  (kept ${dataDir})`);
-    else fs.rmSync(dataDir, { recursive: true, force: true });
+    else leftovers.push(dataDir);
   }
 }
+
+/** Data directories to remove once every size is measured (see `morningsFromSnapshot` on deleting between runs). */
+const leftovers: string[] = [];
 
 if (process.argv[2] === "--phase") {
   await phase(process.argv[3], process.argv[4], JSON.parse(fs.readFileSync(process.argv[5], "utf8")) as number[]);
@@ -212,7 +215,11 @@ if (process.argv[2] === "--phase") {
   const sizes = process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0);
   await ensureRendererBuilt();
   console.log(`bench:morning on ${os.cpus().length} CPUs, Node ${process.version}`);
-  for (const n of sizes.length ? sizes : [10_000, 100_000]) await bench(n);
+  try {
+    for (const n of sizes.length ? sizes : [10_000, 100_000]) await bench(n);
+  } finally {
+    for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
+  }
   // The towns' public sources: what fetching 1,000 towns' feeds adds to the morning (scripts/bench/feeds-morning.ts).
   if (process.env.BENCH_FEEDS !== "off") await (await import("./bench/feeds-morning.ts")).benchFeedsMorning(1000);
 }
