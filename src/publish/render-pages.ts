@@ -59,7 +59,7 @@ export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: Site
     const archive = new SyncFileWriter({ atomic: true }); // readers may already see the archive
     const generation = new SyncFileWriter({ atomic: false }); // nobody sees it before the swap
     const renderEdition = async (k: EditionKey) => {
-      const html = await renderer.render(`/${k.slug}/${k.date}`, site);
+      const html = await renderer.renderBytes(`/${k.slug}/${k.date}`, site);
       if (html === undefined) return;
       archive.write(pageFile(job.archive, `/${k.slug}/${k.date}`), html);
       written++;
@@ -81,11 +81,11 @@ export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: Site
         await new Promise((resolve) => setImmediate(resolve));
         slice = performance.now();
       }
-      const html = await renderer.render(p, site);
+      const html = await renderer.renderBytes(p, site);
       if (html === undefined) return;
       const file = pageFile(job.generation, p);
       generation.write(file, html);
-      if (html.length >= PRECOMPRESS_FROM_BYTES / 4 && Buffer.byteLength(html) >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
+      if (html.length >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
       written++;
     };
     for (const p of job.pages) await renderPage(p);

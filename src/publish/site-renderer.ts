@@ -39,6 +39,11 @@ export interface Renderer {
    * `Astro.locals` beside `site` (the server-rendered pages pass what they show).
    */
   render(pathname: string, site: SiteData, locals?: object): Promise<string | undefined>;
+  /**
+   * The same page as UTF-8 bytes, for a file: the publisher writes them as they come, instead of
+   * decoding the response to a string and encoding it again to write it.
+   */
+  renderBytes(pathname: string, site: SiteData, locals?: object): Promise<Buffer | undefined>;
   /** The built client assets (`_astro/*`) to publish next to the pages. */
   clientDir: string;
 }
@@ -118,17 +123,20 @@ export async function loadRenderer(): Promise<Renderer> {
   const renderer: Renderer = {
     clientDir: path.join(build.dir, "client"),
     async render(pathname, site, locals) {
+      return (await renderer.renderBytes(pathname, site, locals))?.toString("utf8");
+    },
+    async renderBytes(pathname, site, locals) {
       const response = await app.render(new Request(`http://render.invalid${pathname}`), { locals: { ...locals, site } });
       // The 404 page itself answers 404; any other page answering 404 does not exist.
       if (response.status === 404 && pathname !== "/404") return undefined;
-      const body = await response.text();
+      const body = Buffer.from(await response.arrayBuffer());
       // A newer build replaced this one (another process rebuilt after a deploy) and pruned what this
       // one still loads lazily: render with the current build instead.
       if (response.status >= 500 && currentBuild()?.dir !== build.dir) {
         loaded.delete(build.dir);
-        return (await loadRenderer()).render(pathname, site, locals);
+        return (await loadRenderer()).renderBytes(pathname, site, locals);
       }
-      if (response.status !== 200 && response.status !== 404) throw new Error(`rendering ${pathname} answered ${response.status}: ${body.slice(0, 500)}`);
+      if (response.status !== 200 && response.status !== 404) throw new Error(`rendering ${pathname} answered ${response.status}: ${body.toString("utf8", 0, 500)}`);
       return body;
     },
   };

@@ -136,7 +136,13 @@ function editionBody(e: SiteEdition): EditionBody {
   // Weather emoji become inline SVG (some systems draw them as empty boxes).
   const html = withWeatherIcons(webHtml(e.html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/i, "")));
   const weather = readStoredWeather(e.weather_json);
-  return { date: e.date, subject: e.subject, html, markdown: webMarkdown(e.markdown), publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7) };
+  return {
+    date: e.date, subject: e.subject, html, publishedAt: e.published_at, today: weather.today, forecast: weather.daily.slice(0, 7),
+    // Only the twins read it (pages show the HTML): made when asked.
+    get markdown() {
+      return webMarkdown(e.markdown);
+    },
+  };
 }
 
 export interface SiteDataOptions {
