@@ -112,10 +112,11 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
   const affectedStates = new Set(affected.map((c) => c.state));
 
-  // City twins (from the views the city pages render) and city feeds.
+  // City twins and city feeds, from the views the city pages render.
   for (const city of affected) {
     const view = site.city(city.slug);
-    if (view) await out.write(`${city.slug}.md`, cityMarkdown(base, view));
+    if (!view) continue;
+    await out.write(`${city.slug}.md`, cityMarkdown(base, view));
     const kept = opts.keepFeedItemsFrom ? keptFeedItems(path.join(opts.keepFeedItemsFrom, city.slug, "feed.xml")) : undefined;
     const items = site.cityFeed(city.slug).map((e) => ({
       publishedAt: e.published_at,
