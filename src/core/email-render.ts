@@ -4,7 +4,7 @@
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
 import { convert } from "html-to-text";
-import { withoutLegacyFooter, withoutWeatherEmoji } from "./compose.ts";
+import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
 export interface Sender {
   /** The From header, e.g. `citydaily <news@example.com>`. */

@@ -1,4 +1,8 @@
 import Holidays from "date-holidays";
+import { addDays } from "./time.ts";
+
+// Callers that count days with the holidays have always found addDays here.
+export { addDays };
 
 export interface HolidayNote {
   date: string;          // YYYY-MM-DD
@@ -60,9 +64,3 @@ export function upcomingHolidays(date: string, stateCode: string | undefined, da
   return all.filter((h) => h.date > date && h.date <= end);
 }
 
-/** `date` plus `n` calendar days (dates are timezone-free here). */
-export function addDays(date: string, n: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
-}

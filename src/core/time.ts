@@ -44,3 +44,10 @@ export function wallTimeToInstant(wall: string, timeZone: string): Date {
   return new Date(Math.max(first, second)); // in a gap: the later offset's reading
 
 }
+
+/** `date` plus `n` calendar days (dates are timezone-free here). */
+export function addDays(date: string, n: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}

@@ -2,7 +2,7 @@ import type { Operation } from "../contract/operation.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
-import { webMarkdown } from "../core/compose.ts";
+import { webMarkdown } from "../core/web-edition.ts";
 import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
 import type { ArchiveEntry } from "../store/editions.ts";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { operations } from "../contract/operations/index.ts";
-import { withoutWeatherEmoji } from "../core/compose.ts";
+import { withoutWeatherEmoji } from "../core/web-edition.ts";
 import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";

@@ -1,6 +1,6 @@
 import { IsoDate } from "../contract/common.ts";
 import type { ArchiveResponse } from "../contract/resources.ts";
-import { withoutWeatherEmoji } from "../core/compose.ts";
+import { withoutWeatherEmoji } from "../core/web-edition.ts";
 import { AppError } from "../core/errors.ts";
 import { findEdition } from "../store/editions.ts";
 import { requireCity } from "./cities.ts";

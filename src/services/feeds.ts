@@ -1,7 +1,8 @@
 import type { TownFeed } from "../contract/feeds.ts";
 import { AppError } from "../core/errors.ts";
 import { checkFeedUrl } from "../integrations/feeds/fetch.ts";
-import { looksLikeCalendar, parseCalendar, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
+import type { CalendarOccurrence } from "../core/calendar-events.ts";
+import { looksLikeCalendar, parseCalendar } from "../integrations/feeds/ical.ts";
 import { parseSyndication, type StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
 import { deleteTownFeed, insertTownFeed, listTownFeeds, townFeedByUrl, type FeedKind, type TownFeedView } from "../store/feeds.ts";

@@ -1,7 +1,7 @@
 import { activeAlerts } from "../core/alerts.ts";
 import { localDate } from "../core/time.ts";
 import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
-import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
+import { feedEventsFor, type CalendarOccurrence } from "../core/calendar-events.ts";
 import type { StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
 import {

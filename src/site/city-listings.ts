@@ -1,7 +1,7 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { feedEventToCalendar } from "../core/event-time.ts";
 import { safeUrl } from "../core/safe-url.ts";
-import { feedEventsFor, type CalendarOccurrence } from "../integrations/feeds/ical.ts";
+import { feedEventsFor, type CalendarOccurrence } from "../core/calendar-events.ts";
 import { currentFeedItems } from "../store/feeds.ts";
 import { FEED_EVENT_DAYS } from "../core/town-sources.ts";
 import { localDate } from "../core/time.ts";

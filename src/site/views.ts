@@ -1,7 +1,7 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { censusYear } from "../core/census-fields.ts";
-import { webHtml, webMarkdown } from "../core/compose.ts";
+import { webHtml, webMarkdown } from "../core/web-edition.ts";
 import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
 import { slugify } from "../core/slug.ts";
 import { statesPhrase } from "../core/states.ts";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAirQualityProvider } from "../../src/integrations/air-quality.ts";
-import { feedEventsFor, parseCalendar } from "../../src/integrations/feeds/ical.ts";
+import { feedEventsFor } from "../../src/core/calendar-events.ts";
+import { parseCalendar } from "../../src/integrations/feeds/ical.ts";
 import { parseSyndication } from "../../src/integrations/feeds/syndication.ts";
 import { SourceError } from "../../src/integrations/http-json.ts";
 import { createNwsProvider } from "../../src/integrations/nws.ts";

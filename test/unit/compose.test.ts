@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/compose.ts";
+import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/web-edition.ts";
 import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
 import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
 import { sunTimes } from "../../src/core/sun.ts";
