@@ -27,6 +27,16 @@ export function leaseChargeDates(activatedAt: string, untilIso: string): string[
   return out;
 }
 
+/**
+ * A lease's monthly charges from its activation until it ended or `nowIso`, whichever came first (none
+ * before it is activated): what the operator's statement and the payouts report both deduct.
+ */
+export function leaseCharges(lease: { activatedAt: string | null; endedAt: string | null; priceCents: number }, nowIso: string): Array<{ at: string; cents: number }> {
+  if (!lease.activatedAt) return [];
+  const until = lease.endedAt && lease.endedAt < nowIso ? lease.endedAt : nowIso;
+  return leaseChargeDates(lease.activatedAt, until).map((at) => ({ at, cents: lease.priceCents }));
+}
+
 /** The end of the paid period running at `nowIso`: the first monthly anniversary of the activation after now. */
 export function paidPeriodEnd(activatedAt: string, nowIso: string): string {
   for (let k = 1; k < 1200; k++) {

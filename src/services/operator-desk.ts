@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { AppError } from "../core/errors.ts";
-import { audienceDays, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
+import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
 import { addDays } from "../core/holidays.ts";
 import { localDate, localHour } from "../core/time.ts";
 import type { TownFeed } from "../contract/feeds.ts";
@@ -146,9 +146,7 @@ export function requireTown(ctx: AppContext, email: string, slug: string): Lease
 }
 
 export function statementOf(ctx: AppContext, lease: LeaseView): StatementMonth[] {
-  const nowIso = ctx.config.now().toISOString();
-  const until = lease.ended_at && lease.ended_at < nowIso ? lease.ended_at : nowIso;
-  const charges = lease.activated_at ? leaseChargeDates(lease.activated_at, until).map((at) => ({ at, cents: lease.price_cents })) : [];
+  const charges = leaseCharges({ activatedAt: lease.activated_at, endedAt: lease.ended_at, priceCents: lease.price_cents }, ctx.config.now().toISOString());
   return monthlyStatement(ledgerOfLease(ctx.db, lease.id), charges, transfersOfLease(ctx.db, lease.id));
 }
 

@@ -1,4 +1,4 @@
-import { csv, leaseChargeDates, monthlyStatement } from "../core/operator-statement.ts";
+import { csv, leaseCharges, monthlyStatement } from "../core/operator-statement.ts";
 import { AppError } from "../core/errors.ts";
 import { leasesWithMoney, ledgerOfLease } from "../store/ledger.ts";
 import { accountOf, operatorsWithPendingPayouts, pendingPayouts, recordReversal, recordTransfer, saveAccount, setPayoutsEnabled, transfersOfLease, type OperatorAccount } from "../store/payouts.ts";
@@ -94,9 +94,7 @@ export function payoutsReport(ctx: AppContext, month: string): string {
   for (const l of leasesWithMoney(ctx.db)) {
     const ledger = ledgerOfLease(ctx.db, l.leaseId);
     const transfers = transfersOfLease(ctx.db, l.leaseId);
-    const until = [l.endedAt, nowIso].filter((x): x is string => !!x).sort()[0];
-    const charges = leaseChargeDates(l.activatedAt, until).map((at) => ({ at, cents: l.priceCents }));
-    const row = monthlyStatement(ledger, charges, transfers).find((r) => r.month === month);
+    const row = monthlyStatement(ledger, leaseCharges(l, nowIso), transfers).find((r) => r.month === month);
     const earned = ledger.filter((e) => e.createdAt < monthEnd).reduce((s, e) => s + e.amountCents, 0);
     const paid = transfers.reduce((s, t) => s + (t.createdAt < monthEnd ? t.amountCents : 0) - (t.reversedAt && t.reversedAt < monthEnd ? t.reversedCents : 0), 0);
     if (!row && earned - paid === 0) continue;
