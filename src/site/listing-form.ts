@@ -30,6 +30,14 @@ export interface ListingFormValues {
 export const TEXT_FIELDS = ["title", "description", "url", "startsDate", "startsTime", "endsDate", "venue", "address", "category", "buyerEmail"] as const;
 export type FormField = (typeof TEXT_FIELDS)[number] | "tier";
 
+/** The most characters a text field takes: the contract's own limit (the page's `maxlength`). */
+export function fieldMaxLength(field: FormField): number | undefined {
+  const shape: Record<string, unknown> = { ...EventCheckoutRequest.shape, ...BusinessCheckoutRequest.shape };
+  let schema = shape[field] as { maxLength?: number | null; def?: { type?: string }; unwrap?: () => unknown } | undefined;
+  if (schema?.def?.type === "optional" && schema.unwrap) schema = schema.unwrap() as typeof schema;
+  return schema?.maxLength ?? undefined;
+}
+
 /** Each field's label as the page shows it (also what an error names). */
 export function fieldLabel(kind: ListingKind, field: FormField): string {
   const labels: Record<FormField, string> = {

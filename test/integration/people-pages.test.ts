@@ -90,6 +90,15 @@ describe("pages, not JSON, for people", () => {
     expect(html).toContain('<a class="brand" href="/">city<span>daily</span></a>');
   });
 
+  it("the buying form's fields take as many characters as the contract does", async () => {
+    for (const [kind, fields] of [["event", { title: 120, description: 1000, venue: 200, url: 2000, buyerEmail: 254 }], ["business", { title: 120, address: 200, category: 60 }]] as const) {
+      const html = await (await fetch(`${server.url}/advertise/boise-idaho?kind=${kind}`)).text();
+      for (const [field, max] of Object.entries(fields)) {
+        expect(new RegExp(`<(input|textarea) id="${field}"[^>]* maxlength="${max}"`).test(html), `${kind} ${field}`).toBe(true);
+      }
+    }
+  });
+
   it("a town without a newsletter offers to start it and to lease it instead of a form", async () => {
     const html = await (await fetch(`${server.url}/advertise/twin-falls-idaho`)).text();
     expect(html).toContain("Twin Falls, Idaho has no newsletter yet");
