@@ -178,9 +178,9 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           // (rendered again only when the stored page is not as expected), its twin written again.
           const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
-          // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
           // One read model on this thread: the city views the twins were written from serve the pages it renders.
           const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now), keepCityViews: true });
+          // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
           const text = await writeTextOutputs(ctx, {
             outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, site, onWrite: (rel, body) => compressed.add(rel, body),
             keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined,
