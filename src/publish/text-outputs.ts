@@ -4,7 +4,7 @@ import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/web-edition.ts";
 import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withPreviousEditionIds } from "../store/editions.ts";
+import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withNeighbourEditionIds } from "../store/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
@@ -98,8 +98,8 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     }
   } else {
     const fresh = new Set(opts.editionIds);
-    for (const e of placedEditionsByIds(db, withPreviousEditionIds(db, opts.editionIds))) {
-      // The edition before each new one only gains its "next" link: its twin again, nothing else of it changes.
+    for (const e of placedEditionsByIds(db, withNeighbourEditionIds(db, opts.editionIds))) {
+      // The editions beside a new one only gain a link to it: their twins again, nothing else of them changes.
       if (fresh.has(e.id)) await writeEdition(e);
       else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.place_geoid, e.date)));
     }

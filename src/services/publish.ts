@@ -17,7 +17,7 @@ import { ensureRendererBuilt, rendererClientDir } from "../publish/site-renderer
 import { writeTextOutputs } from "../publish/text-outputs.ts";
 import { createSiteData, type SiteData } from "../site/views.ts";
 import { databaseFile, type DB } from "../store/db.ts";
-import { editionKeysByIds, editionsGainingNext } from "../store/editions.ts";
+import { editionKeysByIds, editionsAfter, editionsGainingNext } from "../store/editions.ts";
 import type { AppContext } from "./context.ts";
 
 export interface PublishResult {
@@ -177,6 +177,8 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           // The town's edition before each new one gains its "next" link: patched into its page
           // (rendered again only when the stored page is not as expected), its twin written again.
           const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds));
+          // An edition after a new one (an earlier date stored late) gains a new "previous" link: rendered again.
+          toRender.push(...editionsAfter(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
           // One read model on this thread: the city views the twins were written from serve the pages it renders.
           const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now), keepCityViews: true });

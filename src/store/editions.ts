@@ -121,14 +121,27 @@ export function editionNeighbours(db: DB, placeGeoid: string, date: string): { p
 }
 
 /**
- * With these editions, the ones just before each in its town: their pages and twins gain a "next"
- * link when a new edition is published, so they are rendered again with it.
+ * With these editions, their neighbours in their towns: the one just before each gains a "next" link
+ * when a new edition is published, and the one just after (only when an earlier date is stored late)
+ * a new "previous" one, so their twins are written again.
  */
-export function withPreviousEditionIds(db: DB, ids: readonly number[]): number[] {
+export function withNeighbourEditionIds(db: DB, ids: readonly number[]): number[] {
   if (ids.length === 0) return [];
-  const before = stmt(db, `SELECT (SELECT p.id FROM editions p WHERE p.place_geoid = e.place_geoid AND p.date < e.date ORDER BY p.date DESC LIMIT 1)
+  return [...new Set([...ids, ...editionsAfter(db, ids), ...stmt(db, `SELECT (SELECT p.id FROM editions p WHERE p.place_geoid = e.place_geoid AND p.date < e.date ORDER BY p.date DESC LIMIT 1)
+    FROM editions e WHERE e.id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ids)) as Array<number | null>])]
+    .filter((id): id is number => id !== null).sort((a, b) => a - b);
+}
+
+/**
+ * The editions just after these in their towns, themselves not among them: none on a morning, whose
+ * editions are each town's newest; one when an earlier date is stored after a later one.
+ */
+export function editionsAfter(db: DB, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
+  const after = stmt(db, `SELECT (SELECT n.id FROM editions n WHERE n.place_geoid = e.place_geoid AND n.date > e.date ORDER BY n.date LIMIT 1)
     FROM editions e WHERE e.id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ids)) as Array<number | null>;
-  return [...new Set([...ids, ...before.filter((id): id is number => id !== null)])].sort((a, b) => a - b);
+  const fresh = new Set(ids);
+  return [...new Set(after.filter((id): id is number => id !== null && !fresh.has(id)))];
 }
 
 /** The edition before a new one in its town, which gains a "next" link: what its page's nav shows. */

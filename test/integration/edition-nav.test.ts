@@ -4,7 +4,8 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteDirs } from "../../src/publish/site-dir.ts";
 import { runMorning } from "../../src/services/morning.ts";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite, publishEditions } from "../../src/services/publish.ts";
+import { insertEdition } from "../../src/store/editions.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -67,6 +68,20 @@ describe("a dated edition between two others", () => {
     expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-25" rel="next">New York, Nov 25: /);
     expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-23" rel="prev">/);
     expect(page).not.toContain("<p> ");
+  });
+
+  it("an earlier day stored late: the edition after it links back to it, page and twin", async () => {
+    const geoid = server.ctx.db.prepare("SELECT geoid FROM places WHERE slug = ?").pluck().get(NY) as string;
+    const id = insertEdition(server.ctx.db, {
+      placeGeoid: geoid, date: "2026-11-21", subject: "New York, Nov 21: a day stored late", publishedAt: "2026-11-25T15:00:00.000Z",
+      markdown: "# New York, Nov 21: a day stored late\n\nHello.\n", html: "<h1>New York, Nov 21: a day stored late</h1>\n<p>Hello.</p>\n",
+    })!;
+    await publishEditions(server.ctx, [id]);
+    const page = await (await server.get(`/${NY}/2026-11-22`)).text();
+    expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-21" rel="prev">← New York, Nov 21: a day stored late<\/a>/);
+    expect(page).toMatch(/rel="next">New York, Nov 23: /);
+    expect(await (await server.get(`/${NY}/2026-11-22.md`)).text()).toContain("Previous: [New York, Nov 21: a day stored late]");
+    expect(await (await server.get(`/${NY}/2026-11-21`)).text()).toMatch(/rel="next">New York, Nov 22: /);
   });
 
   it("greets a town named like its state once", async () => {
