@@ -175,6 +175,7 @@ async function bench(n: number): Promise<void> {
     const full = runPhase("build", dataDir);
     const snapshot = process.env.BENCH_SNAPSHOT;
     if (snapshot && !fs.existsSync(snapshot)) {
+      db.pragma("wal_checkpoint(TRUNCATE)"); // the copy takes the database file alone
       copyDataDir(dataDir, snapshot);
       fs.writeFileSync(path.join(snapshot, "bench-places.json"), JSON.stringify(places));
     }
