@@ -128,7 +128,3 @@ export function nextCommerceDue(db: DB): string | undefined {
 export function ordersToReview(db: DB, placeGeoid: string): OrderView[] {
   return stmt(db, `${VIEW} WHERE o.place_geoid = ? AND o.status IN ('awaiting_review', 'held') ORDER BY o.created_at, o.id`).all(placeGeoid) as OrderView[];
 }
-
-export function setOrderCharge(db: DB, id: string, chargeId: string): void {
-  stmt(db, "UPDATE listing_orders SET provider_charge_id = ? WHERE id = ?").run(chargeId, id);
-}

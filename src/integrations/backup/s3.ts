@@ -69,5 +69,3 @@ export function s3BackupStore(config: S3TargetConfig): BackupStore {
     },
   };
 }
-
-export const backupNamePattern = NAME;
