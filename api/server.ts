@@ -4,6 +4,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { startBackupSchedule } from "../src/services/backups.ts";
+import { importDirectoryOnStart } from "../src/services/directory-import.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
@@ -37,6 +38,7 @@ function drain(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
+  importDirectoryOnStart(ctx);
   const listener = createRequestListener(ctx);
   // Once shutdown begins, every answer says `Connection: close`: a keep-alive client then opens a
   // new connection (to another instance) instead of sending its next request on one about to close.

@@ -17,6 +17,10 @@
  *   npm run admin -- feeds list [SLUG]      the feeds of one town, or of every town, with their fetch status
  *   npm run admin -- feeds remove ID        remove a feed
  *       The feeds commands go through the same operations as /admin/towns/{slug}/feeds and /admin/feeds/{id}.
+ *   npm run admin -- directory import       build the town directory from TOWN_SOURCES_DIR (content/data/sources);
+ *       prints what matched and the counts; running it again changes nothing (docs/sources.md)
+ *   npm run admin -- directory list SLUG    a town's candidate sources (kind, scope, name, URL, feeds, dataset
+ *       and row, verification) and the feeds verified from them
  */
 import fs from "node:fs";
 import { z } from "zod";
@@ -26,7 +30,11 @@ import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
+import { directoryReport, importDirectory } from "../src/services/directory-import.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
+import { candidatesOfPlace } from "../src/store/directory.ts";
+import { listTownFeeds } from "../src/store/feeds.ts";
+import { findPlaceBySlug } from "../src/store/places.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -38,11 +46,12 @@ function usage(): never {
   console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
-    "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID");
+    "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
+    "       npm run admin -- directory import | list SLUG");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "directory"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -94,6 +103,8 @@ if (command === "suppress") {
   } else usage();
 } else if (command === "feeds") {
   process.exitCode = await feeds(arg, rest);
+} else if (command === "directory") {
+  process.exitCode = await directory(arg, rest);
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }
@@ -125,6 +136,39 @@ async function feeds(sub: string | undefined, args: string[]): Promise<number> {
     console.log(`removed ${line((result.data as { removed: Record<string, unknown> }).removed)}`);
   }
   return 0;
+}
+
+/** The town directory: importing the open datasets, and one town's candidates. */
+async function directory(sub: string | undefined, args: string[]): Promise<number> {
+  const commands: Record<string, () => number | Promise<number>> = {
+    import: () => {
+      const result = importDirectory(ctx.db, ctx.config.townDirectory.dir, { now: ctx.config.now() });
+      console.log(directoryReport(result));
+      return 0;
+    },
+    list: () => {
+      const place = args[0] ? findPlaceBySlug(ctx.db, args[0]) : undefined;
+      if (!args[0]) usage();
+      if (!place) {
+        console.error(`town_not_found: no town has the slug "${args[0]}"`);
+        return 1;
+      }
+      const rows = candidatesOfPlace(ctx.db, place.geoid);
+      console.log(`${place.name}, ${place.state_name} (${place.slug}): ${rows.length} candidate(s), ${rows.filter((r) => r.check_status === "verified").length} verified`);
+      for (const c of rows) {
+        const feeds = JSON.parse(c.feed_urls) as string[];
+        const check = c.check_status ? `${c.check_status} ${c.checked_at}${c.check_detail ? `: ${c.check_detail}` : ""}` : "not checked";
+        console.log(`${String(c.id).padStart(7)}  ${c.kind.padEnd(10)} ${c.scope.padEnd(6)} ${JSON.stringify(c.name)}  ${c.url}` +
+          `${c.platform ? `  [${c.platform} ${c.platform_id}]` : ""}  feeds: ${feeds.length ? feeds.join(" ") : "none"}  from ${c.dataset} ${c.dataset_row}  ${check}`);
+      }
+      const verified = listTownFeeds(ctx.db, place.geoid).filter((f) => f.added_by === "directory");
+      console.log(`${verified.length} feed(s) of the town added from the directory`);
+      for (const f of verified) console.log(`${String(f.id).padStart(7)}  ${f.kind}  ${JSON.stringify(f.title)}  ${f.url}  ${f.status}`);
+      return 0;
+    },
+  };
+  if (!sub || !commands[sub]) usage();
+  return commands[sub]();
 }
 
 /** One operation as staff: admitted, its input validated like HTTP's, run; problems printed as `code: detail`. */

@@ -29,6 +29,8 @@ export interface Config {
   censusApiKey?: string;
   /** The town's public sources beyond the forecast (see `sourcesConfig`). */
   sources: SourcesConfig;
+  /** The town directory's open datasets (src/services/directory-import.ts, docs/sources.md). */
+  townDirectory: TownDirectoryConfig;
   publishHour: number;
   /** `MORNING_SCHEDULE=off` stops the server's 15-minute morning runs (tests run the pipeline by hand). */
   morningSchedule: boolean;
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     censusApiUrl: (env.CENSUS_API_URL || "https://api.census.gov/data").replace(/\/+$/, ""),
     censusApiKey: env.CENSUS_API_KEY || undefined,
     sources: sourcesConfig(env),
+    townDirectory: townDirectoryConfig(env),
     publishHour,
     morningSchedule: env.MORNING_SCHEDULE !== "off",
     adminToken: env.ADMIN_TOKEN || undefined,
@@ -115,6 +118,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backup: backupConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
   };
+}
+
+export interface TownDirectoryConfig {
+  /** `TOWN_SOURCES_DIR`: the folder of the open datasets (default content/data/sources; same file names and formats). */
+  dir: string;
+  /** `TOWN_DIRECTORY_IMPORT`: `start` (default) imports them when the server starts and they (or the rules) changed; `manual`: only `npm run admin -- directory import`. */
+  importOnStart: boolean;
+}
+
+export function townDirectoryConfig(env: NodeJS.ProcessEnv): TownDirectoryConfig {
+  const mode = env.TOWN_DIRECTORY_IMPORT || "start";
+  if (mode !== "start" && mode !== "manual") throw new Error(`TOWN_DIRECTORY_IMPORT must be start or manual, got "${mode}"`);
+  return { dir: path.resolve(env.TOWN_SOURCES_DIR || path.join(PROJECT_ROOT, "content/data/sources")), importOnStart: mode === "start" };
 }
 
 /** NWS alerts, air quality and the towns' feeds (src/integrations/nws.ts, air-quality.ts, feeds/). */

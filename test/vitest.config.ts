@@ -11,8 +11,9 @@ export default defineConfig({
     // Vite puts its own BASE_URL ("/") into process.env; the scripts tests spawn read ours.
     // No test reaches the internet: a server or script a test starts from this environment without
     // naming its providers gets a closed local port for each (tests that need one start a stand-in).
+    // The town directory (340,000 rows) is not imported by every server a test starts: its tests import it.
     env: {
-      BASE_URL: "",
+      BASE_URL: "", TOWN_DIRECTORY_IMPORT: "manual",
       OPEN_METEO_URL: "http://127.0.0.1:9", NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
     },
     testTimeout: 30_000,

@@ -69,3 +69,65 @@ export function recordCandidateCheck(db: DB, id: number, status: CandidateStatus
   stmt(db, "UPDATE town_source_candidates SET checked_at = ?, check_status = ?, check_detail = ? WHERE id = ?")
     .run(nowIso, status, detail === null ? null : detail.slice(0, 500), id);
 }
+
+/** What the directory's matcher needs of each place (src/core/directory-match.ts). */
+export function directoryPlaces(db: DB): Array<{
+  geoid: string; name: string; placeType: string; stateCode: string; stateName: string; countyGeoid: string | null;
+  countyName: string | null; latitude: number; longitude: number; population: number | null; nameAmbiguousInState: number;
+}> {
+  return stmt(db, `SELECT geoid, name, place_type AS placeType, state_code AS stateCode, state_name AS stateName,
+      county_geoid AS countyGeoid, county_name AS countyName, latitude, longitude, population,
+      name_ambiguous_in_state AS nameAmbiguousInState
+    FROM places ORDER BY geoid`).all() as ReturnType<typeof directoryPlaces>;
+}
+
+export interface SyncResult { added: number; updated: number; removed: number; unchanged: number }
+
+/**
+ * Makes the imported candidates exactly `rows`, in one transaction: new ones inserted, changed ones
+ * updated (keeping their verification), identical ones not touched (a second import changes nothing),
+ * and those the datasets no longer give deleted unless they were already tried (their check is history
+ * the discovery side may rely on). Rows are compared here rather than by SQL: re-importing 340,000
+ * identical rows then costs one read.
+ */
+export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string): SyncResult {
+  const insert = stmt(db, `INSERT INTO town_source_candidates
+      (place_geoid, kind, scope, name, url, feed_urls, platform, platform_id, dataset, dataset_row, imported_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const update = stmt(db, `UPDATE town_source_candidates SET scope = ?, name = ?, feed_urls = ?, platform = ?, platform_id = ?,
+      dataset = ?, dataset_row = ?, imported_at = ? WHERE id = ?`);
+  const remove = stmt(db, "DELETE FROM town_source_candidates WHERE id = ? AND checked_at IS NULL");
+  const result: SyncResult = { added: 0, updated: 0, removed: 0, unchanged: 0 };
+  const sep = "\u0000";
+  db.transaction(() => {
+    // key -> [id, the compared fields joined]
+    const existing = new Map<string, [number, string]>();
+    const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
+      FROM town_source_candidates`).raw().all() as Array<[number, string, string, string, ...Array<string | null>]>;
+    for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep)]);
+    for (const r of rows) {
+      const key = r.placeGeoid + sep + r.kind + sep + r.url;
+      const feeds = JSON.stringify(r.feedUrls);
+      const had = existing.get(key);
+      if (!had) {
+        insert.run(r.placeGeoid, r.kind, r.scope, r.name, r.url, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso);
+        result.added++;
+        continue;
+      }
+      existing.delete(key);
+      if (had[1] === [r.scope, r.name, feeds, r.platform ?? "", r.platformId ?? "", r.dataset, r.datasetRow].join(sep)) result.unchanged++;
+      else {
+        update.run(r.scope, r.name, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso, had[0]);
+        result.updated++;
+      }
+    }
+    for (const [id] of existing.values()) result.removed += remove.run(id).changes;
+  }).immediate();
+  return result;
+}
+
+/** Candidates of each dataset in the database. */
+export function candidateCountsByDataset(db: DB): Array<{ dataset: string; kind: CandidateKind; scope: CandidateScope; rows: number; places: number }> {
+  return stmt(db, `SELECT dataset, kind, scope, count(*) AS rows, count(DISTINCT place_geoid) AS places
+    FROM town_source_candidates GROUP BY dataset, kind, scope ORDER BY dataset, kind, scope`).all() as ReturnType<typeof candidateCountsByDataset>;
+}

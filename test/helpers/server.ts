@@ -27,7 +27,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     LOG_LEVEL: "silent", HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir,
     // Nothing reaches the internet: outside services default to a closed local port, and the
     // scheduled morning run stays off unless a test asks for it.
-    OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9", MORNING_SCHEDULE: "off",
+    OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9", MORNING_SCHEDULE: "off", TOWN_DIRECTORY_IMPORT: "manual",
     NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
     // A test's last requests are done when it stops its server; anything left is cut after a second.
     SHUTDOWN_TIMEOUT_MS: "1000",
