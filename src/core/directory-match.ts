@@ -23,8 +23,18 @@ export interface NewCandidate {
 /** Bump when a rule changes: the server re-imports on its next start even if the files did not change. */
 export const DIRECTORY_RULES_VERSION = 1;
 
-/** A news outlet is a town's source only if its recorded coordinates lie this close to the town's. */
+/**
+ * A news outlet is a town's source only if its recorded coordinates lie this close to the town: to its
+ * point, plus the radius of a circle of its land area (a large city's outlets are geocoded far from its
+ * internal point; the outlet files' coordinates are 3 km from the town's at the median, 12 km at the 90th percentile).
+ */
 export const TOWN_OUTLET_MAX_KM = 25;
+
+/** How far from a place's point an outlet of the place may be recorded. */
+export function townReachKm(place: Pick<DirectoryPlace, "landAreaSqMi">): number {
+  const areaKm2 = (place.landAreaSqMi ?? 0) * 2.589988;
+  return TOWN_OUTLET_MAX_KM + Math.sqrt(areaKm2 / Math.PI);
+}
 
 export const DATASETS = {
   uscityurl: "city-websites-uscityurl-2022.csv",
@@ -46,6 +56,7 @@ export interface DirectoryPlace {
   latitude: number;
   longitude: number;
   population: number | null;
+  landAreaSqMi: number | null;
   /** The places data's count of places sharing this name in the state (1 = unique). */
   nameAmbiguousInState: number;
 }
@@ -211,14 +222,14 @@ function withoutState(name: string, state: string | null): string {
   const words = name.split(" ");
   for (const n of [1, 2, 3]) {
     const tail = words.slice(-n).join(" "), rest = words.slice(0, -n).join(" ");
-    if (words.length - n >= 2 && tail.length > 2 && stateCode(tail) === state && !/ of$/i.test(rest)) return rest;
+    if (words.length - n >= 2 && (tail.length > 2 || /^[A-Z]{2}$/.test(tail)) && stateCode(tail) === state && !/ of$/i.test(rest)) return rest;
   }
   return name;
 }
 
 /**
  * What a government's name says it is: "City of Ely", "Town of Sweden", "Village of X", "Borough of X",
- * "Incorporated Village of X" (a place of that type), "X County", "County of X", "X Parish", "X County
+ * "Incorporated Village of X", "X City", "X Town" (a place of that type), "X County", "County of X", "X Parish", "X County
  * Government", "X County Board of Commissioners" (a county). Anything else (a court, a sheriff, a
  * district, a township) is null.
  */
@@ -226,6 +237,9 @@ export function parseGovernmentName(raw: string, state: string | null = null): G
   const s = withoutState(raw.replace(/\s+/g, " ").trim().replace(/^the /i, ""), state);
   const place = /^(?:(?:incorporated|inc\.?) )?(city|town|village|borough|municipality) of (?:the )?(.+)$/i.exec(s);
   if (place) return { level: "place", title: place[1].toLowerCase() as keyof typeof TITLE_TYPES, name: place[2].trim() };
+  // Utah's style: "Honeyville City", "Glenwood Town".
+  const suffixed = /^(.+) (city|town)$/i.exec(s);
+  if (suffixed && !/ county$/i.test(suffixed[1])) return { level: "place", title: suffixed[2].toLowerCase() as "city" | "town", name: suffixed[1].trim() };
   const countyOf = /^county of (.+)$/i.exec(s);
   if (countyOf) return { level: "county", name: `${countyOf[1].trim()} County` };
   const county = COUNTY_WORDS.exec(s.toLowerCase());
@@ -255,22 +269,32 @@ export function placeByName(index: PlaceIndex, state: string, name: string, type
 /** A county's GEOID from its name ("Cook County", "Cook", "Orleans Parish") in a state, or null. */
 export function countyByName(index: PlaceIndex, state: string, name: string): string | null {
   const key = nameKey(name);
-  for (const candidate of [key, `${key} county`, `${key} parish`, `${key} borough`]) {
+  for (const candidate of [key, `${key} county`, `${key} parish`, `${key} borough`, `${key} city and borough`]) {
     const geoid = index.countyByName.get(`${state}|${candidate}`);
     if (geoid) return geoid;
   }
   return null;
 }
 
+/** States whose "Town of X" is a civil township (not a Census place), so never another type's X: Town of Hempstead is not the Village of Hempstead. */
+const TOWNSHIP_STATES = new Set(["CT", "MA", "ME", "MN", "NH", "NY", "RI", "VT", "WI"]);
+
 /**
- * The place a government names: "City of X" a city named X, a bare name ("Alabaster") an incorporated
- * place; "City of Jefferson" is Jefferson City (MO) when no city is named Jefferson.
+ * The place a government names. "City of X": a city named X; failing that, the one incorporated place
+ * named X (the Census calls some self-styled cities towns), or Jefferson City for "City of Jefferson".
+ * "Town of X" likewise, except where towns are townships. A bare name ("Alabaster"): an incorporated place.
  */
 function placeOfGovernment(index: PlaceIndex, state: string, gov: { title: keyof typeof TITLE_TYPES | null; name: string }) {
-  const types = gov.title ? TITLE_TYPES[gov.title] : [...INCORPORATED];
-  const found = placeByName(index, state, gov.name, types);
-  if ("place" in found || found.outcome === "ambiguous" || (gov.title !== "city" && gov.title !== null)) return found;
-  return placeByName(index, state, `${gov.name} City`, TITLE_TYPES.city);
+  const attempts: Array<[string, readonly string[]]> = [];
+  if (gov.title) attempts.push([gov.name, TITLE_TYPES[gov.title]]);
+  if (gov.title !== "town" || !TOWNSHIP_STATES.has(state)) attempts.push([gov.name, [...INCORPORATED]]);
+  if (gov.title === "city" || gov.title === null) attempts.push([`${gov.name} City`, TITLE_TYPES.city]);
+  if (gov.title === "village") attempts.push([`${gov.name} Village`, TITLE_TYPES.village]);
+  for (const [name, types] of attempts) {
+    const found = placeByName(index, state, name, types);
+    if ("place" in found || found.outcome === "ambiguous") return found;
+  }
+  return { outcome: "no_place" as const };
 }
 
 /** The display name of a place's own government: "City of Ely" for a city, the bare name otherwise. */
@@ -373,7 +397,7 @@ export function matchCountyOutlet(index: PlaceIndex, row: OutletRow, datasetRow:
 
 /**
  * Local Memory: an outlet of a town, named with the state. It is the town's source only when the name
- * means one place of the state and the outlet's coordinates lie within TOWN_OUTLET_MAX_KM of it.
+ * means one place of the state and the outlet's coordinates lie within townReachKm of it.
  */
 export function matchTownOutlet(index: PlaceIndex, row: OutletRow, state: string, datasetRow: string): MatchResult {
   const basics = outletBasics(row);
@@ -385,7 +409,7 @@ export function matchTownOutlet(index: PlaceIndex, row: OutletRow, state: string
   if (!("place" in found)) return { outcome: found.outcome, candidates: [] };
   const lat = Number(row["city-county-lat"]), lon = Number(row["city-county-long"]);
   if (!Number.isFinite(lat) || !Number.isFinite(lon) || (lat === 0 && lon === 0) ||
-    distanceKm(lat, lon, found.place.latitude, found.place.longitude) > TOWN_OUTLET_MAX_KM) return { outcome: "far", candidates: [] };
+    distanceKm(lat, lon, found.place.latitude, found.place.longitude) > townReachKm(found.place)) return { outcome: "far", candidates: [] };
   return {
     outcome: "matched",
     candidates: [candidate(found.place, {

@@ -73,11 +73,12 @@ export function recordCandidateCheck(db: DB, id: number, status: CandidateStatus
 /** What the directory's matcher needs of each place (src/core/directory-match.ts). */
 export function directoryPlaces(db: DB): Array<{
   geoid: string; name: string; placeType: string; stateCode: string; stateName: string; countyGeoid: string | null;
-  countyName: string | null; latitude: number; longitude: number; population: number | null; nameAmbiguousInState: number;
+  countyName: string | null; latitude: number; longitude: number; population: number | null; landAreaSqMi: number | null;
+  nameAmbiguousInState: number;
 }> {
   return stmt(db, `SELECT geoid, name, place_type AS placeType, state_code AS stateCode, state_name AS stateName,
       county_geoid AS countyGeoid, county_name AS countyName, latitude, longitude, population,
-      name_ambiguous_in_state AS nameAmbiguousInState
+      land_area_sq_mi AS landAreaSqMi, name_ambiguous_in_state AS nameAmbiguousInState
     FROM places ORDER BY geoid`).all() as ReturnType<typeof directoryPlaces>;
 }
 
