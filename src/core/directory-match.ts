@@ -505,6 +505,9 @@ export interface DirectoryCounts {
   placesWithAny: number;
   places5000: number;
   places5000WithAny: number;
+  /** Places with a source of their own (scope town), not only county-wide ones. */
+  placesWithTown: number;
+  places5000WithTown: number;
   /** Places with at least one candidate of each kind and scope ("news/town", "news/county", ...). */
   placesBy: Record<string, number>;
   /** Candidates (rows) of each kind and scope. */
@@ -518,6 +521,7 @@ export function directoryCounts(index: PlaceIndex, candidates: readonly NewCandi
   const placesBy = new Map<string, Set<string>>();
   const rowsBy: Record<string, number> = {};
   const any = new Set<string>();
+  const own = new Set<string>();
   const newsFeed = new Set<string>();
   for (const c of candidates) {
     const k = `${c.kind}/${c.scope}`;
@@ -525,6 +529,7 @@ export function directoryCounts(index: PlaceIndex, candidates: readonly NewCandi
     if (!placesBy.has(k)) placesBy.set(k, new Set());
     placesBy.get(k)!.add(c.placeGeoid);
     any.add(c.placeGeoid);
+    if (c.scope === "town") own.add(c.placeGeoid);
     if (c.kind === "news" && c.feedUrls.length > 0) newsFeed.add(c.placeGeoid);
   }
   const big = [...index.byGeoid.values()].filter((p) => (p.population ?? 0) >= 5000);
@@ -533,6 +538,8 @@ export function directoryCounts(index: PlaceIndex, candidates: readonly NewCandi
     placesWithAny: any.size,
     places5000: big.length,
     places5000WithAny: big.filter((p) => any.has(p.geoid)).length,
+    placesWithTown: own.size,
+    places5000WithTown: big.filter((p) => own.has(p.geoid)).length,
     placesBy: Object.fromEntries([...placesBy].sort(([a], [b]) => a.localeCompare(b)).map(([k, s]) => [k, s.size])),
     rowsBy: Object.fromEntries(Object.entries(rowsBy).sort(([a], [b]) => a.localeCompare(b))),
     placesWithNewsFeed: newsFeed.size,

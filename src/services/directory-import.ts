@@ -177,6 +177,8 @@ export function directoryReport(r: DirectoryImportResult): string {
   if (c) {
     lines.push(`places with at least one candidate: ${pct(c.placesWithAny, c.places)} of ${c.places.toLocaleString("en-US")}; ` +
       `of the ${c.places5000.toLocaleString("en-US")} with 5,000 people or more: ${pct(c.places5000WithAny, c.places5000)}`);
+    lines.push(`places with a source of their own (not only county-wide): ${pct(c.placesWithTown, c.places)}; ` +
+      `with 5,000 people or more: ${pct(c.places5000WithTown, c.places5000)}`);
     lines.push(`places with a news outlet with a recorded feed (town or county): ${pct(c.placesWithNewsFeed, c.places)}`);
     lines.push("by kind/scope: places (candidates)");
     for (const [k, n] of Object.entries(c.placesBy)) lines.push(`  ${k.padEnd(18)} ${pct(n, c.places).padStart(15)}  (${c.rowsBy[k].toLocaleString("en-US")})`);
