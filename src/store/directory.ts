@@ -103,8 +103,9 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
   db.transaction(() => {
     // key -> [id, the compared fields joined]
     const existing = new Map<string, [number, string]>();
+    // Read to the end before writing (one statement at a time on a connection), row by row: no 340,000-row array.
     const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
-      FROM town_source_candidates`).raw().all() as Array<[number, string, string, string, ...Array<string | null>]>;
+      FROM town_source_candidates`).raw().iterate() as Iterable<[number, string, string, string, ...Array<string | null>]>;
     for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep)]);
     for (const r of rows) {
       const key = r.placeGeoid + sep + r.kind + sep + r.url;
