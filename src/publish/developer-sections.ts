@@ -20,15 +20,16 @@ export function discoveryLinks(base: string): Array<{ name: string; url: string;
 
 /**
  * The open datasets of the town directory (content/data/sources, docs/sources.md): what each gave and
- * under which licence. UScityURL's CC BY 4.0 asks for this citation wherever its data is used.
+ * under which licence. UScityURL's CC BY 4.0 asks for this citation wherever its data is used. Their
+ * addresses are text, not links: every link of the site's text outputs stays on the site.
  */
-export const TOWN_DIRECTORY_CREDITS: ReadonlyArray<{ name: string; url: string; what: string; licence: string }> = [
-  { name: "UScityURL", url: "https://github.com/caimeng2/UScityURL", licence: "CC BY 4.0",
-    what: "official websites of U.S. municipalities (2022). Cai, Meng, Huang, Huiqing, & Decaminada, Travis (2023). Local data at a national scale: Introducing a dataset of official municipal websites in the United States for text-based analytics. *Environment and Planning B: Urban Analytics and City Science*, 50(7), 1988-1993. https://doi.org/10.1177/23998083231190961" },
-  { name: ".gov data", url: "https://github.com/cisagov/dotgov-data", licence: "CC0 1.0", what: "registered .gov domains of cities and counties (CISA, August 2026)" },
-  { name: "3DLNews", url: "https://github.com/wm-newslab/3DLNews", licence: "MIT, (c) 2024 William and Mary", what: "local newspapers, radio and TV stations by county, with their feeds (2016-2024)" },
-  { name: "Local Memory Project", url: "https://github.com/harvard-lil/local-memory", licence: "MIT, (c) 2017 ODU Web Science / Digital Libraries Research Group", what: "local news outlets by city (2016)" },
-  { name: "civic-scraper", url: "https://github.com/biglocalnews/civic-scraper", licence: "Apache-2.0, (c) 2020 Big Local News", what: "governments on CivicPlus (2020) and Legistar (2021)" },
+export const TOWN_DIRECTORY_CREDITS: ReadonlyArray<{ name: string; where: string; what: string; licence: string }> = [
+  { name: "UScityURL", where: "github.com/caimeng2/UScityURL", licence: "CC BY 4.0",
+    what: "official websites of U.S. municipalities (2022). Cai, Meng, Huang, Huiqing, & Decaminada, Travis (2023). Local data at a national scale: Introducing a dataset of official municipal websites in the United States for text-based analytics. *Environment and Planning B: Urban Analytics and City Science*, 50(7), 1988-1993. doi:10.1177/23998083231190961" },
+  { name: ".gov data", where: "github.com/cisagov/dotgov-data", licence: "CC0 1.0", what: "registered .gov domains of cities and counties (CISA, August 2026)" },
+  { name: "3DLNews", where: "github.com/wm-newslab/3DLNews", licence: "MIT, (c) 2024 William and Mary", what: "local newspapers, radio and TV stations by county, with their feeds (2016-2024)" },
+  { name: "Local Memory Project", where: "github.com/harvard-lil/local-memory", licence: "MIT, (c) 2017 ODU Web Science / Digital Libraries Research Group", what: "local news outlets by city (2016)" },
+  { name: "civic-scraper", where: "github.com/biglocalnews/civic-scraper", licence: "Apache-2.0, (c) 2020 Big Local News", what: "governments on CivicPlus (2020) and Legistar (2021)" },
 ];
 
 /** The sections of /developers.md beyond the endpoint list and the error table (quick start, MCP, discovery...). */
@@ -75,7 +76,7 @@ export function developerSections(base: string, operations: readonly Operation[]
     "",
     "Where each town's own sites and local news may be found (the town directory, checked before any is used) comes from these open datasets, shipped with the project with their licences:",
     "",
-    ...TOWN_DIRECTORY_CREDITS.map((c) => `- ${mdLink(c.name, c.url)} (${c.licence}): ${c.what}`),
+    ...TOWN_DIRECTORY_CREDITS.map((c) => `- **${c.name}** (${c.where}; ${c.licence}): ${c.what}`),
     "",
     "## Versioning",
     "",

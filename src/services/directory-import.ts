@@ -158,7 +158,7 @@ export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfCh
   if (opts.onlyIfChanged && getMeta(db, FINGERPRINT_KEY) === print) return skipped([]);
   const { rows, missing } = readDatasets(dir);
   const { candidates, outcomes, counts } = matchDatasets(db, rows);
-  const sync = syncCandidates(db, candidates, opts.now.toISOString());
+  const sync = syncCandidates(db, candidates, opts.now.toISOString(), new Set(Object.values(DATASETS)));
   setMeta(db, FINGERPRINT_KEY, print);
   return { imported: true, dir, missing, outcomes, counts, sync, ms: Math.round(performance.now() - started) };
 }

@@ -88,10 +88,10 @@ export interface SyncResult { added: number; updated: number; removed: number; u
  * Makes the imported candidates exactly `rows`, in one transaction: new ones inserted, changed ones
  * updated (keeping their verification), identical ones not touched (a second import changes nothing),
  * and those the datasets no longer give deleted unless they were already tried (their check is history
- * the discovery side may rely on). Rows are compared here rather than by SQL: re-importing 340,000
+ * the discovery side may rely on) or came from elsewhere (a dataset not in `ownDatasets`). Rows are compared here rather than by SQL: re-importing 340,000
  * identical rows then costs one read.
  */
-export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string): SyncResult {
+export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string, ownDatasets: ReadonlySet<string>): SyncResult {
   const insert = stmt(db, `INSERT INTO town_source_candidates
       (place_geoid, kind, scope, name, url, feed_urls, platform, platform_id, dataset, dataset_row, imported_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -101,12 +101,12 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
   const result: SyncResult = { added: 0, updated: 0, removed: 0, unchanged: 0 };
   const sep = "\u0000";
   db.transaction(() => {
-    // key -> [id, the compared fields joined]
-    const existing = new Map<string, [number, string]>();
+    // key -> [id, the compared fields joined, dataset]
+    const existing = new Map<string, [number, string, string]>();
     // Read to the end before writing (one statement at a time on a connection), row by row: no 340,000-row array.
     const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
       FROM town_source_candidates`).raw().iterate() as Iterable<[number, string, string, string, ...Array<string | null>]>;
-    for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep)]);
+    for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep), fields[5]!]);
     for (const r of rows) {
       const key = r.placeGeoid + sep + r.kind + sep + r.url;
       const feeds = JSON.stringify(r.feedUrls);
@@ -123,7 +123,7 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
         result.updated++;
       }
     }
-    for (const [id] of existing.values()) result.removed += remove.run(id).changes;
+    for (const [id, , dataset] of existing.values()) if (ownDatasets.has(dataset)) result.removed += remove.run(id).changes;
   }).immediate();
   return result;
 }

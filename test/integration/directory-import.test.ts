@@ -6,6 +6,7 @@ import zlib from "node:zlib";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, databaseFile } from "../../src/store/db.ts";
+import { upsertCandidates } from "../../src/store/directory.ts";
 import { freshDataDir, startTestServer } from "../helpers/server.ts";
 
 // The town directory's importer on the real places data and small copies of the six dataset files in
@@ -218,22 +219,28 @@ describe("npm run admin -- directory import", () => {
     expect(rowsOf(dataDir)).toEqual(rows);
   });
 
-  it("follows the files: a row gone from a dataset is removed, a changed one updated", async () => {
+  it("follows the files: a row gone from a dataset is removed unless checked; other sources' rows stay", async () => {
     const file = path.join(sourcesDir, "city-websites-uscityurl-2022.csv");
     const original = fs.readFileSync(file, "utf8");
+    const db = openDatabase(databaseFile(dataDir));
+    db.prepare("UPDATE town_source_candidates SET checked_at = ?, check_status = 'stale' WHERE url = 'http://www.carync.gov/'").run(NOW);
+    upsertCandidates(db, [{ placeGeoid: "0633000", kind: "news", scope: "town", name: "Hayward Daily", url: "https://haywarddaily.example/", feedUrls: [],
+      platform: null, platformId: null, dataset: "added by hand", datasetRow: "-" }], NOW);
+    db.close();
     try {
       fs.writeFileSync(file, original.replace("www.carync.gov", "https://www.townofcary.org/").replace(/^1600000US3223500.*\n/m, ""));
       const run = await admin(["directory", "import"]);
-      expect(run.stdout).toMatch(/stored: 2 added, 0 updated, 2 removed/); // Cary: new website, its .gov back; Ely: website gone
-      // With its website gone, Cary's .gov domain is no longer the same site: it comes back.
+      // Cary: its new website, and its .gov domain (no longer the same site); Ely's website gone; Cary's old one kept (checked).
+      expect(run.stdout).toMatch(/stored: 2 added, 0 updated, 1 removed/);
       const now = rowsOf(dataDir);
       expect(now.filter((r) => r.place_geoid === "3710740" && r.kind !== "news").map((r) => [r.kind, r.url])).toEqual([
-        ["gov_domain", "https://carync.gov/"], ["government", "https://www.townofcary.org/"],
+        ["gov_domain", "https://carync.gov/"], ["government", "http://www.carync.gov/"], ["government", "https://www.townofcary.org/"],
       ]);
       expect(now.filter((r) => r.place_geoid === "3223500" && r.kind === "government")).toEqual([]);
+      expect(now.filter((r) => r.url === "https://haywarddaily.example/")).toHaveLength(1);
     } finally {
       fs.writeFileSync(file, original);
-      await admin(["directory", "import"]);
+      expect((await admin(["directory", "import"])).stdout).toMatch(/stored: 1 added, 0 updated, 2 removed/);
     }
   });
 

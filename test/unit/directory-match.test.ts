@@ -16,6 +16,8 @@ import {
   type DirectoryPlace,
   type NewCandidate,
 } from "../../src/core/directory-match.ts";
+import { operations } from "../../src/contract/operations/index.ts";
+import { developerSectionsHtml } from "../../src/publish/developer-sections.ts";
 
 // The directory's matching rules on a small made-up place list (the importer's test runs them on the
 // real places data and the shipped file formats: test/integration/directory-import.test.ts).
@@ -204,5 +206,19 @@ describe("merging", () => {
     const site = c({ kind: "government", scope: "town", name: "Town of Cary", url: "http://www.carync.gov/" });
     const domain = c({ kind: "gov_domain", scope: "town", name: "Town of Cary", url: "https://carync.gov/" });
     expect(mergeCandidates([site, domain])).toEqual([site]);
+  });
+});
+
+describe("credits", () => {
+  it("/developers credits every dataset, UScityURL with the citation its CC BY 4.0 asks for", () => {
+    const html = developerSectionsHtml("https://citydaily.example", operations);
+    const section = html.slice(html.indexOf('<h2 id="data-sources">'), html.indexOf('<h2 id="versioning">'));
+    expect(section).toContain("<strong>UScityURL</strong> (github.com/caimeng2/UScityURL; CC BY 4.0)");
+    expect(section).toContain("Cai, Meng, Huang, Huiqing, &amp; Decaminada, Travis (2023)");
+    expect(section).toContain("<em>Environment and Planning B: Urban Analytics and City Science</em>, 50(7), 1988-1993. doi:10.1177/23998083231190961");
+    for (const credit of [".gov data</strong> (github.com/cisagov/dotgov-data; CC0 1.0)", "3DLNews</strong> (github.com/wm-newslab/3DLNews; MIT, (c) 2024 William and Mary)",
+      "Local Memory Project</strong> (github.com/harvard-lil/local-memory; MIT", "civic-scraper</strong> (github.com/biglocalnews/civic-scraper; Apache-2.0"]) {
+      expect(section).toContain(credit);
+    }
   });
 });
