@@ -152,9 +152,12 @@ export function homeUrl(raw: string | null | undefined): string | null {
   return url.href;
 }
 
-/** A feed address is a comment feed (WordPress's `/comments/feed`, `?feed=comments-rss2`, `/comments/rss`). */
+/**
+ * A feed address is a comment feed: WordPress's `/comments/feed` and `?feed=comments-rss2`, Foundation's
+ * `Rss.xml?id=comments`, "most commented" lists. ("commentary" is an opinion section, not comments.)
+ */
 export function isCommentFeed(url: string): boolean {
-  return /\/comments\/(feed|rss|atom)\b|[?&]feed=comments-|\/comments\.(rss|xml|atom)\b/i.test(url);
+  return /\/comments\/(feed|rss|atom)\b|[?&]feed=comments-|[?&](id|type)=comments\b|\/comments\.(rss|xml|atom)\b|most-commented/i.test(url);
 }
 
 /** Recorded feed addresses, absolute (relative ones resolved against the site), comment feeds dropped, once each. */

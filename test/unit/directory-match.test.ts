@@ -89,8 +89,9 @@ describe("names and addresses", () => {
 
   it("resolves relative feeds against the outlet's site, drops comment feeds and repeats", () => {
     expect(feedUrls(["/feed/", "rss.xml", "http://news.example/comments/feed", "https://news.example/?feed=comments-rss2",
-      "https://news.example/story/comments/feed/", "https://news.example/feed/", "javascript:alert(1)", 7], "https://news.example/local/"))
-      .toEqual(["https://news.example/feed/", "https://news.example/local/rss.xml"]);
+      "https://news.example/story/comments/feed/", "https://news.example/feed/", "javascript:alert(1)", 7,
+      "/tucson/Rss.xml?id=comments", "/cmlink/most-commented-from-news-1.46588", "/index.php?rss=Article,commentary"], "https://news.example/local/"))
+      .toEqual(["https://news.example/feed/", "https://news.example/local/rss.xml", "https://news.example/index.php?rss=Article,commentary"]);
     expect(feedUrls(undefined, "https://news.example/")).toEqual([]);
   });
 });
