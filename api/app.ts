@@ -21,6 +21,7 @@ import { leaseRoutes } from "./routes/lease.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { goRoutes } from "./routes/go.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
@@ -123,6 +124,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);
+  goRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {

@@ -17,6 +17,8 @@
  *   npm run admin -- feeds list [SLUG]      the feeds of one town, or of every town, with their fetch status
  *   npm run admin -- feeds remove ID        remove a feed
  *       The feeds commands go through the same operations as /admin/towns/{slug}/feeds and /admin/feeds/{id}.
+ *   npm run admin -- clicks SLUG [--csv]       a town's clicks per edition and its most followed links (what its operator sees)
+ *   npm run admin -- clicks --order ID [--csv] a listing's editions, emails delivered and clicks per day (what its buyer sees)
  */
 import fs from "node:fs";
 import { z } from "zod";
@@ -26,7 +28,9 @@ import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
+import { listingNumbers, listingNumbersCsv, townClicks, townClicksCsv } from "../src/services/clicks.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
+import { findPlaceBySlug } from "../src/store/places.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -38,11 +42,12 @@ function usage(): never {
   console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
-    "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID");
+    "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
+    "       npm run admin -- clicks SLUG [--csv] | clicks --order ID [--csv]");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -94,6 +99,8 @@ if (command === "suppress") {
   } else usage();
 } else if (command === "feeds") {
   process.exitCode = await feeds(arg, rest);
+} else if (command === "clicks") {
+  process.exitCode = clicks(arg, rest);
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }
@@ -171,6 +178,38 @@ async function orders(sub: string | undefined, args: string[]): Promise<number> 
     console.log(`${list.length} order(s)`);
   } else {
     console.log(JSON.stringify(data, null, 2));
+  }
+  return 0;
+}
+
+/** The numbers of clicks on editions' links: a town's, or one listing's. */
+function clicks(first: string | undefined, more: string[]): number {
+  const asCsv = more.includes("--csv") || first === "--csv";
+  if (first === "--order") {
+    const id = more[0];
+    const n = id ? listingNumbers(ctx, id) : undefined;
+    if (!n) {
+      console.error(`no published listing ${id ?? ""}`.trim());
+      return 1;
+    }
+    if (asCsv) process.stdout.write(listingNumbersCsv(n));
+    else {
+      for (const e of n.editions) console.log(`${e.date}  in the edition, ${e.delivered} emails delivered`);
+      for (const c of n.clicks) console.log(`${c.day}  ${c.clicks} clicks`);
+      console.log(`${n.editions.length} edition(s), ${n.delivered} emails delivered, ${n.totalClicks} clicks`);
+    }
+    return 0;
+  }
+  const place = first ? findPlaceBySlug(ctx.db, first) : undefined;
+  if (!place) {
+    console.error(`no town ${first ?? ""}`.trim());
+    return 1;
+  }
+  const t = townClicks(ctx, place.geoid, place.timezone);
+  if (asCsv) process.stdout.write(townClicksCsv(place.slug, t));
+  else {
+    for (const e of t.perEdition) console.log(`${e.date}  ${e.clicks} clicks on ${e.links} link(s)`);
+    for (const l of t.topLinks) console.log(`${String(l.clicks).padStart(6)}  ${l.url}`);
   }
   return 0;
 }

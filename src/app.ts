@@ -1,3 +1,4 @@
+import { ClickWindow } from "./core/click-links.ts";
 import { mailFrom, PLACES_CSV, type Config } from "./config.ts";
 import { createAirQualityProvider } from "./integrations/air-quality.ts";
 import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
@@ -36,6 +37,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     mailer: createMailer(config),
     mail: createMailSignal(),
     limits: createLimits(config),
+    clickWindow: new ClickWindow(),
     secrets,
     payments: createPaymentProvider(config, db, secrets.stored),
     connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,

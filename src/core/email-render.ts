@@ -3,6 +3,7 @@
  * plain-text part, the list headers inbox providers require (List-Id, List-Unsubscribe with https
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
+import { PRIVACY_LINE } from "./privacy.ts";
 import { convert } from "html-to-text";
 import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
@@ -110,6 +111,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
   return [
     "--",
     `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
+    PRIVACY_LINE,
     `Manage your cities: ${links.manage}`,
     `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
     `Advertise in ${city.name} or list your event: ${links.advertise}`,
@@ -119,7 +121,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
 
 function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
   return mailFooter(
-    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily.`,
+    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
     `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a>`,
     sender.postalAddress,
   );

@@ -1,3 +1,4 @@
+import type { ClickWindow } from "../core/click-links.ts";
 import type { Config } from "../config.ts";
 import type { AirQualityProvider } from "../integrations/air-quality.ts";
 import type { FeedFetcher } from "../integrations/feeds/fetch.ts";
@@ -57,6 +58,8 @@ export interface AppContext {
   mail: MailSignal;
   /** Write limiters (per client address), taken by operations that declare `rateLimit`. */
   limits: Limits;
+  /** The last seconds of /go/ clicks per client address, in memory only: a mail gateway's burst is not counted. */
+  clickWindow: ClickWindow;
   secrets: Secrets;
   /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
   payments: PaymentProvider;
