@@ -8,7 +8,7 @@ import { CALENDAR_DAYS } from "../../src/core/compose.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { runOperation } from "../../src/services/operations.ts";
-import { clockWords } from "../../src/core/event-time.ts";
+import { clockWords, shortDay } from "../../src/core/event-time.ts";
 import { formatLongDate } from "../../src/site/format.ts";
 import { listingNumbers, listingNumbersCsv } from "../../src/services/clicks.ts";
 import { clientAddress } from "../client-address.ts";
@@ -97,11 +97,11 @@ function numbers(ctx: AppContext, o: ListingOrder): string {
     : `<p>${n.editions.length === 1 ? "One edition" : `${n.editions.length} editions`} carried it, delivered in ${n.delivered.toLocaleString("en-US")} email${n.delivered === 1 ? "" : "s"}; its link was followed ${n.totalClicks.toLocaleString("en-US")} time${n.totalClicks === 1 ? "" : "s"} from them.</p>`;
   const days = [...new Set([...n.editions.map((x) => x.date), ...n.clicks.map((c) => c.day)])].sort();
   const table = days.length === 0 ? "" : `<section class="scroll" aria-label="By day" tabindex="0"><table data-testid="numbers">
-<thead><tr><th scope="col">Day</th><th scope="col">In the edition</th><th scope="col" class="num">Emails delivered</th><th scope="col" class="num">Clicks</th></tr></thead>
+<thead><tr><th scope="col">Day</th><th scope="col">Edition</th><th scope="col" class="num">Emails</th><th scope="col" class="num">Clicks</th></tr></thead>
 <tbody>${days.map((d) => {
     const ed = n.editions.find((x) => x.date === d);
     const clicks = n.clicks.find((c) => c.day === d)?.clicks ?? 0;
-    return `<tr><td>${e(day(d))}</td><td>${ed ? `<a href="/${e(o.town.slug)}/${e(d)}">Yes</a>` : "No"}</td><td class="num">${ed ? ed.delivered.toLocaleString("en-US") : ""}</td><td class="num">${clicks}</td></tr>`;
+    return `<tr><td>${e(shortDay(d))}</td><td>${ed ? `<a href="/${e(o.town.slug)}/${e(d)}">Carried it</a>` : "No"}</td><td class="num">${ed ? ed.delivered.toLocaleString("en-US") : ""}</td><td class="num">${clicks}</td></tr>`;
   }).join("")}</tbody></table></section>
 <p><a href="/orders/${e(o.id)}/numbers.csv" download>Download these numbers (CSV)</a></p>`;
   return `<h2>How it is doing</h2>${carried}${table}

@@ -86,7 +86,7 @@ describe("counting clicks on editions' links", () => {
     const page = await (await server.get(`/orders/${orderId}`)).text();
     expect(page).toContain("How it is doing");
     expect(page).toMatch(/3 editions carried it, delivered in 6 emails; its link was followed 3 times from them\./);
-    expect(page).toMatch(/<td>Sunday, November 22, 2026<\/td><td><a href="\/boise-idaho\/2026-11-22">Yes<\/a><\/td><td class="num">2<\/td><td class="num">2<\/td>/);
+    expect(page).toMatch(/<td>Sun, Nov 22<\/td><td><a href="\/boise-idaho\/2026-11-22">Carried it<\/a><\/td><td class="num">2<\/td><td class="num">2<\/td>/);
     const csv = await (await server.get(`/orders/${orderId}/numbers.csv`)).text();
     expect(csv.split("\r\n")).toEqual(["date,in_edition,emails_delivered,clicks", "2026-11-22,yes,2,2", "2026-11-23,yes,2,1", "2026-11-24,yes,2,0", ""]);
   });
