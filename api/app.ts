@@ -22,6 +22,7 @@ import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { mailWebhookRoutes } from "./routes/mail-webhooks.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
@@ -115,6 +116,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   placesPageRoutes(app, ctx);
   faviconRoutes(app);
   paymentWebhookRoutes(app, ctx);
+  mailWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
   advertiseRoutes(app, ctx);
   orderPageRoutes(app, ctx);

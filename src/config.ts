@@ -198,6 +198,20 @@ export interface MailConfig {
   subscribeRateWindowSeconds: number;
   /** `TRUST_PROXY_HOPS`: proxies in front of the server whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxyHops: number;
+  /** The mail providers' bounce/complaint webhooks (docs/mail.md); a provider left unset answers 503. */
+  webhooks: MailWebhookSecrets;
+}
+
+export interface MailWebhookSecrets {
+  /** `SES_SNS_TOPIC_ARN`: the SNS topic SES publishes bounces and complaints to (no other is accepted). */
+  sesTopicArn?: string;
+  /** `SENDGRID_WEBHOOK_PUBLIC_KEY`: the Signed Event Webhook's verification key (base64 DER, as SendGrid shows it). */
+  sendgridPublicKey?: string;
+  /** `POSTMARK_WEBHOOK_USER`, `POSTMARK_WEBHOOK_PASSWORD`: the basic auth credentials put in Postmark's webhook URL. */
+  postmarkUser?: string;
+  postmarkPassword?: string;
+  /** `MAILGUN_WEBHOOK_SIGNING_KEY`: Mailgun's HTTP webhook signing key. */
+  mailgunSigningKey?: string;
 }
 
 export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
@@ -225,6 +239,13 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
     subscribeRateLimit: positive("SUBSCRIBE_RATE_LIMIT", 10),
     subscribeRateWindowSeconds: positive("SUBSCRIBE_RATE_WINDOW_SECONDS", 600),
     trustProxyHops: int(env.TRUST_PROXY_HOPS, 0, "TRUST_PROXY_HOPS"),
+    webhooks: {
+      sesTopicArn: env.SES_SNS_TOPIC_ARN || undefined,
+      sendgridPublicKey: env.SENDGRID_WEBHOOK_PUBLIC_KEY || undefined,
+      postmarkUser: env.POSTMARK_WEBHOOK_USER || undefined,
+      postmarkPassword: env.POSTMARK_WEBHOOK_PASSWORD || undefined,
+      mailgunSigningKey: env.MAILGUN_WEBHOOK_SIGNING_KEY || undefined,
+    },
   };
 }
 
