@@ -178,7 +178,8 @@ export interface MailConfig {
   from?: string;
   /** Shown in every email footer (`POSTAL_ADDRESS`); anti-spam law wants a real one. */
   postalAddress: string;
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** `skipFields` (`DKIM_SKIP_FIELDS`): headers left out of the signature, for relays that rewrite them (Amazon SES: `Message-ID:Date`). */
+  dkim?: { domainName: string; keySelector: string; privateKey: string; skipFields?: string };
   /** `UNSUBSCRIBE_SECRET`; unset: a random secret generated once and kept in the database. */
   unsubscribeSecret?: string;
   /** `MAIL_SENDER=off` stops the server's background sender (tests drive it by hand). */
@@ -220,7 +221,7 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
   const dkimKey = env.DKIM_PRIVATE_KEY || (env.DKIM_PRIVATE_KEY_FILE ? fs.readFileSync(env.DKIM_PRIVATE_KEY_FILE, "utf8") : "");
   if (dkimKey) {
     if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR) throw new Error("DKIM_PRIVATE_KEY needs DKIM_DOMAIN and DKIM_SELECTOR");
-    dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n") };
+    dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n"), ...(env.DKIM_SKIP_FIELDS ? { skipFields: env.DKIM_SKIP_FIELDS } : {}) };
   }
   // The From address's domain is the sending domain (Message-IDs, the unsubscribe mailbox): it must have one.
   if (env.MAIL_FROM && !/@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.test(env.MAIL_FROM)) throw new Error(`MAIL_FROM must be an address such as "citydaily <news@example.com>", got "${env.MAIL_FROM}"`);

@@ -85,3 +85,30 @@ describe("what the mailbox providers check on every bulk message", () => {
     }
   });
 });
+
+describe("DKIM_SKIP_FIELDS (relays that rewrite headers)", () => {
+  it("leaves Message-ID and Date out of the signature, which still verifies and still covers the list headers", async () => {
+    const sesSink = await new SmtpSink().start();
+    const ses = await startTestServer({
+      SMTP_URL: sesSink.url, MAIL_SENDER: "off", NOW, MAIL_FROM: "citydaily <news@citydaily.example>", BASE_URL: "https://citydaily.example",
+      DKIM_DOMAIN: "citydaily.example", DKIM_SELECTOR: "mail2026", DKIM_PRIVATE_KEY: DKIM_KEY, DKIM_SKIP_FIELDS: "Message-ID:Date",
+    });
+    try {
+      expect((await ses.post("/api/subscribe", { email: "bob@example.org", ...NY })).status).toBe(200);
+      await sendPendingMail(ses.ctx);
+      await sesSink.waitForCount(1);
+      const [mail] = sesSink.to("bob@example.org");
+      // What Amazon SES does on the way: its own Message-ID and Date.
+      const rewritten = mail.raw.replace(/^Message-ID: .*$/m, "Message-ID: <0100018c-ses@email.amazonses.com>").replace(/^Date: .*$/m, "Date: Sun, 22 Nov 2026 12:00:09 +0000");
+      const { results } = await dkimVerify(Buffer.from(rewritten), { resolver, curTime: new Date() });
+      expect(results[0].status.result).toBe("pass");
+      const keys = results[0].signingHeaders!.keys.toLowerCase().split(/\s*:\s*/);
+      expect(keys).not.toContain("message-id");
+      expect(keys).not.toContain("date");
+      expect(keys).toEqual(expect.arrayContaining(["list-unsubscribe", "list-unsubscribe-post", "feedback-id"]));
+    } finally {
+      await ses.stop();
+      await sesSink.stop();
+    }
+  });
+});

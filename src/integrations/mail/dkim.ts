@@ -5,6 +5,8 @@ export interface DkimOptions {
   privateKey: string;
   /** Colon-separated header names to sign (nodemailer's `headerFieldNames`). */
   headerFieldNames?: string;
+  /** Colon-separated header names not to sign even if listed (`DKIM_SKIP_FIELDS`). */
+  skipFields?: string;
 }
 
 /**
