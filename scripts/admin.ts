@@ -5,6 +5,8 @@
  *       more mail, its subscriptions take the matching status, its unsent mail is cancelled. Nothing is deleted.
  *   npm run admin -- status EMAIL       subscriptions, suppression and history of one address
  *   npm run admin -- outbox             outbox rows by status
+ *   npm run admin -- arf FILE...        complaint feedback-loop reports (RFC 5965) saved from a mailbox (.eml,
+ *       Maildir files): each suppresses the reader it is about, as POST /webhooks/mail/arf does.
  *   npm run admin -- orders list [--status STATUS]   listing orders, newest first
  *   npm run admin -- orders show ID
  *   npm run admin -- orders approve ID               publish a free listing awaiting review
@@ -27,6 +29,7 @@ import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
+import { handleArfReport } from "../src/services/mail-feedback.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -35,14 +38,14 @@ const REASONS = ["bounced", "complained", "unsubscribed", "manual"] as const;
 const [command, arg, ...rest] = process.argv.slice(2);
 
 function usage(): never {
-  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
+  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox | arf FILE...\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "arf"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -72,6 +75,17 @@ if (command === "suppress") {
   console.log(s ? `suppressed: ${s.reason} (${s.source}, ${s.created_at})` : "not suppressed");
   for (const sub of subscriptionsOf(ctx.db, email)) console.log(`  ${sub.slug}: ${sub.status}`);
   for (const e of mailEventsOf(ctx.db, email)) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
+} else if (command === "arf") {
+  if (!arg) usage();
+  for (const file of [arg, ...rest]) {
+    try {
+      const r = await handleArfReport(ctx, fs.readFileSync(file, "utf8"));
+      console.log(`${file}: ${r.suppressed} suppressed, ${r.duplicates} already seen, ${r.unmatched} about no known reader, ${r.ignored} not a complaint`);
+    } catch (err) {
+      console.log(`${file}: ${err instanceof AppError ? err.message : String(err)}`);
+      process.exitCode = 1;
+    }
+  }
 } else if (command === "orders") {
   process.exitCode = await orders(arg, rest);
 } else if (command === "payouts") {

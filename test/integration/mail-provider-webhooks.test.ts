@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSesWebhook } from "../../src/integrations/mail/ses.ts";
 import { subscriberToken } from "../../src/services/unsubscribe.ts";
@@ -444,5 +445,26 @@ describe("POST /webhooks/mail/arf (complaint feedback loops, RFC 5965)", () => {
     expect(statuses("arf-five@example.org")).toEqual(["active"]);
     const notAReport = await post("/webhooks/mail/arf", original({ body: "hello" }), admin);
     expect(notAReport.status).toBe(400);
+  });
+
+  it("reports saved from a mailbox go through `npm run admin -- arf FILE...` the same way", async () => {
+    await subscribe("arf-six@example.org");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-arf-"));
+    try {
+      const report = path.join(dir, "1700000000.M1P1.host:2,S");
+      fs.writeFileSync(report, arfReport({ rcpt: "redacted@fbl.example.net", reportId: "r6", original: original({ messageId: welcomeMessageId("arf-six@example.org"), body: "Good morning." }) }));
+      fs.writeFileSync(path.join(dir, "junk.eml"), original({ body: "not a report" }));
+      const run = (files: string[]) => promisify(execFile)(process.execPath, ["scripts/admin.ts", "arf", ...files], {
+        cwd: path.resolve(import.meta.dirname, "../.."), env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "silent", BASE_URL: server.url, MAIL_FROM: "citydaily <news@citydaily.example>" },
+      }).catch((err: { stdout: string; code: number }) => ({ stdout: err.stdout, code: err.code }));
+      const out = await run([report, path.join(dir, "junk.eml")]);
+      expect(out.stdout).toContain(`${report}: 1 suppressed`);
+      expect(out.stdout).toMatch(/junk\.eml: The body is not a feedback report/);
+      expect((out as { code?: number }).code).toBe(1);
+      expect(statuses("arf-six@example.org")).toEqual(["complained"]);
+      expect(suppression("arf-six@example.org")).toEqual({ reason: "complained", source: "arf" });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
