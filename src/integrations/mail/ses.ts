@@ -93,7 +93,7 @@ export function createSesWebhook(opts: SesWebhookOptions): FeedbackWebhook {
       if (m.TopicArn !== opts.topicArn) throw new AppError("forbidden", `SNS topic ${String(m.TopicArn)} is not the one configured (SES_SNS_TOPIC_ARN).`);
       const algorithm = m.SignatureVersion === "1" ? "sha1" : m.SignatureVersion === "2" ? "sha256" : undefined;
       if (!algorithm) throw unauthorized(`Unknown SNS SignatureVersion ${String(m.SignatureVersion)}.`);
-      if (snsRegionOf(m.SigningCertURL) !== topicRegion || !CERT_PATH.test(new URL(m.SigningCertURL).pathname)) {
+      if (snsRegionOf(m.SigningCertURL) !== topicRegion || !/^[^?#]*$/.test(m.SigningCertURL) || !CERT_PATH.test(new URL(m.SigningCertURL).pathname)) {
         throw unauthorized("The SNS SigningCertURL is not an Amazon SNS certificate address in the topic's region.");
       }
       let cert: crypto.X509Certificate;
