@@ -23,6 +23,7 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { goRoutes } from "./routes/go.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { mailWebhookRoutes } from "./routes/mail-webhooks.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
@@ -116,6 +117,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   placesPageRoutes(app, ctx);
   faviconRoutes(app);
   paymentWebhookRoutes(app, ctx);
+  mailWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
   advertiseRoutes(app, ctx);
   orderPageRoutes(app, ctx);

@@ -5,6 +5,8 @@
  *       more mail, its subscriptions take the matching status, its unsent mail is cancelled. Nothing is deleted.
  *   npm run admin -- status EMAIL       subscriptions, suppression and history of one address
  *   npm run admin -- outbox             outbox rows by status
+ *   npm run admin -- arf FILE...        complaint feedback-loop reports (RFC 5965) saved from a mailbox (.eml,
+ *       Maildir files): each suppresses the reader it is about, as POST /webhooks/mail/arf does.
  *   npm run admin -- orders list [--status STATUS]   listing orders, newest first
  *   npm run admin -- orders show ID
  *   npm run admin -- orders approve ID               publish a free listing awaiting review
@@ -31,6 +33,7 @@ import { admit, runOperation, type Caller } from "../src/services/operations.ts"
 import { listingNumbers, listingNumbersCsv, townClicks, townClicksCsv } from "../src/services/clicks.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
 import { findPlaceBySlug } from "../src/store/places.ts";
+import { handleArfReport } from "../src/services/mail-feedback.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -39,7 +42,7 @@ const REASONS = ["bounced", "complained", "unsubscribed", "manual"] as const;
 const [command, arg, ...rest] = process.argv.slice(2);
 
 function usage(): never {
-  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
+  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox | arf FILE...\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
@@ -47,7 +50,7 @@ function usage(): never {
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks", "arf"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -77,6 +80,17 @@ if (command === "suppress") {
   console.log(s ? `suppressed: ${s.reason} (${s.source}, ${s.created_at})` : "not suppressed");
   for (const sub of subscriptionsOf(ctx.db, email)) console.log(`  ${sub.slug}: ${sub.status}`);
   for (const e of mailEventsOf(ctx.db, email)) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
+} else if (command === "arf") {
+  if (!arg) usage();
+  for (const file of [arg, ...rest]) {
+    try {
+      const r = await handleArfReport(ctx, fs.readFileSync(file, "utf8"));
+      console.log(`${file}: ${r.suppressed} suppressed, ${r.duplicates} already seen, ${r.unmatched} about no known reader, ${r.ignored} not a complaint`);
+    } catch (err) {
+      console.log(`${file}: ${err instanceof AppError ? err.message : String(err)}`);
+      process.exitCode = 1;
+    }
+  }
 } else if (command === "orders") {
   process.exitCode = await orders(arg, rest);
 } else if (command === "payouts") {

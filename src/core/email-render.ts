@@ -97,13 +97,25 @@ function asciiPhrase(s: string): string {
   return s.normalize("NFKD").replace(/[^\x20-\x7e]/g, "").replace(/["\\]/g, "");
 }
 
-function listHeaders(sender: Sender, city: CityInfo, links: MailLinks): Record<string, string> {
+/**
+ * Gmail's Feedback-ID (Postmaster Tools' feedback loop): `town:kind:sender`. Complaint rates are
+ * then shown per town and per kind of mail; the last field, the sender id, stays the same for the
+ * whole stream. Signed by DKIM (src/integrations/mail/dkim.ts), as Gmail requires.
+ */
+export const FEEDBACK_SENDER_ID = "citydaily";
+
+export function feedbackId(city: CityInfo, kind: "welcome" | "digest"): string {
+  return `${city.slug}:${kind}:${FEEDBACK_SENDER_ID}`;
+}
+
+function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: "welcome" | "digest"): Record<string, string> {
   return {
     // RFC 2919: one list per city.
     "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
     "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-Archive": `<${links.city}>`,
+    "Feedback-ID": feedbackId(city, kind),
   };
 }
 
@@ -284,7 +296,7 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
     preheader: `Your ${city.name} edition arrives each morning: forecast, what is on, sunrise and sunset.`,
     dateline: `${place} · daily newsletter`,
   });
-  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links) };
+  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
 }
 
 /** The parts of a digest that depend only on the edition, made once per edition, not once per reader. */
@@ -318,7 +330,7 @@ export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edit
 ${prepared.html}
 ${shareHtml(city, share)}
 ${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
-  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links) };
+  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links, "digest") };
 }
 
 /** The town's subscribe link with the reader's referral code: a subscription through it is counted for them. */
