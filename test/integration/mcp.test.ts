@@ -125,10 +125,11 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(byName.get("subscribe_city")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
     expect(byName.get("get_city")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get("get_weather")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
-    // The tool's own choice of fields: an email and a slug; city and state optional; no web-form fields.
+    // The tool's own choice of fields: an email and a slug; city and state optional; no web-form fields;
+    // an optional idempotencyKey that makes a retry safe.
     const subscribeInput = byName.get("subscribe_city")!.inputSchema as { properties: Record<string, unknown>; required: string[] };
     expect([...subscribeInput.required].sort()).toEqual(["email", "slug"]);
-    expect(Object.keys(subscribeInput.properties).sort()).toEqual(["city", "email", "slug", "state"]);
+    expect(Object.keys(subscribeInput.properties).sort()).toEqual(["city", "email", "idempotencyKey", "slug", "state"]);
     const searchInput = byName.get("search_archives")!.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
     expect(searchInput.properties.q.maxLength).toBe(200);
     expect(searchInput.properties.limit.maximum).toBe(50);
