@@ -87,6 +87,7 @@ describe("/openapi.json", () => {
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
     getFacts: [{ path: "/api/facts/boise-idaho" }],
+    getEvents: [{ path: "/api/events/boise-idaho" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-28" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-20", status: 400 }],
     findPlace: [{ path: "/api/places?q=ely%2C%20nevada" }, { path: "/api/places?q=zzqxv" }],
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
