@@ -71,7 +71,7 @@ export const Problem = z.object({
   documentation: z.url(),
   error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
-  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited`: seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
+  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited` and `idempotency_in_progress` (and `storage_full`): seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 

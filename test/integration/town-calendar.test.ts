@@ -2,6 +2,8 @@ import ical, { type CalendarResponse, type VEvent as IcalEvent } from "node-ical
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventsResponse } from "../../src/contract/events.ts";
 import { addFeed } from "../../src/services/feeds.ts";
+import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { SmtpSink } from "../helpers/smtp-sink.ts";
 import { payOnHostedPage, problemOf } from "../helpers/commerce.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -16,13 +18,15 @@ const NOW = "2026-11-24T14:00:00.000Z"; // Tuesday, 6 am in Ely
 const SLUG = "ely-nevada";
 const TZ = "America/Los_Angeles";
 let src: TownSourcesServer;
+let sink: SmtpSink;
 let server: TestServer;
 let listingId: string;
 
 beforeAll(async () => {
   src = await startTownSourcesServer();
   src.setFeed("/library.ics", { body: libraryCalendar({ weekStart: "2026-11-17" }), contentType: CALENDAR_TYPE });
-  server = await startTestServer({ MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", FEEDS_ALLOW_PRIVATE: "true" });
+  sink = await new SmtpSink().start();
+  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", FEEDS_ALLOW_PRIVATE: "true", POSTAL_ADDRESS: "citydaily, 100 Main St, Springfield, IL 62701" });
   addSubscriber(server.ctx.db, SLUG, "reader@example.org");
   addEdition(server.ctx.db, SLUG, "2026-11-24", "Ely: cold and clear");
   await addFeed(server.ctx, SLUG, `${src.url}/library.ics`, "staff");
@@ -36,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await src?.close();
+  await sink?.stop();
 });
 
 type VEvent = IcalEvent & { start: Date & { tz?: string; dateOnly?: boolean } };
@@ -116,6 +121,16 @@ describe("/{slug}/calendar.ics", () => {
     const webcal = `${server.url.replace(/^http:/, "webcal:")}/${SLUG}/calendar.ics`;
     expect(html).toContain(`href="${webcal}"`);
     expect(html).toContain(`href="/${SLUG}/calendar.ics"`);
+  });
+
+  it("every email's footer links it with webcal:, in the text and the HTML part", async () => {
+    const res = await server.post("/api/subscribe", { email: "new-reader@example.org", city: "Ely", state: "Nevada", slug: SLUG });
+    expect(res.status).toBe(200);
+    await sendPendingMail(server.ctx);
+    const mail = sink.messages.find((m) => m.to.includes("new-reader@example.org"))!;
+    const webcal = `${server.url.replace(/^http:/, "webcal:")}/${SLUG}/calendar.ics`;
+    expect(mail.parsed.text).toContain(`Add the Ely calendar to your calendar app: ${webcal}`);
+    expect(mail.parsed.html).toContain(`href="${webcal}"`);
   });
 });
 
