@@ -13,7 +13,11 @@ import { cachedResponse } from "../caching.ts";
 const CACHE_CONTROL = "public, max-age=300, s-maxage=600";
 
 export function calendarRoutes(app: H3, ctx: AppContext): void {
-  app.get("/:slug/calendar.ics", (event: H3Event) => {
+  app.all("/:slug/calendar.ics", (event: H3Event) => {
+    // Calendar apps check with HEAD too; anything else is not a calendar request.
+    if (event.req.method !== "GET" && event.req.method !== "HEAD") {
+      return new Response(null, { status: 405, headers: { Allow: "GET, HEAD" } });
+    }
     const slug = String(event.context.params?.slug ?? "");
     let body: string;
     try {

@@ -40,12 +40,8 @@ export function toolInput(op: Operation): ToolInput {
  * The fields the tool offers: the projection leaves out a web form's fields and may relax required
  * ones; a creating write also takes `idempotencyKey` (the HTTP `Idempotency-Key` header's value).
  */
-function projected(schema: z.ZodObject, op: Operation): z.ZodObject {
-  const withKey = op.idempotent ? schema.extend({ idempotencyKey: IdempotencyKey.optional() }) : schema;
-  return chosen(withKey, op);
-}
-
-function chosen(schema: z.ZodObject, op: Operation): z.ZodObject {
+function projected(fields: z.ZodObject, op: Operation): z.ZodObject {
+  const schema = op.idempotent ? fields.extend({ idempotencyKey: IdempotencyKey.optional() }) : fields;
   const choice = op.mcp?.input;
   if (!choice) return schema;
   const keys = new Set(Object.keys(schema.shape));

@@ -58,6 +58,10 @@ describe("/{slug}/calendar.ics", () => {
     // The same calendar gives the same bytes: a calendar app's revalidation is a 304.
     expect(await (await server.get(`/${SLUG}/calendar.ics`)).text()).toBe(text);
     expect((await server.get(`/${SLUG}/calendar.ics`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+    const head = await fetch(`${server.url}/${SLUG}/calendar.ics`, { method: "HEAD" });
+    expect([head.status, head.headers.get("content-type"), head.headers.get("etag")]).toEqual([200, "text/calendar; charset=utf-8", etag]);
+    expect(await head.text()).toBe("");
+    expect((await fetch(`${server.url}/${SLUG}/calendar.ics`, { method: "POST" })).status).toBe(405);
   });
 
   it("read by node-ical: the recurring story time, the all-day book sale and the sponsored supper, right in Ely's time", async () => {
