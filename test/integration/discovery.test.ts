@@ -307,5 +307,11 @@ describe("robots.txt, llms.txt and the developer page", () => {
     expect(md).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
     expect(md).toContain("Sunset");
     expect(md).toContain(`${server.url}/.well-known/api-catalog`);
+    // Retrying purchases safely and the town calendar (issue #29).
+    for (const heading of ["## Retrying safely: Idempotency-Key", "## A town's calendar"]) expect(md, heading).toContain(`\n${heading}\n`);
+    expect(md).toMatch(/same key with a different body is `422 idempotency_key_reused`/);
+    expect(md).toContain("GET /api/events/{slug}?from=YYYY-MM-DD&to=YYYY-MM-DD");
+    expect(md).toContain("/{slug}/calendar.ics");
+    expect(md).toContain("| GET | `/api/events/{slug}` |");
   });
 });
