@@ -29,6 +29,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** What a key remembers of its request: the sha256 of the validated input's canonical JSON. */
+export function requestHash(input: object): string {
+  return crypto.createHash("sha256").update(canonicalJson(input)).digest("hex");
+}
+
 export interface OnceResult {
   reply: Reply<unknown>;
   /** True when the answer is the stored answer of an earlier request with the same key. */
@@ -42,11 +47,11 @@ export interface OnceResult {
  * the first is still running waits for it (up to 10 s, then `409 idempotency_in_progress` with
  * Retry-After). Without a key, or for an operation that takes none, it simply runs.
  */
-export async function runOperationOnce(ctx: AppContext, op: Operation, input: object, caller: Caller, key: string | undefined): Promise<OnceResult> {
+export async function runOperationOnce(ctx: AppContext, op: Operation, input: object, caller: Caller, key: string | undefined, options: { waitMs?: number } = {}): Promise<OnceResult> {
   if (!op.idempotent || key === undefined) return { reply: await runOperation(ctx, op, input, caller), replayed: false };
   const scope = op.operationId;
-  const hash = crypto.createHash("sha256").update(canonicalJson(input)).digest("hex");
-  const giveUpAt = performance.now() + WAIT_FOR_FIRST_MS;
+  const hash = requestHash(input);
+  const giveUpAt = performance.now() + (options.waitMs ?? WAIT_FOR_FIRST_MS);
   for (;;) {
     const now = ctx.config.now().getTime();
     const claim = claimIdempotencyKey(ctx.db, {

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationsById } from "../../src/contract/operations/index.ts";
+import { AppError } from "../../src/core/errors.ts";
+import { requestHash, runOperationOnce } from "../../src/services/idempotency.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { BUSINESS, EVENT, problemOf } from "../helpers/commerce.ts";
@@ -163,6 +166,32 @@ describe("Idempotency-Key on the lease checkout and on subscribe", () => {
     expect(await again.json()).toEqual(await first.json());
     expect(server.ctx.db.prepare("SELECT COUNT(*) FROM subscribers WHERE email = ?").pluck().get("retry@example.org")).toBe(1);
     expect((await problemOf(await post("/api/subscribe", { ...body, email: "someone-else@example.org" }, key))).code).toBe("idempotency_key_reused");
+  });
+});
+
+describe("a first request still running", () => {
+  const op = operationsById.subscribe;
+  const input = { email: "inflight@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" };
+  const caller = { transport: "http" as const, address: "127.0.0.1", admin: false };
+  const claim = (key: string, createdAt: string) => server.ctx.db.prepare("INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, created_at) VALUES ('subscribe', ?, ?, 'in_progress', ?)")
+    .run(key, requestHash(input), createdAt);
+
+  it("a second request waits for it, then answers 409 idempotency_in_progress with Retry-After; nothing runs", async () => {
+    const key = crypto.randomUUID();
+    claim(key, NOW);
+    const error = await runOperationOnce(server.ctx, op, input, caller, key, { waitMs: 150 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("idempotency_in_progress");
+    expect((error as AppError).headers).toEqual({ "Retry-After": "1" });
+    expect(server.ctx.db.prepare("SELECT COUNT(*) FROM subscribers WHERE email = ?").pluck().get(input.email)).toBe(0);
+  });
+
+  it("a claim left by a request that died (over 5 minutes, no answer) is taken over", async () => {
+    const key = crypto.randomUUID();
+    claim(key, "2026-11-22T11:54:00.000Z");
+    const { replayed } = await runOperationOnce(server.ctx, op, input, caller, key, { waitMs: 150 });
+    expect(replayed).toBe(false);
+    expect(server.ctx.db.prepare("SELECT state FROM idempotency_keys WHERE idem_key = ?").pluck().get(key)).toBe("done");
   });
 });
 
