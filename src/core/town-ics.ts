@@ -38,6 +38,8 @@ function descriptionOf(e: CalendarEvent): string {
   return lines.join("\n");
 }
 
+// Dates go in as moment-timezone objects in the town's zone: given a native Date and a zone,
+// ical-generator formats the Date's fields in the process's own zone, not the town's.
 function eventData(e: CalendarEvent, stamp: string, timeZone: string, host: string): ICalEventData {
   const allDay = e.allDay ?? e.startsAt.length === 10;
   const common: Omit<ICalEventData, "start"> = {
