@@ -18,4 +18,4 @@ export const IdempotencyKey = z.string()
   .min(1, "must be 1 to 255 visible ASCII characters, e.g. a UUID")
   .max(255, "must be at most 255 characters")
   .regex(/^[\x21-\x7E]+$/, "must be visible ASCII characters only (no spaces), e.g. a UUID")
-  .meta({ description: "Makes the call safe to retry: the same key with the same input answers the first answer (the same order, the same payment link) for 24 hours instead of creating a second one; the same key with a different input is an error. Use a new random key (e.g. a UUID) per intended purchase or subscription, and the same key when retrying it.", examples: ["5c7e0a3e-2f4b-4c1a-9a77-0e6d1b7f3c21"] });
+  .meta({ description: "Makes a retry safe: the same key with the same input answers the first answer for 24 hours (the same order, the same payment link) instead of creating another; with a different input it is refused. A new random UUID per intended request", examples: ["5c7e0a3e-2f4b-4c1a-9a77-0e6d1b7f3c21"] });
