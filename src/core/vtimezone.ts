@@ -51,6 +51,17 @@ function transitions(timeZone: string, from: number, to: number): Transition[] {
  * with DTSTART in the local time before it, as RFC 5545 has it.
  */
 export function vtimezone(timeZone: string, fromYear: number, toYear: number): string {
+  const key = `${timeZone} ${fromYear} ${toYear}`;
+  let text = made.get(key);
+  if (text === undefined) made.set(key, (text = makeVtimezone(timeZone, fromYear, toYear)));
+  return text;
+}
+
+// Finding the transitions takes ~700 Intl calls a year (about 10 ms); the answer depends only on the
+// arguments and the runtime's zone data, so each is made once per process (a few hundred zones at most).
+const made = new Map<string, string>();
+
+function makeVtimezone(timeZone: string, fromYear: number, toYear: number): string {
   const start = Date.UTC(fromYear, 0, 1);
   const changes = transitions(timeZone, start, Date.UTC(toYear + 1, 0, 1));
   const initial = offsetMinutesAt(timeZone, start);
