@@ -16,6 +16,7 @@ import { apiCatalogLink } from "../src/services/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { advertiseRoutes } from "./routes/advertise.ts";
+import { calendarRoutes } from "./routes/calendar.ts";
 import { orderPageRoutes } from "./routes/order-page.ts";
 import { leaseRoutes } from "./routes/lease.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
@@ -127,6 +128,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);
   goRoutes(app, ctx);
+  calendarRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {

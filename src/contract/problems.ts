@@ -35,6 +35,9 @@ export const PROBLEMS = {
   feed_too_large: { status: 422, title: "Feed too large", resolution: "Use a smaller feed (the limit is given in detail), e.g. one with fewer past items" },
   feed_unreadable: { status: 422, title: "Not a calendar or feed", resolution: "Give the address of an iCalendar (.ics), RSS or Atom feed, not of a web page" },
   feed_exists: { status: 409, title: "Feed already added", resolution: "The town already has this feed; list its feeds to see it" },
+  // Idempotency keys (additive codes): the creating writes that take `Idempotency-Key` / `idempotencyKey`.
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused with a different request", resolution: "Send the first request's exact body again to read its answer, or use a new Idempotency-Key for a new request", mcp: "Call again with the first call's exact arguments to read its answer, or use a new `idempotencyKey` for a new request" },
+  idempotency_in_progress: { status: 409, title: "Request with this idempotency key in progress", resolution: "The first request with this key is still running; retry after the seconds in the Retry-After header to read its answer", mcp: "The first call with this `idempotencyKey` is still running; wait the seconds in `retryAfter`, then call again with the same key to read its answer" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string; mcp?: string }>;
 
 /** Where a problem is read: the HTTP API (problem+json) or an MCP tool error. */
@@ -68,7 +71,7 @@ export const Problem = z.object({
   documentation: z.url(),
   error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
-  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited`: seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
+  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited` and `idempotency_in_progress` (and `storage_full`): seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 

@@ -78,6 +78,8 @@ export interface MailLinks {
   city: string;
   /** The town's buying page: list an event or a business. */
   advertise: string;
+  /** The town's calendar for calendar apps (`webcal:` of /{slug}/calendar.ics). */
+  calendar: string;
 }
 
 export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLinks {
@@ -89,6 +91,7 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
     manage: `${sender.baseUrl}/subscriptions/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
     advertise: `${sender.baseUrl}/advertise/${city.slug}`,
+    calendar: `${sender.baseUrl.replace(/^https?:/, "webcal:")}/${city.slug}/calendar.ics`,
   };
 }
 
@@ -127,6 +130,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
     `Manage your cities: ${links.manage}`,
     `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
     `Advertise in ${city.name} or list your event: ${links.advertise}`,
+    `Add the ${city.name} calendar to your calendar app: ${links.calendar}`,
     sender.postalAddress,
   ].join("\n");
 }
@@ -134,7 +138,7 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
 function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
   return mailFooter(
     `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
-    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a>`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
     sender.postalAddress,
   );
 }
