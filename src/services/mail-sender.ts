@@ -6,6 +6,7 @@ import {
   prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
 } from "../core/email-render.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../integrations/mail/message-template.ts";
+import { enhancedStatus } from "../integrations/mail/smtp.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
   claimDueMail, deferRows, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
@@ -41,6 +42,12 @@ export interface SendResult {
 const MAX_BACKOFF_MS = 6 * 3600_000;
 /** The longest pause after delivery faults in a row: a relay that comes back is used again within this. */
 const MAX_PAUSE_MS = 5 * 60_000;
+
+/**
+ * Refusals at RCPT TO of this many recipients with the same reply (code and enhanced status), when
+ * they are most of a batch or come before any acceptance, are the relay speaking, not the readers.
+ */
+export const RELAY_ALIKE = 5;
 
 /** The pause after `faults` delivery faults in a row: from the retry base (at most 10 s), doubling, capped at 5 minutes. */
 export function pauseMs(retryBaseSeconds: number, faults: number): number {
@@ -171,6 +178,11 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
 
   // The first delivery fault of this batch: no new message is started after it.
   let fault: MailSendError | undefined;
+  // Refusals at RCPT TO, settled when the batch ends: the same reply for most of the batch (or for
+  // RELAY_ALIKE recipients before any acceptance) is the relay's, a fault like any other.
+  const held: Array<{ row: ClaimedRow; e: MailSendError; subscriberId: number | undefined }> = [];
+  const alike = new Map<string, number>();
+  let relayRefusal: { kind: string; n: number; e: MailSendError } | undefined;
   const deliver = async (row: ClaimedRow, send: () => Promise<{ messageId: string }>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
     if (!stillOurs(row.id)) return;
@@ -179,34 +191,49 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
       info = await send();
     } catch (err) {
       const e = err instanceof MailSendError ? err : new MailSendError(String((err as Error)?.message ?? err), false);
-      const iso = new Date(now()).toISOString();
       if (opts.signal?.aborted) {
         // Stopping: the failure is most likely our own closing of the connection.
         deferRows(ctx.db, owner, [row.id], now(), `stopped: ${e.message}`, false);
         result.deferred++;
-      } else if (e.bounce) {
-        markFinal(ctx.db, row.id, owner, "failed", e.message);
-        suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
-        result.failed++;
-        ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
+      } else if (e.scope === "recipient") {
+        // Held until the batch says whether it was this reader or the relay (the same refusal for everyone).
+        held.push({ row, e, subscriberId });
+        const kind = replyKind(e);
+        const n = (alike.get(kind) ?? 0) + 1;
+        alike.set(kind, n);
+        if (n >= RELAY_ALIKE && result.sent === 0 && !fault) relayRefusal = { kind, n, e };
+        fault ??= relayRefusal?.e;
       } else if ((e.scope === "session" || e.scope === "message") && !(e.scope === "message" && row.attempts >= cfg.maxAttempts)) {
         // A delivery fault: the relay or the session failed, whatever the recipient. The row waits for
         // the pause; only a refusal of this very message (at DATA) counts as one of its attempts.
         fault ??= e;
         deferRows(ctx.db, owner, [row.id], now() + pauseMs(cfg.retryBaseSeconds, ctx.mail.delivery.faults + 1), e.message, e.scope === "message");
         result.deferred++;
-      } else if (row.attempts >= cfg.maxAttempts) {
-        markFinal(ctx.db, row.id, owner, "failed", e.message);
-        recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
-        result.failed++;
       } else {
-        markRetry(ctx.db, row.id, owner, now() + backoffMs(cfg.retryBaseSeconds, row.attempts), e.message);
-        result.retried++;
-        ctx.log.info({ outboxId: row.id, attempts: row.attempts, code: e.responseCode, error: e.message }, "temporary delivery failure; will retry");
+        settle(row, e, subscriberId);
       }
       return;
     }
     recordSent(row.id, info.messageId);
+  };
+
+  /** A failure that is this row's alone: a bounce suppresses the address; otherwise retried with backoff, up to MAIL_MAX_ATTEMPTS. */
+  const settle = (row: ClaimedRow, e: MailSendError, subscriberId: number | undefined) => {
+    const iso = new Date(now()).toISOString();
+    if (e.bounce) {
+      markFinal(ctx.db, row.id, owner, "failed", e.message);
+      suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
+      result.failed++;
+      ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
+    } else if (row.attempts >= cfg.maxAttempts) {
+      markFinal(ctx.db, row.id, owner, "failed", e.message);
+      recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
+      result.failed++;
+    } else {
+      markRetry(ctx.db, row.id, owner, now() + backoffMs(cfg.retryBaseSeconds, row.attempts), e.message);
+      result.retried++;
+      ctx.log.info({ outboxId: row.id, attempts: row.attempts, code: e.responseCode, error: e.message }, "temporary delivery failure; will retry");
+    }
   };
 
   // A fixed number of workers pull from the batch: at most 2 x `concurrency` messages in flight. The
@@ -227,6 +254,15 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     clearInterval(renew);
     flush();
   }
+  if (!relayRefusal && !fault) {
+    const [kind, n] = [...alike].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+    if (n >= RELAY_ALIKE && 2 * n > result.sent + held.length) fault = (relayRefusal = { kind, n, e: held.find((h) => replyKind(h.e) === kind)!.e }).e;
+  }
+  for (const h of held) {
+    if (relayRefusal && replyKind(h.e) === relayRefusal.kind) continue; // deferred with the pause below
+    if (opts.signal?.aborted) result.deferred += deferRows(ctx.db, owner, [h.row.id], now(), `stopped: ${h.e.message}`, false);
+    else settle(h.row, h.e, h.subscriberId);
+  }
   if (opts.signal?.aborted && !fault) {
     const untried = rows.slice(next).map((r) => r.id);
     if (untried.length) deferRows(ctx.db, owner, untried, now(), "not tried: the sender stopped", false);
@@ -241,9 +277,17 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     const untried = rows.slice(next).map((r) => r.id);
     if (untried.length) deferRows(ctx.db, owner, untried, d.pausedUntil, `not tried: ${fault.message}`, false);
     result.deferred += untried.length;
+    if (relayRefusal) {
+      // Nobody's attempt counted: the relay refused every one of them the same way.
+      const refused = held.filter((h) => replyKind(h.e) === relayRefusal!.kind).map((h) => h.row.id);
+      deferRows(ctx.db, owner, refused, d.pausedUntil, `the relay refused ${refused.length} recipients alike: ${relayRefusal.e.message}`, false);
+      result.deferred += refused.length;
+    }
     ctx.log.error(
-      { alert: "mail_delivery_fault", code: fault.responseCode, scope: fault.scope, error: fault.message, faultsInARow: d.faults, pausedForMs: pause, deferred: result.deferred },
-      "mail delivery paused: the mail server failed the session (nothing suppressed; the rows stay pending)",
+      { alert: "mail_delivery_fault", code: fault.responseCode, scope: relayRefusal ? "relay" : fault.scope, error: fault.message, faultsInARow: d.faults, pausedForMs: pause, deferred: result.deferred },
+      relayRefusal
+        ? `mail delivery paused: the mail server refused ${held.filter((h) => replyKind(h.e) === relayRefusal!.kind).length} recipients alike (${relayRefusal.kind}), which is the server speaking, not the readers (nothing suppressed; the rows stay pending)`
+        : "mail delivery paused: the mail server failed the session (nothing suppressed; the rows stay pending)",
     );
   } else if (result.sent > 0 && ctx.mail.delivery.faults > 0) {
     ctx.log.info({ afterFaults: ctx.mail.delivery.faults }, "mail delivery resumed");
@@ -253,6 +297,11 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   }
   if (flushError) throw flushError;
   return result;
+}
+
+/** What a refusal says, for telling one reader's refusal from the same one for everybody: its code and enhanced status. */
+function replyKind(e: MailSendError): string {
+  return [e.responseCode ?? "", enhancedStatus(e.message)?.status ?? ""].join(" ").trim();
 }
 
 /**
