@@ -5,6 +5,7 @@ import { renderTransactional } from "../core/commerce-mail.ts";
 import {
   prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
 } from "../core/email-render.ts";
+import { storageFullError } from "../core/errors.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../integrations/mail/message-template.ts";
 import { enhancedStatus } from "../integrations/mail/smtp.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
@@ -117,16 +118,21 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   let leaseCertain = true;
   const stillOurs = (id: number) => (leaseCertain && now() < leaseUntil) || holdsLease(ctx.db, id, owner);
 
+  // A write that failed (a full disk): from then on nothing more is handed to the relay, since no
+  // delivery could be recorded; the batch ends and the error is thrown (DeliveryRecordError).
+  let writeFailed: unknown;
+  let unrecorded = 0;
   // Acceptances waiting for their commit (one transaction per event-loop turn).
   const accepted: Array<{ id: number; messageId: string; at: string }> = [];
-  let flushError: unknown;
   const flush = () => {
     if (accepted.length === 0) return;
+    const batch = accepted.splice(0);
     try {
-      markSentMany(ctx.db, owner, accepted.splice(0));
+      markSentMany(ctx.db, owner, batch);
     } catch (err) {
       // Left as 'sending': once the lease ends they are sent again, with the same Message-ID.
-      flushError ??= err;
+      writeFailed ??= err;
+      unrecorded += batch.length;
     }
   };
   const recordSent = (id: number, messageId: string) => {
@@ -185,7 +191,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   let relayRefusal: { kind: string; n: number; e: MailSendError } | undefined;
   const deliver = async (row: ClaimedRow, send: () => Promise<{ messageId: string }>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
-    if (!stillOurs(row.id)) return;
+    if (writeFailed || !stillOurs(row.id)) return;
     let info;
     try {
       info = await send();
@@ -240,12 +246,23 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
   const worker = async () => {
-    while (next < rows.length && !fault && !opts.signal?.aborted) await sendOne(rows[next++]);
+    while (next < rows.length && !fault && !writeFailed && !opts.signal?.aborted) {
+      try {
+        await sendOne(rows[next++]);
+      } catch (err) {
+        writeFailed ??= err;
+      }
+    }
   };
   const renew = setInterval(() => {
     const t = now();
     if (t >= leaseUntil) leaseCertain = false;
-    renewLeases(ctx.db, owner, t + leaseMs);
+    try {
+      renewLeases(ctx.db, owner, t + leaseMs);
+    } catch (err) {
+      writeFailed ??= err;
+      return;
+    }
     if (leaseCertain) leaseUntil = t + leaseMs;
   }, leaseMs / 3);
   try {
@@ -253,6 +270,16 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   } finally {
     clearInterval(renew);
     flush();
+  }
+  if (writeFailed) {
+    // Nothing more can be recorded: the rows stay claimed until their lease ends, then are sent
+    // again (the unrecorded ones with the same Message-ID), once there is room.
+    const e = writeFailed as Error;
+    ctx.log.error(
+      { alert: storageFullError(e) ? "storage_full" : "mail_record_failed", error: e.message, sent: result.sent, unrecorded },
+      "mail sender stopped: a delivery could not be recorded in the database; nothing more is handed to the mail server",
+    );
+    throw new DeliveryRecordError(e, unrecorded, result);
   }
   if (!relayRefusal && !fault) {
     const [kind, n] = [...alike].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
@@ -295,8 +322,22 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     ctx.mail.delivery.pausedUntil = 0;
     ctx.mail.delivery.pausedUntilReal = 0;
   }
-  if (flushError) throw flushError;
   return result;
+}
+
+/**
+ * The sender could not record what it sent (a full disk): it stopped handing messages to the relay.
+ * `unrecorded` were accepted by the relay and will be sent again, with the same Message-ID.
+ */
+export class DeliveryRecordError extends Error {
+  readonly unrecorded: number;
+  readonly result: SendResult;
+  constructor(cause: Error, unrecorded: number, result: SendResult) {
+    super(`could not record deliveries in the database (${cause.message}); stopped sending. ${unrecorded} accepted by the mail server but not recorded will be sent again, with the same Message-ID, once there is room and their lease has ended`, { cause });
+    this.name = "DeliveryRecordError";
+    this.unrecorded = unrecorded;
+    this.result = result;
+  }
 }
 
 /** What a refusal says, for telling one reader's refusal from the same one for everybody: its code and enhanced status. */
@@ -360,7 +401,8 @@ export function startMailSender(ctx: AppContext): MailSenderLoop {
     clearTimeout(timer);
     running = drainDueMail(ctx, { signal: stopping.signal })
       .then((r) => { if (r.claimed) ctx.log.info(r, "mail sent"); })
-      .catch((err) => ctx.log.error({ err }, "mail sender failed"))
+      // A DeliveryRecordError has been logged (and alerted) already; the next tick tries again.
+      .catch((err) => { if (!(err instanceof DeliveryRecordError)) ctx.log.error({ err }, "mail sender failed"); })
       .finally(() => {
         running = undefined;
         if (!stopped) timer = setTimeout(tick, ctx.config.mail.sendIntervalMs);
