@@ -57,6 +57,8 @@ export class SmtpSink {
   fault: SmtpFault | undefined;
   /** Connections accepted, whatever became of them. */
   sessions = 0;
+  /** RCPT TO commands received, whatever the answer. */
+  rcpts = 0;
   readonly #auth: boolean;
   readonly #silent = new Set<import("node:net").Socket>();
   readonly #parse: boolean;
@@ -105,6 +107,7 @@ export class SmtpSink {
       },
       onMailFrom: (_address, _session, cb) => cb(faultAt("mail")),
       onRcptTo: (address, _session, cb) => {
+        this.rcpts++;
         const atRcpt = faultAt("rcpt");
         if (atRcpt) return cb(atRcpt);
         const refusal = this.refuseRecipient.get(address.address.toLowerCase()) ?? this.refuseAll;

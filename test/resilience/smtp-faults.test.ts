@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueEditionDigests } from "../../src/services/digests.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { RELAY_ALIKE, sendPendingMail } from "../../src/services/mail-sender.ts";
 import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type SmtpFault } from "../helpers/smtp-sink.ts";
@@ -131,6 +131,7 @@ describe("a relay refusing every recipient for longer than the attempts allow", 
   it.each([
     ["452 4.3.1", { stage: "rcpt", code: 452, message: "4.3.1 Insufficient system storage" }],
     ["552 5.2.2", { stage: "rcpt", code: 552, message: "5.2.2 Mailbox full" }],
+    ["a bare 552", { stage: "rcpt", code: 552, message: "Requested mail action aborted: exceeded storage allocation" }],
   ] as Array<[string, SmtpFault]>)("%s at every RCPT TO through 12 rounds (MAIL_MAX_ATTEMPTS is 8): no attempt counted, nobody suppressed; then all delivered once", async (_name, fault) => {
     clock += 3600_000;
     const edition = queueDigest();
@@ -153,6 +154,39 @@ describe("a relay refusing every recipient for longer than the attempts allow", 
     expect(sent).toBe(READERS);
     for (const reader of readers) expect(sink.to(reader).filter((m) => m.parsed.subject === `Boise, edition ${day}`)).toHaveLength(1);
     expect(server.ctx.mail.delivery.faults).toBe(0);
+  });
+
+  it("301 readers of another town, 552 5.2.2 at every RCPT TO: 0 of 301 suppressed, a handful of RCPTs a round; then 301 delivered once", async () => {
+    clock += 3600_000;
+    const town = "tucson-arizona";
+    const many = Array.from({ length: 301 }, (_, i) => `tucson${i}@example.org`);
+    for (const r of many) addSubscriber(db(), town, r);
+    const id = addEdition(db(), town, "2026-12-20", "Tucson, a full relay")!;
+    expect(queueEditionDigests(server.ctx, { id, placeGeoid: geoidOf(db(), town), date: "2026-12-20" })).toBe(301);
+    db().prepare("UPDATE outbox SET next_attempt_at = ? WHERE edition_id = ?").run(clock, id);
+    await sink.misbehave({ stage: "rcpt", code: 552, message: "5.2.2 Mailbox full" });
+    const before = sink.count;
+    try {
+      for (let round = 0; round < 10; round++) {
+        const rcpts = sink.rcpts;
+        const r = await send();
+        expect(r).toMatchObject({ sent: 0, failed: 0, retried: 0 });
+        expect(r.deferred).toBe(r.claimed);
+        // Judged the relay's after RELAY_ALIKE refusals (plus those already in flight), not after 200.
+        expect(sink.rcpts - rcpts).toBeLessThanOrEqual(RELAY_ALIKE + 2 * 5);
+        clock = server.ctx.mail.delivery.pausedUntil + 1;
+      }
+    } finally {
+      await sink.misbehave(undefined);
+    }
+    expect(suppressions()).toEqual([]);
+    expect(db().prepare("SELECT status, MAX(attempts) AS attempts, COUNT(*) AS n FROM outbox WHERE edition_id = ? GROUP BY status").all(id)).toEqual([{ status: "pending", attempts: 0, n: 301 }]);
+    let sent = 0;
+    for (let i = 0; i < 5 && sent < 301; i++) sent += (await send()).sent;
+    expect(sent).toBe(301);
+    expect(sink.count - before).toBe(301);
+    for (const r of many) expect(sink.to(r)).toHaveLength(1);
+    expect(db().prepare("SELECT status FROM subscribers WHERE place_geoid = ? GROUP BY status").pluck().all(geoidOf(db(), town))).toEqual(["active"]);
   });
 
   it("552 5.2.2 for most of a batch (16 of 20) is the relay too: paused, nobody suppressed, the 16 delivered once it recovers", async () => {
