@@ -85,6 +85,25 @@ function fsyncDir(dir: string): void {
   }
 }
 
+/**
+ * Takes the database for this process alone, or answers undefined when another process has it open
+ * (the server, a morning run, a sender, a backup): in WAL mode every open connection holds a shared
+ * lock on the WAL index, so an exclusive lock is refused even while they are idle. Close the handle
+ * to let go.
+ */
+export function takeDatabaseAlone(file: string): Database.Database | undefined {
+  const db = new Database(file, { fileMustExist: true, timeout: 1000 });
+  try {
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE; COMMIT");
+    return db;
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === "SQLITE_BUSY") return undefined;
+    throw err;
+  }
+}
+
 /** `PRAGMA integrity_check` of a database file, opened read-only: `["ok"]` when sound. */
 export function integrityCheck(file: string): string[] {
   const db = new Database(file, { readonly: true, fileMustExist: true });
