@@ -57,6 +57,7 @@ const faults: Array<[string, SmtpFault]> = [
   ["a 5xx at EHLO and HELO", { stage: "ehlo" }],
   ["a 535 at AUTH", { stage: "auth", code: 535, message: "5.7.8 authentication failed" }],
   ["a 454 at AUTH", { stage: "auth", code: 454, message: "4.7.0 temporary authentication failure" }],
+  ["a server that never answers AUTH", { stage: "authSilent" }],
   ["554 relay access denied at MAIL FROM", { stage: "mail", code: 554, message: "5.7.1 relay access denied" }],
   ["451 at MAIL FROM", { stage: "mail", code: 451, message: "4.3.0 local error" }],
   ["554 relay access denied at every RCPT TO", { stage: "rcpt", code: 554, message: "5.7.1 Relay access denied" }],
@@ -124,6 +125,36 @@ describe("a failure of the relay or the session suppresses nobody", () => {
     }
     clock = server.ctx.mail.delivery.pausedUntil + 1;
     expect((await send()).sent).toBe(READERS);
+  });
+});
+
+describe("TLS and AUTH the relay cannot do", () => {
+  // Another relay on the same port: one whose STARTTLS certificate is not trusted (self-signed, as an
+  // expired or misissued one would be), or one that offers no AUTH while credentials are configured.
+  it.each([
+    ["a STARTTLS certificate that is not trusted", { starttls: true, auth: true }],
+    ["no AUTH offered, credentials configured", { auth: false }],
+  ] as const)("%s: a delivery fault, nobody suppressed, every row pending with 0 attempts; then all delivered once", async (_name, opts) => {
+    clock += 3600_000;
+    const edition = queueDigest();
+    const port = sink.port;
+    await sink.stop();
+    const other = await new SmtpSink({ port, ...opts }).start();
+    try {
+      const r = await send();
+      expect(r).toMatchObject({ claimed: READERS, sent: 0, failed: 0, deferred: READERS });
+      expect(other.count).toBe(0);
+    } finally {
+      await other.stop();
+      await sink.start();
+    }
+    expect(suppressions()).toEqual([]);
+    expect(rowsOf(edition)).toEqual(Array(READERS).fill({ status: "pending", attempts: 0 }));
+    clock = server.ctx.mail.delivery.pausedUntil + 1;
+    let sent = 0;
+    for (let i = 0; i < 5 && sent < READERS; i++) sent += (await send()).sent;
+    expect(sent).toBe(READERS);
+    for (const reader of readers) expect(sink.to(reader).filter((m) => m.parsed.subject === `Boise, edition ${day}`)).toHaveLength(1);
   });
 });
 
