@@ -245,12 +245,15 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   // A fixed number of workers pull from the batch: at most 2 x `concurrency` messages in flight. The
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
+  // Anything else thrown (a bug) also stops every worker, and is thrown once the batch has ended.
+  let crashed: { err: unknown } | undefined;
   const worker = async () => {
-    while (next < rows.length && !fault && !writeFailed && !opts.signal?.aborted) {
+    while (next < rows.length && !fault && !writeFailed && !crashed && !opts.signal?.aborted) {
       try {
         await sendOne(rows[next++]);
       } catch (err) {
-        writeFailed ??= err;
+        if (/^SQLITE_/.test(String((err as { code?: unknown })?.code))) writeFailed ??= err;
+        else crashed ??= { err };
       }
     }
   };
@@ -271,6 +274,7 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     clearInterval(renew);
     flush();
   }
+  if (crashed) throw crashed.err;
   if (writeFailed) {
     // Nothing more can be recorded: the rows stay claimed until their lease ends, then are sent
     // again (the unrecorded ones with the same Message-ID), once there is room.
