@@ -29,6 +29,9 @@ export const PROBLEMS = {
   not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)", mcp: "Not available over MCP" },
   // Additive v1 code: the disk under the database is full. Nothing was stored; reads keep working.
   storage_full: { status: 503, title: "Storage full", resolution: "Nothing was stored; retry after the seconds in the Retry-After header (reads still work)", mcp: "Nothing was stored; wait the seconds in `retryAfter`, then call the tool again (read tools still work)" },
+  // Additive v1 codes: requests Node's HTTP parser refuses before the app runs (api/client-error.ts).
+  headers_too_large: { status: 431, title: "Request headers too large", resolution: "Send at most 16 KB of headers (fewer or shorter cookies and custom headers)" },
+  request_timeout: { status: 408, title: "Request timeout", resolution: "Send the whole request within the time limit, then retry" },
   // Feeds a town adds (additive codes, admin and operator desk only): why an address was refused; nothing is stored.
   feed_address_refused: { status: 422, title: "Feed address refused", resolution: "Give a public http(s) address; private, loopback and link-local addresses are not fetched" },
   feed_unreachable: { status: 422, title: "Feed could not be fetched", resolution: "Check the address opens in a browser, then retry; it must answer within the time limit" },
