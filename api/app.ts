@@ -7,6 +7,7 @@ import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { compression } from "./compression.ts";
+import { htmlPage } from "./html-page.ts";
 import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
 import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
@@ -16,12 +17,15 @@ import { apiCatalogLink } from "../src/services/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { advertiseRoutes } from "./routes/advertise.ts";
+import { calendarRoutes } from "./routes/calendar.ts";
 import { orderPageRoutes } from "./routes/order-page.ts";
 import { leaseRoutes } from "./routes/lease.ts";
 import { checkoutPageRoutes } from "./routes/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { goRoutes } from "./routes/go.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { mailWebhookRoutes } from "./routes/mail-webhooks.ts";
 import { paymentWebhookRoutes } from "./routes/payment-webhook.ts";
 import { siteRoutes } from "./routes/site.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
@@ -34,8 +38,28 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
 /** Paths that name a city-keyed resource without the slug. */
 const SLUGLESS_PATHS = ["/api/city", "/api/facts", "/api/weather", "/api/archive"];
 
-/** Turns anything thrown while handling a request into its problem+json response. */
-export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response {
+/** Paths that machines call (answered problem+json whatever happens); every other path is a person's page. */
+const forMachines = (path: string) => isApi(path) || path === "/mcp" || path.startsWith("/mcp/") || path.startsWith("/webhooks/") || path.startsWith("/.well-known/");
+
+/**
+ * A full disk on a person's page (the HTML subscribe form, the Pay button): the same 503 and
+ * Retry-After as the API's, as a page in the site's layout that says in words what to do.
+ */
+async function storageFullPage(ctx: AppContext, full: AppError, instance: string): Promise<Response> {
+  const retry = full.headers?.["Retry-After"] ?? "60";
+  try {
+    return await htmlPage(ctx, 503, "Nothing was saved: please try again in a minute", `<div class="card">
+<p role="alert">Our server's storage is full for the moment. Nothing you sent was saved, so nothing has happened yet: no subscription, no payment.</p>
+<p>Please try again in a minute: go back and send the form again. We have been alerted and are making room.</p>
+</div>
+<p><a href="/">Back to citydaily</a></p>`, { headers: { "Retry-After": retry } });
+  } catch {
+    return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
+  }
+}
+
+/** Turns anything thrown while handling a request into its problem+json response (a person's page for a full disk). */
+export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response | Promise<Response> {
   const instance = event.url.pathname;
   if (error instanceof AppError) {
     return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers });
@@ -50,6 +74,7 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   if (full) {
     // The transaction was rolled back: nothing half-stored. The operator must free space; clients retry.
     ctx.log.error({ alert: "storage_full", requestId: event.context.requestId, path: instance, error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
+    if (!forMachines(instance)) return storageFullPage(ctx, full, instance);
     return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
   }
   if (isClientGone(error)) {
@@ -115,6 +140,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   placesPageRoutes(app, ctx);
   faviconRoutes(app);
   paymentWebhookRoutes(app, ctx);
+  mailWebhookRoutes(app, ctx);
   checkoutPageRoutes(app, ctx);
   advertiseRoutes(app, ctx);
   orderPageRoutes(app, ctx);
@@ -123,6 +149,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   mcpRoutes(app, ctx);
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);
+  goRoutes(app, ctx);
+  calendarRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {

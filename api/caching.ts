@@ -40,9 +40,9 @@ export function cachedResponse(event: H3Event, body: string, contentType: string
     ?? new FastResponse(body, { status: 200, headers: { "Content-Type": contentType, "Cache-Control": cacheControl, ETag: etag, ...extra } });
 }
 
-export function jsonWrite(data: unknown, status = 200): Response {
+export function jsonWrite(data: unknown, status = 200, extra: Record<string, string> = {}): Response {
   return new FastResponse(JSON.stringify(data), {
     status,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...extra },
   });
 }

@@ -6,7 +6,7 @@ export const isApi = (path: string) => path === "/api" || path.startsWith("/api/
 export function apiHeaders(headers: Headers): void {
   headers.set("API-Version", "v1");
   headers.set("Access-Control-Allow-Origin", "*");
-  headers.set("Access-Control-Expose-Headers", "API-Version, ETag, Retry-After, X-Request-Id, X-Markdown-Tokens, Allow");
+  headers.set("Access-Control-Expose-Headers", "API-Version, ETag, Retry-After, X-Request-Id, X-Markdown-Tokens, Allow, Idempotent-Replayed");
 }
 
 /** The answer to a CORS preflight (`OPTIONS`) on a path that takes `allow`. */
@@ -16,7 +16,7 @@ export function preflight(allow: string): Response {
     headers: {
       Allow: allow,
       "Access-Control-Allow-Methods": allow,
-      "Access-Control-Allow-Headers": "Content-Type, Accept, If-None-Match, Authorization, MCP-Protocol-Version, Mcp-Session-Id",
+      "Access-Control-Allow-Headers": "Content-Type, Accept, If-None-Match, Authorization, Idempotency-Key, MCP-Protocol-Version, Mcp-Session-Id",
       "Access-Control-Max-Age": "86400",
     },
   });

@@ -5,6 +5,8 @@ import { CACHE, type Operation } from "../src/contract/operation.ts";
 import { AppError, toFieldIssues } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { nextCommerceDueCached } from "../src/services/listings.ts";
+import { IdempotencyKey } from "../src/contract/common.ts";
+import { runOperationOnce } from "../src/services/idempotency.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
 import { createResponseCache, type ResponseCache } from "../src/services/response-cache.ts";
 import { requireAdmin } from "./auth.ts";
@@ -79,8 +81,21 @@ async function run(ctx: AppContext, op: Operation, event: H3Event, caller: Calle
     const read = await readOperation(ctx, op, event, caller);
     return cachedResponse(event, read.body, read.contentType, read.cacheControl, read.headers);
   }
-  const reply = await runOperation(ctx, op, (await input(op, event)).input, caller);
-  return jsonWrite(reply.data);
+  const args = (await input(op, event)).input;
+  const { reply, replayed } = await runOperationOnce(ctx, op, args, caller, idempotencyKeyOf(op, event));
+  return jsonWrite(reply.data, 200, replayed ? { "Idempotent-Replayed": "true" } : {});
+}
+
+/** The request's `Idempotency-Key`, for an operation that takes one (other operations ignore the header). */
+function idempotencyKeyOf(op: Operation, event: H3Event): string | undefined {
+  const raw = op.idempotent ? event.req.headers.get("idempotency-key") : null;
+  if (raw === null) return undefined;
+  const result = IdempotencyKey.safeParse(raw);
+  if (!result.success) {
+    const issues = toFieldIssues(result.error.issues, "header.Idempotency-Key");
+    throw new AppError("validation_error", `Request validation failed: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues });
+  }
+  return result.data;
 }
 
 /**

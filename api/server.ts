@@ -10,6 +10,7 @@ import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
+import { answerClientError } from "./client-error.ts";
 
 export interface RunningServer {
   url: string;
@@ -59,6 +60,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
     return listener(req, res);
   });
   server.keepAliveTimeout = 5000;
+  // Requests the parser refuses: problem+json under /api, a plain page elsewhere (not Node's empty 400/431/408).
+  server.on("clientError", (err, socket) => answerClientError(ctx, err, socket));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -5,6 +5,8 @@
  *       more mail, its subscriptions take the matching status, its unsent mail is cancelled. Nothing is deleted.
  *   npm run admin -- status EMAIL       subscriptions, suppression and history of one address
  *   npm run admin -- outbox             outbox rows by status
+ *   npm run admin -- arf FILE...        complaint feedback-loop reports (RFC 5965) saved from a mailbox (.eml,
+ *       Maildir files): each suppresses the reader it is about, as POST /webhooks/mail/arf does.
  *   npm run admin -- orders list [--status STATUS]   listing orders, newest first
  *   npm run admin -- orders show ID
  *   npm run admin -- orders approve ID               publish a free listing awaiting review
@@ -17,6 +19,8 @@
  *   npm run admin -- feeds list [SLUG]      the feeds of one town, or of every town, with their fetch status
  *   npm run admin -- feeds remove ID        remove a feed
  *       The feeds commands go through the same operations as /admin/towns/{slug}/feeds and /admin/feeds/{id}.
+ *   npm run admin -- clicks SLUG [--csv]       a town's clicks per edition and its most followed links (what its operator sees)
+ *   npm run admin -- clicks --order ID [--csv] a listing's editions, emails delivered and clicks per day (what its buyer sees)
  *   npm run admin -- directory import       build the town directory from TOWN_SOURCES_DIR (content/data/sources);
  *       prints what matched and the counts; running it again changes nothing (docs/sources.md)
  *   npm run admin -- directory list SLUG    a town's candidate sources (kind, scope, name, URL, feeds, dataset
@@ -31,10 +35,12 @@ import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
 import { admit, runOperation, type Caller } from "../src/services/operations.ts";
 import { directoryReport, importDirectory } from "../src/services/directory-import.ts";
+import { listingNumbers, listingNumbersCsv, townClicks, townClicksCsv } from "../src/services/clicks.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/payouts.ts";
 import { candidatesOfPlace } from "../src/store/directory.ts";
 import { listTownFeeds } from "../src/store/feeds.ts";
 import { findPlaceBySlug } from "../src/store/places.ts";
+import { handleArfReport } from "../src/services/mail-feedback.ts";
 import { suppress } from "../src/services/suppressions.ts";
 import { outboxCounts } from "../src/store/outbox.ts";
 import { findSuppression, mailEventsOf, subscriptionsOf, type SuppressionReason } from "../src/store/subscribers.ts";
@@ -43,15 +49,16 @@ const REASONS = ["bounced", "complained", "unsubscribed", "manual"] as const;
 const [command, arg, ...rest] = process.argv.slice(2);
 
 function usage(): never {
-  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox\n" +
+  console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox | arf FILE...\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
+    "       npm run admin -- clicks SLUG [--csv] | clicks --order ID [--csv]\n" +
     "       npm run admin -- directory import | list SLUG");
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "directory"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks", "arf", "directory"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -81,6 +88,17 @@ if (command === "suppress") {
   console.log(s ? `suppressed: ${s.reason} (${s.source}, ${s.created_at})` : "not suppressed");
   for (const sub of subscriptionsOf(ctx.db, email)) console.log(`  ${sub.slug}: ${sub.status}`);
   for (const e of mailEventsOf(ctx.db, email)) console.log(`  ${e.created_at} ${e.kind} via ${e.source}${e.detail ? `: ${e.detail}` : ""}`);
+} else if (command === "arf") {
+  if (!arg) usage();
+  for (const file of [arg, ...rest]) {
+    try {
+      const r = await handleArfReport(ctx, fs.readFileSync(file, "utf8"));
+      console.log(`${file}: ${r.suppressed} suppressed, ${r.duplicates} already seen, ${r.unmatched} about no known reader, ${r.ignored} not a complaint`);
+    } catch (err) {
+      console.log(`${file}: ${err instanceof AppError ? err.message : String(err)}`);
+      process.exitCode = 1;
+    }
+  }
 } else if (command === "orders") {
   process.exitCode = await orders(arg, rest);
 } else if (command === "payouts") {
@@ -103,6 +121,8 @@ if (command === "suppress") {
   } else usage();
 } else if (command === "feeds") {
   process.exitCode = await feeds(arg, rest);
+} else if (command === "clicks") {
+  process.exitCode = clicks(arg, rest);
 } else if (command === "directory") {
   process.exitCode = await directory(arg, rest);
 } else {
@@ -215,6 +235,38 @@ async function orders(sub: string | undefined, args: string[]): Promise<number> 
     console.log(`${list.length} order(s)`);
   } else {
     console.log(JSON.stringify(data, null, 2));
+  }
+  return 0;
+}
+
+/** The numbers of clicks on editions' links: a town's, or one listing's. */
+function clicks(first: string | undefined, more: string[]): number {
+  const asCsv = more.includes("--csv") || first === "--csv";
+  if (first === "--order") {
+    const id = more[0];
+    const n = id ? listingNumbers(ctx, id) : undefined;
+    if (!n) {
+      console.error(`no published listing ${id ?? ""}`.trim());
+      return 1;
+    }
+    if (asCsv) process.stdout.write(listingNumbersCsv(n));
+    else {
+      for (const e of n.editions) console.log(`${e.date}  in the edition, ${e.delivered} emails delivered`);
+      for (const c of n.clicks) console.log(`${c.day}  ${c.clicks} clicks`);
+      console.log(`${n.editions.length} edition(s), ${n.delivered} emails delivered, ${n.totalClicks} clicks`);
+    }
+    return 0;
+  }
+  const place = first ? findPlaceBySlug(ctx.db, first) : undefined;
+  if (!place) {
+    console.error(`no town ${first ?? ""}`.trim());
+    return 1;
+  }
+  const t = townClicks(ctx, place.geoid, place.timezone);
+  if (asCsv) process.stdout.write(townClicksCsv(place.slug, t));
+  else {
+    for (const e of t.perEdition) console.log(`${e.date}  ${e.clicks} clicks on ${e.links} link(s)`);
+    for (const l of t.topLinks) console.log(`${String(l.clicks).padStart(6)}  ${l.url}`);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run restore -- FILE`: puts a backup back as DATA_DIR's database. Stop the server (and any
- * morning run or sender) first. The backup is checked with `PRAGMA integrity_check` before anything
+ * morning run or sender) first: with the database open elsewhere it refuses (exit 1), touching nothing. The backup is checked with `PRAGMA integrity_check` before anything
  * is touched; the database it replaces is kept beside it as `citydaily.db.before-restore-<stamp>`.
  * `npm run restore -- --latest` (or `--from-target NAME`) first downloads the newest (or the named)
  * backup from BACKUP_TARGET into DATA_DIR/backups.
@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { backupStore } from "../src/services/backups.ts";
-import { integrityCheck, tableCounts } from "../src/store/backup.ts";
+import { integrityCheck, tableCounts, takeDatabaseAlone } from "../src/store/backup.ts";
 import { databaseFile } from "../src/store/db.ts";
 
 const config = loadConfig();
@@ -41,6 +41,17 @@ if (check.length !== 1 || check[0] !== "ok") {
 }
 const target = databaseFile(config.dataDir);
 fs.mkdirSync(config.dataDir, { recursive: true });
+// A server (or any citydaily process) with the database open would go on writing to the file moved
+// aside, and those writes would be missing from the restored one: refuse. (Closed at once, which
+// also folds its WAL into the file moved aside.)
+if (fs.existsSync(target)) {
+  const alone = takeDatabaseAlone(target);
+  if (!alone) {
+    console.error("not restored: the database is in use by another process (the server, a morning run, mail:send or a backup). Stop them, then run the restore again.");
+    process.exit(1);
+  }
+  alone.close();
+}
 const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 // The replaced database moves aside with its WAL (which must not be replayed into the restored one).
 for (const suffix of ["", "-wal", "-shm"]) {

@@ -8,11 +8,13 @@
  * timeout) ends a run at once, exit code 75 (EX_TEMPFAIL), with the rows pending for the next one.
  * SIGTERM/SIGINT: no new message is started, those in flight get a few seconds, then their
  * connections are cut; everything not sent is left pending and the process exits (code 143/130).
+ * A delivery that cannot be recorded (a full disk) stops it at once: nothing more is handed to the
+ * relay, and it exits with code 74 (EX_IOERR) and one line saying so.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createContext } from "../src/app.ts";
 import { configForSite, loadConfig } from "../src/config.ts";
-import { sendPendingMail, type SendResult } from "../src/services/mail-sender.ts";
+import { DeliveryRecordError, sendPendingMail, type SendResult } from "../src/services/mail-sender.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/outbox.ts";
 
 const watch = process.argv.includes("--watch");
@@ -33,7 +35,22 @@ process.on("SIGTERM", onSignal);
 
 let faulted = false;
 while (!stop.signal.aborted) {
-  const r = await sendPendingMail(ctx, { signal: stop.signal });
+  let r: SendResult;
+  try {
+    r = await sendPendingMail(ctx, { signal: stop.signal });
+  } catch (err) {
+    if (!(err instanceof DeliveryRecordError)) throw err;
+    for (const k of Object.keys(total) as Array<keyof SendResult>) total[k] += err.result[k];
+    await ctx.mailer.close();
+    console.error(`mail: stopped: ${err.message}`);
+    console.log(`mail: ${total.sent} accepted by the mail server (${err.unrecorded} of them not recorded); outbox now ${JSON.stringify(outboxCounts(ctx.db))}`);
+    try {
+      ctx.db.close();
+    } catch {
+      // Closing checkpoints the WAL, which may fail on a full disk: nothing is lost by it.
+    }
+    process.exit(74);
+  }
   for (const k of Object.keys(total) as Array<keyof SendResult>) total[k] += r[k];
   if (r.deferred > 0 && !stop.signal.aborted) {
     // The relay failed the session: sending is paused. Once: stop here; watching: wait out the pause.

@@ -1,8 +1,10 @@
+import { ClickWindow } from "./core/click-links.ts";
 import { mailFrom, PLACES_CSV, type Config } from "./config.ts";
 import { createAirQualityProvider } from "./integrations/air-quality.ts";
 import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
 import { createNwsProvider } from "./integrations/nws.ts";
 import { createMailer } from "./integrations/mail/index.ts";
+import { createMailWebhooks } from "./integrations/mail/webhooks.ts";
 import { createPaymentProvider } from "./integrations/payments/index.ts";
 import { createStripeConnect } from "./integrations/payments/stripe-connect.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
@@ -35,7 +37,9 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     weatherCache: createWeatherCache({ ttlMs: LIVE_WEATHER_TTL_MS, now: () => config.now() }),
     mailer: createMailer(config),
     mail: createMailSignal(),
+    mailWebhooks: createMailWebhooks(config.mail.webhooks),
     limits: createLimits(config),
+    clickWindow: new ClickWindow(),
     secrets,
     payments: createPaymentProvider(config, db, secrets.stored),
     connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,

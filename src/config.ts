@@ -194,7 +194,8 @@ export interface MailConfig {
   from?: string;
   /** Shown in every email footer (`POSTAL_ADDRESS`); anti-spam law wants a real one. */
   postalAddress: string;
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** `skipFields` (`DKIM_SKIP_FIELDS`): headers left out of the signature, for relays that rewrite them (Amazon SES: `Message-ID:Date`). */
+  dkim?: { domainName: string; keySelector: string; privateKey: string; skipFields?: string };
   /** `UNSUBSCRIBE_SECRET`; unset: a random secret generated once and kept in the database. */
   unsubscribeSecret?: string;
   /** `MAIL_SENDER=off` stops the server's background sender (tests drive it by hand). */
@@ -214,6 +215,20 @@ export interface MailConfig {
   subscribeRateWindowSeconds: number;
   /** `TRUST_PROXY_HOPS`: proxies in front of the server whose X-Forwarded-For entries are trusted (0: use the socket address). */
   trustProxyHops: number;
+  /** The mail providers' bounce/complaint webhooks (docs/mail.md); a provider left unset answers 503. */
+  webhooks: MailWebhookSecrets;
+}
+
+export interface MailWebhookSecrets {
+  /** `SES_SNS_TOPIC_ARN`: the SNS topic SES publishes bounces and complaints to (no other is accepted). */
+  sesTopicArn?: string;
+  /** `SENDGRID_WEBHOOK_PUBLIC_KEY`: the Signed Event Webhook's verification key (base64 DER, as SendGrid shows it). */
+  sendgridPublicKey?: string;
+  /** `POSTMARK_WEBHOOK_USER`, `POSTMARK_WEBHOOK_PASSWORD`: the basic auth credentials put in Postmark's webhook URL. */
+  postmarkUser?: string;
+  postmarkPassword?: string;
+  /** `MAILGUN_WEBHOOK_SIGNING_KEY`: Mailgun's HTTP webhook signing key. */
+  mailgunSigningKey?: string;
 }
 
 export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
@@ -222,7 +237,7 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
   const dkimKey = env.DKIM_PRIVATE_KEY || (env.DKIM_PRIVATE_KEY_FILE ? fs.readFileSync(env.DKIM_PRIVATE_KEY_FILE, "utf8") : "");
   if (dkimKey) {
     if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR) throw new Error("DKIM_PRIVATE_KEY needs DKIM_DOMAIN and DKIM_SELECTOR");
-    dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n") };
+    dkim = { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: dkimKey.replace(/\\n/g, "\n"), ...(env.DKIM_SKIP_FIELDS ? { skipFields: env.DKIM_SKIP_FIELDS } : {}) };
   }
   // The From address's domain is the sending domain (Message-IDs, the unsubscribe mailbox): it must have one.
   if (env.MAIL_FROM && !/@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.test(env.MAIL_FROM)) throw new Error(`MAIL_FROM must be an address such as "citydaily <news@example.com>", got "${env.MAIL_FROM}"`);
@@ -241,6 +256,13 @@ export function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
     subscribeRateLimit: positive("SUBSCRIBE_RATE_LIMIT", 10),
     subscribeRateWindowSeconds: positive("SUBSCRIBE_RATE_WINDOW_SECONDS", 600),
     trustProxyHops: int(env.TRUST_PROXY_HOPS, 0, "TRUST_PROXY_HOPS"),
+    webhooks: {
+      sesTopicArn: env.SES_SNS_TOPIC_ARN || undefined,
+      sendgridPublicKey: env.SENDGRID_WEBHOOK_PUBLIC_KEY || undefined,
+      postmarkUser: env.POSTMARK_WEBHOOK_USER || undefined,
+      postmarkPassword: env.POSTMARK_WEBHOOK_PASSWORD || undefined,
+      mailgunSigningKey: env.MAILGUN_WEBHOOK_SIGNING_KEY || undefined,
+    },
   };
 }
 

@@ -19,16 +19,19 @@ html,body{margin:0;height:100%}
 body{box-sizing:border-box;width:100%;max-width:${EMBED_SIZE.width}px;height:100vh;max-height:${EMBED_SIZE.height}px;padding:16px 18px;overflow:hidden;font:15px/1.45 system-ui,sans-serif;color:#1d1d1f;background:#fffdf8;border:1px solid #ddd;border-radius:8px;display:flex;flex-direction:column}
 .kicker{font-size:12px;letter-spacing:.06em;text-transform:uppercase;color:#8a5a00;margin:0}
 h1{font-size:19px;line-height:1.25;margin:6px 0 8px}
+main{display:flex;flex-direction:column;flex:1;min-height:0}
 p.excerpt{margin:0;color:#444;flex:1;overflow:hidden}
 a{color:inherit}
 .foot{font-size:13px;margin-top:10px;display:flex;justify-content:space-between}
 </style>
 </head>
 <body>
+<main>
 <p class="kicker">${escape(`${card.city}, ${card.state}`)} · ${escape(card.date)}</p>
 <h1><a href="${escape(card.pageUrl)}" target="_blank" rel="noopener">${escape(card.subject)}</a></h1>
 <p class="excerpt">${escape(card.excerpt)}</p>
 <p class="foot"><a href="${escape(card.pageUrl)}" target="_blank" rel="noopener">Read the edition</a><span>citydaily</span></p>
+</main>
 </body>
 </html>
 `;

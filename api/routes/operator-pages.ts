@@ -1,3 +1,4 @@
+import type { TownClicks } from "../../src/services/clicks.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AudienceDay, StatementMonth } from "../../src/core/operator-statement.ts";
 import { formatCents } from "../../src/core/pricing.ts";
@@ -59,6 +60,17 @@ ${payoutsBlock(opts.stripe, opts.account, opts.csrf)}`;
 }
 
 /** New readers up, unsubscribed down, one bar pair per day; the same numbers follow as a table. */
+/** Clicks per edition and the most followed links: totals only, nobody's clicks. */
+function clicksBlock(slug: string, c: TownClicks): string {
+  if (c.perEdition.length === 0) return `<h3>Clicks</h3><p>No link in an edition has been followed yet. Links are counted in total, never per reader.</p>`;
+  return `<h3>Clicks per edition</h3>
+<table data-testid="clicks"><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Links followed</th></tr></thead>
+<tbody>${c.perEdition.map((r) => `<tr><th scope="row">${e(r.date)}</th><td class="num">${r.clicks}</td><td class="num">${r.links}</td></tr>`).join("")}</tbody></table>
+<h3>Most followed links, last 30 days</h3>
+<ol data-testid="top-links">${c.topLinks.map((l) => `<li><a href="${e(l.url)}" rel="noopener">${e(l.url)}</a>: ${l.clicks} click${l.clicks === 1 ? "" : "s"}</li>`).join("")}</ol>
+<p><a href="/operator/towns/${e(slug)}/clicks.csv" download>Download clicks per edition (CSV)</a>. Counted in total per link, through our own redirect: no cookies, pixels or reader ids; mail servers' link scanners are left out.</p>`;
+}
+
 export function audienceChart(days: AudienceDay[]): string {
   const w = 600, h = 170, mid = 100, pad = 4;
   const max = Math.max(1, ...days.map((d) => d.joined), ...days.map((d) => d.left));
@@ -192,7 +204,8 @@ ${audienceChart(a.days)}
 <p>Referrals: <span data-testid="referrals">${a.referrals.referred}</span> readers subscribed through the "Forward to a neighbor" link of ${a.referrals.readers} reader${a.referrals.readers === 1 ? "" : "s"}.</p>
 <h3>Emails sent per edition</h3>
 ${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
-<tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}`,
+<tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}
+${clicksBlock(v.lease.slug, a.clicks)}`,
   });
   sections.push({
     id: "money", title: "Money",

@@ -8,7 +8,7 @@ import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import {
   addDeskFeed, cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, removeDeskFeed, removeNote, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
-  SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, townDesk,
+  SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, clicksCsvOf, townDesk,
 } from "../../src/services/operator-desk.ts";
 import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/payouts.ts";
 import { readBodyText } from "../body.ts";
@@ -24,7 +24,7 @@ import { deskPage, signInPage, townsPage, type DeskOptions, type FieldErrors } f
  *   POST /operator/sign-in/{token}               uses the link once, starts the session (cookie), 303 to /operator
  *   POST /operator/sign-out
  *   GET  /operator/towns/{slug}                  the town's desk: listings to review, audience, money, lease, payouts
- *   GET  /operator/towns/{slug}/statement.csv
+ *   GET  /operator/towns/{slug}/statement.csv, /operator/towns/{slug}/clicks.csv
  *   POST /operator/towns/{slug}/listings/{id}/approve | /reject
  *   POST /operator/towns/{slug}/lease/cancel
  *   POST /operator/payouts/connect, GET /operator/payouts/refresh | /return   Stripe Connect onboarding
@@ -183,18 +183,21 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     return desk(event, email, slug, 200, { notice: noticeOf(event.url.searchParams.get("done")) });
   });
 
-  app.get("/operator/towns/:slug/statement.csv", (event) => {
+  // The desk's downloads: the statement and the clicks per edition, each a CSV of one of the operator's towns.
+  const deskCsv = (name: string, of: (ctx: AppContext, email: string, slug: string) => string) => app.get(`/operator/towns/:slug/${name}.csv`, (event) => {
     const email = requireOperator(event);
     if (email instanceof Response) return email;
     const slug = event.context.params!.slug;
     try {
-      const text = statementCsvOf(ctx, email, SLUG.test(slug) ? slug : "-");
-      return new Response(text, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="citydaily-${slug}-statement.csv"`, "Cache-Control": "no-store" } });
+      const text = of(ctx, email, SLUG.test(slug) ? slug : "-");
+      return new Response(text, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="citydaily-${slug}-${name}.csv"`, "Cache-Control": "no-store" } });
     } catch (err) {
       if (err instanceof AppError && err.code === "not_found") return htmlPage(ctx, 404, "Not one of your towns", `<p><a href="/operator">Your towns</a></p>`);
       throw err;
     }
   });
+  deskCsv("statement", statementCsvOf);
+  deskCsv("clicks", clicksCsvOf);
 
   app.post("/operator/towns/:slug/listings/:id/:decision", (event) => signedInPost(event, async (email, body) => {
     const { slug, id, decision } = event.context.params!;

@@ -8,8 +8,9 @@ import { CALENDAR_DAYS } from "../../src/core/compose.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { runOperation } from "../../src/services/operations.ts";
-import { clockWords } from "../../src/core/event-time.ts";
+import { clockWords, shortDay } from "../../src/core/event-time.ts";
 import { formatLongDate } from "../../src/site/format.ts";
+import { listingNumbers, listingNumbersCsv } from "../../src/services/clicks.ts";
 import { clientAddress } from "../client-address.ts";
 import { htmlPage } from "../html-page.ts";
 
@@ -86,6 +87,27 @@ function whereItAppears(ctx: AppContext, o: ListingOrder): string {
   return `<h2>Where it appears</h2><ul>${items.join("")}</ul>`;
 }
 
+/** What the listing got: the editions and emails that carried it, and clicks on its link, per day. */
+function numbers(ctx: AppContext, o: ListingOrder): string {
+  if (o.status !== "published" && o.status !== "ended") return "";
+  const n = listingNumbers(ctx, o.id);
+  if (!n) return "";
+  const carried = n.editions.length === 0
+    ? `<p>No edition has carried it yet${o.tier === "featured" ? "" : ": standard listings are on the town page and in its data, not in the email"}.</p>`
+    : `<p>${n.editions.length === 1 ? "One edition" : `${n.editions.length} editions`} carried it, delivered in ${n.delivered.toLocaleString("en-US")} email${n.delivered === 1 ? "" : "s"}; its link was followed ${n.totalClicks.toLocaleString("en-US")} time${n.totalClicks === 1 ? "" : "s"} from them.</p>`;
+  const days = [...new Set([...n.editions.map((x) => x.date), ...n.clicks.map((c) => c.day)])].sort();
+  const table = days.length === 0 ? "" : `<section class="scroll" aria-label="By day" tabindex="0"><table data-testid="numbers">
+<thead><tr><th scope="col">Day</th><th scope="col">Edition</th><th scope="col" class="num">Emails</th><th scope="col" class="num">Clicks</th></tr></thead>
+<tbody>${days.map((d) => {
+    const ed = n.editions.find((x) => x.date === d);
+    const clicks = n.clicks.find((c) => c.day === d)?.clicks ?? 0;
+    return `<tr><td>${e(shortDay(d))}</td><td>${ed ? `<a href="/${e(o.town.slug)}/${e(d)}">Carried it</a>` : "No"}</td><td class="num">${ed ? ed.delivered.toLocaleString("en-US") : ""}</td><td class="num">${clicks}</td></tr>`;
+  }).join("")}</tbody></table></section>
+<p><a href="/orders/${e(o.id)}/numbers.csv" download>Download these numbers (CSV)</a></p>`;
+  return `<h2>How it is doing</h2>${carried}${table}
+<p class="status">Clicks are counted in total per link and day, through citydaily's own redirect; nothing says who clicked (no cookies, no pixels, no reader ids). Link scanners of mail servers are left out. Page views of the town page are not counted.</p>`;
+}
+
 export async function orderPage(ctx: AppContext, event: H3Event, id: string): Promise<Response> {
   const notFound = () => htmlPage(ctx, 404, "No such order", "<p>Check the link in your email: an order address ends in its number, lo_ followed by 36 letters, digits and hyphens.</p>");
   const input = op.query.safeParse({ id });
@@ -122,10 +144,16 @@ export async function orderPage(ctx: AppContext, event: H3Event, id: string): Pr
 ${updating}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${e(k)}</dt><dd>${v}</dd>`).join("")}</dl>
 ${whereItAppears(ctx, o)}
+${numbers(ctx, o)}
 <p class="status">Keep this page's address to check on your order; the emails about it link here. For programs: <a href="${e(o.statusUrl)}">this order as JSON</a>.</p>`;
   return htmlPage(ctx, 200, HEADINGS[o.status], body, { refreshSeconds: still ? refresh : undefined, path: `/orders/${o.id}` });
 }
 
 export function orderPageRoutes(app: H3, ctx: AppContext): void {
   app.get("/orders/:id", (event) => orderPage(ctx, event, event.context.params!.id));
+  app.get("/orders/:id/numbers.csv", (event) => {
+    const n = op.query.safeParse({ id: event.context.params!.id }).success ? listingNumbers(ctx, event.context.params!.id) : undefined;
+    if (!n) return htmlPage(ctx, 404, "No numbers yet", "<p>An order has numbers once its listing is published. Check the link in your email.</p>");
+    return new Response(listingNumbersCsv(n), { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${event.context.params!.id}-numbers.csv"`, "Cache-Control": "no-store" } });
+  });
 }

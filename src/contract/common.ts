@@ -9,3 +9,13 @@ export const Slug = z
 
 /** A real calendar date written YYYY-MM-DD. */
 export const IsoDate = z.iso.date().meta({ description: "Calendar date, YYYY-MM-DD", examples: ["2026-11-22"] });
+
+/**
+ * A client's key for retrying a creating request safely (`Idempotency-Key` header over HTTP,
+ * `idempotencyKey` argument over MCP): 1 to 255 visible ASCII characters, e.g. a random UUID.
+ */
+export const IdempotencyKey = z.string()
+  .min(1, "must be 1 to 255 visible ASCII characters, e.g. a UUID")
+  .max(255, "must be at most 255 characters")
+  .regex(/^[\x21-\x7E]+$/, "must be visible ASCII characters only (no spaces), e.g. a UUID")
+  .meta({ description: "Makes a retry safe: the same key with the same input answers the first answer for 24 hours (the same order, the same payment link) instead of creating another; with a different input it is refused. A new random UUID per intended request", examples: ["5c7e0a3e-2f4b-4c1a-9a77-0e6d1b7f3c21"] });

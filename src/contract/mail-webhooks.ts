@@ -29,3 +29,26 @@ export const MailWebhookBody = z.union([MailEvent, z.object({ events: z.array(Ma
 export type MailNotification = z.infer<typeof MailNotification>;
 export type MailEvent = z.infer<typeof MailEvent>;
 export type MailWebhookBody = z.infer<typeof MailWebhookBody>;
+
+/**
+ * The answer of the providers' signed webhooks (`POST /webhooks/mail/{ses,sendgrid,postmark,mailgun}`)
+ * and of `POST /webhooks/mail/arf` (docs/mail.md). Outside the public API like `/webhooks/mail`.
+ */
+export const ProviderWebhookResult = z.object({
+  provider: z.string(),
+  /** Events in the request, acted on or not. */
+  received: z.int(),
+  /** Addresses suppressed (hard bounces, complaints). */
+  suppressed: z.int(),
+  /** Soft and policy bounces recorded in the reader's history (never suppressed). */
+  recorded: z.int(),
+  /** Events not about bounces or complaints (deliveries, opens...). */
+  ignored: z.int(),
+  /** Events already received (a provider's retry or a replay): nothing changed. */
+  duplicates: z.int(),
+  /** Events naming no reader we know. */
+  unmatched: z.int(),
+  /** An Amazon SNS subscription confirmation, confirmed. */
+  confirmed: z.boolean(),
+});
+export type ProviderWebhookResult = z.infer<typeof ProviderWebhookResult>;

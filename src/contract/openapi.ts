@@ -1,5 +1,7 @@
 import { createDocument } from "zod-openapi";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
+import { z } from "zod";
+import { IdempotencyKey } from "./common.ts";
 import { BODY_LIMIT_BYTES, type Operation } from "./operation.ts";
 import { operations } from "./operations/index.ts";
 import { PROBLEMS, Problem, problemBody, type ProblemCode } from "./problems.ts";
@@ -13,13 +15,16 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Service: "The service itself",
 };
 
+const IDEMPOTENCY_ERRORS = ["validation_error", "idempotency_key_reused", "idempotency_in_progress"] as const;
+const IDEMPOTENCY_HEADER = z.object({ "Idempotency-Key": IdempotencyKey.optional() });
+
 const GENERAL_ERRORS = ["endpoint_not_found", "method_not_allowed", "internal_error"] as const;
 
 /** The OpenAPI 3.1 description, generated from the operations and their zod schemas. */
 export function openApiDocument(baseUrl: string, ops: Operation[] = operations) {
   const paths: ZodOpenApiPathsObject = {};
   for (const op of ops) {
-    const codes: ProblemCode[] = [...new Set<ProblemCode>([...op.errors, ...(op.body ? (["invalid_json", "payload_too_large", "storage_full"] as const) : []), ...GENERAL_ERRORS])];
+    const codes: ProblemCode[] = [...new Set<ProblemCode>([...op.errors, ...(op.body ? (["invalid_json", "payload_too_large", "storage_full"] as const) : []), ...(op.idempotent ? IDEMPOTENCY_ERRORS : []), ...GENERAL_ERRORS])];
     const byStatus = new Map<number, ProblemCode[]>();
     for (const c of codes) byStatus.set(PROBLEMS[c].status, [...(byStatus.get(PROBLEMS[c].status) ?? []), c]);
     const operation: ZodOpenApiOperationObject = {
@@ -29,7 +34,7 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
       summary: op.summary,
       description: op.description,
       tags: op.tags,
-      requestParams: { ...(op.params ? { path: op.params } : {}), ...(op.query ? { query: op.query } : {}) },
+      requestParams: { ...(op.params ? { path: op.params } : {}), ...(op.query ? { query: op.query } : {}), ...(op.idempotent ? { header: IDEMPOTENCY_HEADER } : {}) },
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
       responses: {
         200: {
@@ -37,6 +42,8 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
           headers: op.method === "GET" ? {
             ETag: { description: "Strong validator; send it back in If-None-Match for a 304", schema: { type: "string" } },
             "Cache-Control": { description: op.cache, schema: { type: "string" } },
+          } : op.idempotent ? {
+            "Idempotent-Replayed": { description: "`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (nothing new was created)", schema: { type: "string", enum: ["true"] } },
           } : undefined,
           content: {
             "application/json": { schema: op.response },

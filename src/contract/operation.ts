@@ -58,6 +58,12 @@ export interface Operation {
   visibility?: "public" | "internal";
   /** The operation as an MCP tool; without it, MCP does not offer the operation. */
   mcp?: McpProjection;
+  /**
+   * A creating write that takes an idempotency key (`Idempotency-Key` header, the MCP tool's
+   * `idempotencyKey` argument): the same key and input answer the first answer for 24 hours
+   * (src/services/idempotency.ts).
+   */
+  idempotent?: boolean;
 }
 
 /** The annotations of a tool that only reads this service's own data. */
@@ -70,6 +76,15 @@ export const CACHE = {
   archive: "public, max-age=3600, s-maxage=86400",
   none: "no-store",
 } as const;
+
+/** How long an idempotency key holds its first answer. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** What a creating write's description says about its idempotency key, over HTTP. */
+export const IDEMPOTENCY_HTTP = `Safe to retry: send an \`Idempotency-Key\` header (1 to 255 visible ASCII characters, e.g. a new UUID per intended request). The same key with the same body answers the first answer (the same order and payment link) for ${IDEMPOTENCY_TTL_HOURS} hours, with \`Idempotent-Replayed: true\`; the same key with a different body is \`422 idempotency_key_reused\`; a request arriving while the first with its key still runs waits for it (or, after 10 seconds, \`409 idempotency_in_progress\` with \`Retry-After\`). Failures are not kept: retrying a failed request with its key runs it again.`;
+
+/** The same, as a tool reads it. */
+export const IDEMPOTENCY_MCP = `Safe to retry: pass \`idempotencyKey\` (a new UUID per intended request) and, after a timeout, call again with the same key and arguments: you get the first call's answer (the same order and payment link; \`_meta["citydaily/idempotentReplayed"]\` is true), never a second one, for ${IDEMPOTENCY_TTL_HOURS} hours. The same key with other arguments is the tool error \`idempotency_key_reused\`.`;
 
 /** Largest accepted request body, in bytes (413 `payload_too_large` beyond it). */
 export const BODY_LIMIT_BYTES = 16 * 1024;

@@ -29,12 +29,18 @@ export const PROBLEMS = {
   not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)", mcp: "Not available over MCP" },
   // Additive v1 code: the disk under the database is full. Nothing was stored; reads keep working.
   storage_full: { status: 503, title: "Storage full", resolution: "Nothing was stored; retry after the seconds in the Retry-After header (reads still work)", mcp: "Nothing was stored; wait the seconds in `retryAfter`, then call the tool again (read tools still work)" },
+  // Additive v1 codes: requests Node's HTTP parser refuses before the app runs (api/client-error.ts).
+  headers_too_large: { status: 431, title: "Request headers too large", resolution: "Send at most 16 KB of headers (fewer or shorter cookies and custom headers)" },
+  request_timeout: { status: 408, title: "Request timeout", resolution: "Send the whole request within the time limit, then retry" },
   // Feeds a town adds (additive codes, admin and operator desk only): why an address was refused; nothing is stored.
   feed_address_refused: { status: 422, title: "Feed address refused", resolution: "Give a public http(s) address; private, loopback and link-local addresses are not fetched" },
   feed_unreachable: { status: 422, title: "Feed could not be fetched", resolution: "Check the address opens in a browser, then retry; it must answer within the time limit" },
   feed_too_large: { status: 422, title: "Feed too large", resolution: "Use a smaller feed (the limit is given in detail), e.g. one with fewer past items" },
   feed_unreadable: { status: 422, title: "Not a calendar or feed", resolution: "Give the address of an iCalendar (.ics), RSS or Atom feed, not of a web page" },
   feed_exists: { status: 409, title: "Feed already added", resolution: "The town already has this feed; list its feeds to see it" },
+  // Idempotency keys (additive codes): the creating writes that take `Idempotency-Key` / `idempotencyKey`.
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused with a different request", resolution: "Send the first request's exact body again to read its answer, or use a new Idempotency-Key for a new request", mcp: "Call again with the first call's exact arguments to read its answer, or use a new `idempotencyKey` for a new request" },
+  idempotency_in_progress: { status: 409, title: "Request with this idempotency key in progress", resolution: "The first request with this key is still running; retry after the seconds in the Retry-After header to read its answer", mcp: "The first call with this `idempotencyKey` is still running; wait the seconds in `retryAfter`, then call again with the same key to read its answer" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string; mcp?: string }>;
 
 /** Where a problem is read: the HTTP API (problem+json) or an MCP tool error. */
@@ -68,7 +74,7 @@ export const Problem = z.object({
   documentation: z.url(),
   error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
-  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited`: seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
+  retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited` and `idempotency_in_progress` (and `storage_full`): seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 

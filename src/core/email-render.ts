@@ -3,6 +3,7 @@
  * plain-text part, the list headers inbox providers require (List-Id, List-Unsubscribe with https
  * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
  */
+import { PRIVACY_LINE } from "./privacy.ts";
 import { convert } from "html-to-text";
 import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
@@ -77,6 +78,8 @@ export interface MailLinks {
   city: string;
   /** The town's buying page: list an event or a business. */
   advertise: string;
+  /** The town's calendar for calendar apps (`webcal:` of /{slug}/calendar.ics). */
+  calendar: string;
 }
 
 export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLinks {
@@ -88,6 +91,7 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
     manage: `${sender.baseUrl}/subscriptions/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
     advertise: `${sender.baseUrl}/advertise/${city.slug}`,
+    calendar: `${sender.baseUrl.replace(/^https?:/, "webcal:")}/${city.slug}/calendar.ics`,
   };
 }
 
@@ -96,13 +100,25 @@ function asciiPhrase(s: string): string {
   return s.normalize("NFKD").replace(/[^\x20-\x7e]/g, "").replace(/["\\]/g, "");
 }
 
-function listHeaders(sender: Sender, city: CityInfo, links: MailLinks): Record<string, string> {
+/**
+ * Gmail's Feedback-ID (Postmaster Tools' feedback loop): `town:kind:sender`. Complaint rates are
+ * then shown per town and per kind of mail; the last field, the sender id, stays the same for the
+ * whole stream. Signed by DKIM (src/integrations/mail/dkim.ts), as Gmail requires.
+ */
+export const FEEDBACK_SENDER_ID = "citydaily";
+
+export function feedbackId(city: CityInfo, kind: "welcome" | "digest"): string {
+  return `${city.slug}:${kind}:${FEEDBACK_SENDER_ID}`;
+}
+
+function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: "welcome" | "digest"): Record<string, string> {
   return {
     // RFC 2919: one list per city.
     "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
     "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-Archive": `<${links.city}>`,
+    "Feedback-ID": feedbackId(city, kind),
   };
 }
 
@@ -110,17 +126,19 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
   return [
     "--",
     `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
+    PRIVACY_LINE,
     `Manage your cities: ${links.manage}`,
     `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
     `Advertise in ${city.name} or list your event: ${links.advertise}`,
+    `Add the ${city.name} calendar to your calendar app: ${links.calendar}`,
     sender.postalAddress,
   ].join("\n");
 }
 
 function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
   return mailFooter(
-    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily.`,
-    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a>`,
+    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
     sender.postalAddress,
   );
 }
@@ -282,7 +300,7 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
     preheader: `Your ${city.name} edition arrives each morning: forecast, what is on, sunrise and sunset.`,
     dateline: `${place} · daily newsletter`,
   });
-  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links) };
+  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
 }
 
 /** The parts of a digest that depend only on the edition, made once per edition, not once per reader. */
@@ -316,7 +334,7 @@ export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edit
 ${prepared.html}
 ${shareHtml(city, share)}
 ${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
-  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links) };
+  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links, "digest") };
 }
 
 /** The town's subscribe link with the reader's referral code: a subscription through it is counted for them. */

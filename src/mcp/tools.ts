@@ -1,13 +1,15 @@
 import { registerAppTool } from "@modelcontextprotocol/ext-apps/server";
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { IdempotencyKey } from "../contract/common.ts";
 import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, storageFullError, toFieldIssues } from "../core/errors.ts";
 import type { AppContext } from "../services/context.ts";
 import { nextCommerceDueCached } from "../services/listings.ts";
-import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { runOperationOnce } from "../services/idempotency.ts";
+import { admit, type Caller } from "../services/operations.ts";
 import { createResponseCache, type ResponseCache } from "../services/response-cache.ts";
 import { toolOperations, type ToolOperation } from "./catalog.ts";
 
@@ -26,16 +28,20 @@ export function toolInput(op: Operation): ToolInput {
   const shape = Object.assign({}, ...[op.params, op.query].filter((s) => s !== undefined).map((s) => s.shape)) as z.ZodRawShape;
   const body = op.body;
   if (body === undefined || body instanceof z.ZodObject) {
-    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: (parsed) => parsed };
+    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: ({ idempotencyKey: _, ...rest }) => rest };
   }
   return {
     schema: projected(z.object({ ...shape, body }), op),
-    toOperation: ({ body: value, ...rest }) => ({ ...rest, ...(value as object) }),
+    toOperation: ({ body: value, idempotencyKey: _, ...rest }) => ({ ...rest, ...(value as object) }),
   };
 }
 
-/** The fields the tool offers: the projection leaves out a web form's fields and may relax required ones. */
-function projected(schema: z.ZodObject, op: Operation): z.ZodObject {
+/**
+ * The fields the tool offers: the projection leaves out a web form's fields and may relax required
+ * ones; a creating write also takes `idempotencyKey` (the HTTP `Idempotency-Key` header's value).
+ */
+function projected(fields: z.ZodObject, op: Operation): z.ZodObject {
+  const schema = op.idempotent ? fields.extend({ idempotencyKey: IdempotencyKey.optional() }) : fields;
   const choice = op.mcp?.input;
   if (!choice) return schema;
   const keys = new Set(Object.keys(schema.shape));
@@ -127,11 +133,13 @@ export function createToolCatalog(ctx: AppContext, ops: readonly Operation[] = o
 }
 
 /** One tool call: the bound operation's reply as an MCP result (markdown or JSON text plus structured content). */
-async function callTool(ctx: AppContext, op: ToolOperation, input: Record<string, unknown>, caller: Caller): Promise<{ result: CallToolResult; keep: boolean }> {
-  const reply = await runOperation(ctx, op, input, caller);
+async function callTool(ctx: AppContext, op: ToolOperation, input: Record<string, unknown>, caller: Caller, idempotencyKey?: string): Promise<{ result: CallToolResult; keep: boolean }> {
+  const { reply, replayed } = await runOperationOnce(ctx, op, input, caller, idempotencyKey);
   const data = JSON.parse(JSON.stringify(reply.data)) as Record<string, unknown>;
   const text = op.mcp.output === "markdown" && reply.options.markdown !== undefined ? reply.options.markdown : JSON.stringify(data);
-  return { result: { content: [{ type: "text", text }], structuredContent: data }, keep: (reply.options.cacheControl ?? op.cache) !== CACHE.none };
+  // A replay is the first call's answer as it was; `_meta` says so (HTTP: `Idempotent-Replayed: true`).
+  const meta = replayed ? { _meta: { "citydaily/idempotentReplayed": true } } : {};
+  return { result: { content: [{ type: "text", text }], structuredContent: data, ...meta }, keep: (reply.options.cacheControl ?? op.cache) !== CACHE.none };
 }
 
 /** A kept result, copied so the SDK's handling of one answer cannot change the next. */
@@ -188,8 +196,9 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
     register(async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
-        const parsed = input.toOperation(parseInput(input.schema, args)) as Record<string, unknown>;
-        if (!reads.keeps(op)) return (await callTool(ctx, op, parsed, caller)).result;
+        const all = parseInput(input.schema, args);
+        const parsed = input.toOperation(all) as Record<string, unknown>;
+        if (!reads.keeps(op)) return (await callTool(ctx, op, parsed, caller, all.idempotencyKey as string | undefined)).result;
         const key = `${op.operationId} ${JSON.stringify(parsed)}`;
         const hit = reads.get(key);
         if (hit) return copyOf(hit.result);

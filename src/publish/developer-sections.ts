@@ -1,6 +1,7 @@
 import { marked } from "marked";
 import { SEARCH_SYNTAX } from "../contract/operations/search.ts";
-import type { Operation } from "../contract/operation.ts";
+import { EVENTS_MAX_DAYS } from "../contract/events.ts";
+import { IDEMPOTENCY_TTL_HOURS, type Operation } from "../contract/operation.ts";
 import { toolOperations } from "../mcp/catalog.ts";
 import { mcpSetupMarkdown } from "../mcp/setup.ts";
 import { mdLink } from "./markdown-text.ts";
@@ -42,6 +43,7 @@ export function developerSections(base: string, operations: readonly Operation[]
     `curl -s ${base}/api/cities                              # every city with a newsletter, by state`,
     `curl -s ${base}/api/city/st-louis-missouri              # one city: archive dates, census, events`,
     `curl -s ${base}/api/archive/st-louis-missouri/2026-11-22.md   # one edition as markdown`,
+    `curl -s '${base}/api/events/st-louis-missouri?from=2026-11-28&to=2026-11-28'   # what's on that day`,
     `curl -s '${base}/api/search?q=%22farmers+market%22+-rain&limit=5'`,
     `curl -s -X POST ${base}/api/subscribe -H 'Content-Type: application/json' \\`,
     `  -d '{"email":"you@example.com","city":"St. Louis","state":"Missouri","slug":"st-louis-missouri"}'`,
@@ -57,6 +59,29 @@ export function developerSections(base: string, operations: readonly Operation[]
     "2. Create the checkout with a `POST` (`/api/listing-checkout`, `/api/business-checkout`, `/api/operator-actions`). The answer is 200 with exactly one of `checkoutUrl`, `rejected` (with a reason; no payment link), `held` or `queued`: branch on which field is present, not on the status.",
     "3. A person pays on the hosted payment page; there is no sandbox and no key.",
     "4. Follow a listing with `GET /api/listing-order?id=<order_id>` until `published` is true; a lease activates on the payment callback.",
+    "",
+    "## Retrying safely: Idempotency-Key",
+    "",
+    `Every \`POST\` that creates something (\`/api/subscribe\`, \`/api/listing-checkout\`, \`/api/business-checkout\`, \`/api/operator-actions\`) takes an \`Idempotency-Key\` header, as Stripe's API does; over MCP the write tools take the same value as the \`idempotencyKey\` argument. Make a new random key (a UUID) for each thing you mean to create, and send the same key when you retry it after a timeout or a dropped connection:`,
+    "",
+    `- the same key with the same body answers the first answer for ${IDEMPOTENCY_TTL_HOURS} hours (the same order, the same payment link), with the header \`Idempotent-Replayed: true\` (over MCP \`_meta["citydaily/idempotentReplayed"]\`); nothing new is created or charged;`,
+    "- the same key with a different body is `422 idempotency_key_reused`: a key names one request;",
+    "- two requests with one key at the same time make one order: the second waits for the first and answers its answer (after 10 seconds still running: `409 idempotency_in_progress` with `Retry-After`);",
+    "- only successes are kept: a request that failed (a validation error, a `409 conflict`, a `502`) frees its key, and retrying it runs again;",
+    "- a key is 1 to 255 visible ASCII characters (`400 validation_error` naming `header.Idempotency-Key` otherwise); keys are kept per operation, and a replay counts against the rate limit like any request.",
+    "",
+    "```sh",
+    "KEY=$(uuidgen)   # once per listing; the same key on every retry of it",
+    `curl -s -X POST ${base}/api/listing-checkout -H 'Content-Type: application/json' \\`,
+    `  -H "Idempotency-Key: $KEY" -d @listing.json`,
+    "```",
+    "",
+    "## A town's calendar",
+    "",
+    `Each town with a newsletter has a public calendar: its event listings (paid ones labelled Sponsored) and the events of its public iCalendar feeds, recurring ones one entry per occurrence.`,
+    "",
+    `- \`GET /api/events/{slug}?from=YYYY-MM-DD&to=YYYY-MM-DD\`: the events on those days (both included) in the town's local dates, with its \`timeZone\` and \`today\`; default today and the 7 days after, at most ${EVENTS_MAX_DAYS} days. "What's on next Saturday" is one call with \`from\` and \`to\` that date. Over MCP: \`get_events\`.`,
+    `- \`/{slug}/calendar.ics\` (or \`webcal://\` on the same address): the calendar as iCalendar (RFC 5545) for calendar apps, from 30 days back to 90 days ahead, times in the town's zone (\`TZID\` with a \`VTIMEZONE\`), sponsored events with \`CATEGORIES:Sponsored\`. It follows new listings within seconds; revalidate with \`If-None-Match\`.`,
     "",
     "## Events: poll, no webhooks",
     "",

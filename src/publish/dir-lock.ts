@@ -19,7 +19,7 @@ function lockAgeMs(lockDir: string): number {
  * Runs `fn` while holding a lock shared by every process on this machine: `mkdir` is atomic, and a
  * lock left by a process that died is taken over. Waits (polling) while another process holds it.
  */
-export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 60 * 60_000): Promise<T> {
+export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 60 * 60_000, onWait?: (holderPid: number) => void): Promise<T> {
   fs.mkdirSync(path.dirname(lockDir), { recursive: true });
   const owner = path.join(lockDir, "pid");
   const deadline = Date.now() + timeoutMs;
@@ -40,6 +40,10 @@ export async function withDirLock<T>(lockDir: string, fn: () => Promise<T>, time
         continue;
       }
       if (Date.now() > deadline) throw new Error(`timed out waiting for the lock ${lockDir}`);
+      if (onWait) {
+        onWait(pid);
+        onWait = undefined; // said once
+      }
       await sleep(50);
       continue;
     }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { PROJECT_ROOT, type Config } from "../config.ts";
 import { s3BackupStore, type BackupStore } from "../integrations/backup/s3.ts";
 import type { Logger } from "../log.ts";
-import { backupDatabase, integrityCheck, tableCounts } from "../store/backup.ts";
+import { backupDatabase, integrityCheck, tableCounts, type BackupOptions } from "../store/backup.ts";
 import type { DB } from "../store/db.ts";
 
 /** `citydaily-20261124T071500Z.db`: names sort by time. */
@@ -28,10 +28,10 @@ export interface UploadedBackup {
  * `integrity_check`, uploaded to BACKUP_TARGET, then removed locally; the bucket keeps the newest
  * `BACKUP_KEEP`. A copy that fails its check is not uploaded (and is kept locally to look at).
  */
-export async function backupToStore(config: Config, db: DB, store: BackupStore): Promise<UploadedBackup> {
-  const name = backupName(new Date());
-  const file = path.join(config.dataDir, "backups", name);
-  await backupDatabase(db, file);
+export async function backupToStore(config: Config, db: DB, store: BackupStore, opts: BackupOptions = {}): Promise<UploadedBackup> {
+  // Named once this backup holds the folder's lock (another may be running: it waits).
+  const { file } = await backupDatabase(db, () => path.join(config.dataDir, "backups", backupName(new Date())), opts);
+  const name = path.basename(file);
   const check = integrityCheck(file);
   if (check.length !== 1 || check[0] !== "ok") throw new Error(`backup ${file} fails integrity_check: ${check.slice(0, 3).join("; ")}`);
   const { bytes } = await store.upload(file, name);

@@ -1,7 +1,9 @@
+import type { ClickWindow } from "../core/click-links.ts";
 import type { Config } from "../config.ts";
 import type { AirQualityProvider } from "../integrations/air-quality.ts";
 import type { FeedFetcher } from "../integrations/feeds/fetch.ts";
 import type { Mailer } from "../integrations/mail/types.ts";
+import type { MailWebhooks } from "../integrations/mail/webhooks.ts";
 import type { AlertsProvider } from "../integrations/nws.ts";
 import type { StripeConnect } from "../integrations/payments/stripe-connect.ts";
 import type { PaymentProvider } from "../integrations/payments/types.ts";
@@ -55,8 +57,12 @@ export interface AppContext {
   /** Email transport (SMTP or .eml outbox folder); only the outbox sender (services/mail-sender.ts) calls it. */
   mailer: Mailer;
   mail: MailSignal;
+  /** The mail providers' signed bounce/complaint webhooks, those configured (src/integrations/mail/webhooks.ts). */
+  mailWebhooks: MailWebhooks;
   /** Write limiters (per client address), taken by operations that declare `rateLimit`. */
   limits: Limits;
+  /** The last seconds of /go/ clicks per client address, in memory only: a mail gateway's burst is not counted. */
+  clickWindow: ClickWindow;
   secrets: Secrets;
   /** Checkout links and verified payment callbacks: Stripe when STRIPE_SECRET_KEY is set, else the local hosted page. */
   payments: PaymentProvider;

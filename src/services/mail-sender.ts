@@ -5,7 +5,9 @@ import { renderTransactional } from "../core/commerce-mail.ts";
 import {
   prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
 } from "../core/email-render.ts";
+import { storageFullError } from "../core/errors.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../integrations/mail/message-template.ts";
+import { enhancedStatus } from "../integrations/mail/smtp.ts";
 import { MailSendError } from "../integrations/mail/types.ts";
 import {
   claimDueMail, deferRows, editionForMail, holdsLease, markFinal, markRetry, markSentMany, renewLeases, type ClaimedRow, type ClaimedSubscriberRow,
@@ -41,6 +43,12 @@ export interface SendResult {
 const MAX_BACKOFF_MS = 6 * 3600_000;
 /** The longest pause after delivery faults in a row: a relay that comes back is used again within this. */
 const MAX_PAUSE_MS = 5 * 60_000;
+
+/**
+ * Refusals at RCPT TO of this many recipients with the same reply (code and enhanced status), when
+ * they are most of a batch or come before any acceptance, are the relay speaking, not the readers.
+ */
+export const RELAY_ALIKE = 5;
 
 /** The pause after `faults` delivery faults in a row: from the retry base (at most 10 s), doubling, capped at 5 minutes. */
 export function pauseMs(retryBaseSeconds: number, faults: number): number {
@@ -110,16 +118,21 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   let leaseCertain = true;
   const stillOurs = (id: number) => (leaseCertain && now() < leaseUntil) || holdsLease(ctx.db, id, owner);
 
+  // A write that failed (a full disk): from then on nothing more is handed to the relay, since no
+  // delivery could be recorded; the batch ends and the error is thrown (DeliveryRecordError).
+  let writeFailed: unknown;
+  let unrecorded = 0;
   // Acceptances waiting for their commit (one transaction per event-loop turn).
   const accepted: Array<{ id: number; messageId: string; at: string }> = [];
-  let flushError: unknown;
   const flush = () => {
     if (accepted.length === 0) return;
+    const batch = accepted.splice(0);
     try {
-      markSentMany(ctx.db, owner, accepted.splice(0));
+      markSentMany(ctx.db, owner, batch);
     } catch (err) {
       // Left as 'sending': once the lease ends they are sent again, with the same Message-ID.
-      flushError ??= err;
+      writeFailed ??= err;
+      unrecorded += batch.length;
     }
   };
   const recordSent = (id: number, messageId: string) => {
@@ -171,54 +184,88 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
 
   // The first delivery fault of this batch: no new message is started after it.
   let fault: MailSendError | undefined;
+  // Refusals at RCPT TO, settled when the batch ends: the same reply for most of the batch (or for
+  // RELAY_ALIKE recipients before any acceptance) is the relay's, a fault like any other.
+  const held: Array<{ row: ClaimedRow; e: MailSendError; subscriberId: number | undefined }> = [];
+  const alike = new Map<string, number>();
+  let relayRefusal: { kind: string; n: number; e: MailSendError } | undefined;
   const deliver = async (row: ClaimedRow, send: () => Promise<{ messageId: string }>, subscriberId: number | undefined) => {
     // Lost the row (this process stalled past its lease and another sender took it): leave it to them.
-    if (!stillOurs(row.id)) return;
+    if (writeFailed || !stillOurs(row.id)) return;
     let info;
     try {
       info = await send();
     } catch (err) {
       const e = err instanceof MailSendError ? err : new MailSendError(String((err as Error)?.message ?? err), false);
-      const iso = new Date(now()).toISOString();
       if (opts.signal?.aborted) {
         // Stopping: the failure is most likely our own closing of the connection.
         deferRows(ctx.db, owner, [row.id], now(), `stopped: ${e.message}`, false);
         result.deferred++;
-      } else if (e.bounce) {
-        markFinal(ctx.db, row.id, owner, "failed", e.message);
-        suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
-        result.failed++;
-        ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
+      } else if (e.scope === "recipient") {
+        // Held until the batch says whether it was this reader or the relay (the same refusal for everyone).
+        held.push({ row, e, subscriberId });
+        const kind = replyKind(e);
+        const n = (alike.get(kind) ?? 0) + 1;
+        alike.set(kind, n);
+        if (n >= RELAY_ALIKE && result.sent === 0 && !fault) relayRefusal = { kind, n, e };
+        fault ??= relayRefusal?.e;
       } else if ((e.scope === "session" || e.scope === "message") && !(e.scope === "message" && row.attempts >= cfg.maxAttempts)) {
         // A delivery fault: the relay or the session failed, whatever the recipient. The row waits for
         // the pause; only a refusal of this very message (at DATA) counts as one of its attempts.
         fault ??= e;
         deferRows(ctx.db, owner, [row.id], now() + pauseMs(cfg.retryBaseSeconds, ctx.mail.delivery.faults + 1), e.message, e.scope === "message");
         result.deferred++;
-      } else if (row.attempts >= cfg.maxAttempts) {
-        markFinal(ctx.db, row.id, owner, "failed", e.message);
-        recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
-        result.failed++;
       } else {
-        markRetry(ctx.db, row.id, owner, now() + backoffMs(cfg.retryBaseSeconds, row.attempts), e.message);
-        result.retried++;
-        ctx.log.info({ outboxId: row.id, attempts: row.attempts, code: e.responseCode, error: e.message }, "temporary delivery failure; will retry");
+        settle(row, e, subscriberId);
       }
       return;
     }
     recordSent(row.id, info.messageId);
   };
 
+  /** A failure that is this row's alone: a bounce suppresses the address; otherwise retried with backoff, up to MAIL_MAX_ATTEMPTS. */
+  const settle = (row: ClaimedRow, e: MailSendError, subscriberId: number | undefined) => {
+    const iso = new Date(now()).toISOString();
+    if (e.bounce) {
+      markFinal(ctx.db, row.id, owner, "failed", e.message);
+      suppressAddress(ctx.db, row.email, "bounced", "smtp", e.message, iso);
+      result.failed++;
+      ctx.log.warn({ outboxId: row.id, code: e.responseCode }, "recipient refused at RCPT TO; address suppressed");
+    } else if (row.attempts >= cfg.maxAttempts) {
+      markFinal(ctx.db, row.id, owner, "failed", e.message);
+      recordMailEvent(ctx.db, { email: row.email, subscriberId: subscriberId ?? null, kind: "soft_bounce", source: "smtp", detail: `gave up after ${row.attempts} attempts: ${e.message}`, now: iso });
+      result.failed++;
+    } else {
+      markRetry(ctx.db, row.id, owner, now() + backoffMs(cfg.retryBaseSeconds, row.attempts), e.message);
+      result.retried++;
+      ctx.log.info({ outboxId: row.id, attempts: row.attempts, code: e.responseCode, error: e.message }, "temporary delivery failure; will retry");
+    }
+  };
+
   // A fixed number of workers pull from the batch: at most 2 x `concurrency` messages in flight. The
   // lease is renewed every third of its length, so a slow server never lets it lapse mid-batch.
   let next = 0;
+  // Anything else thrown (a bug) also stops every worker, and is thrown once the batch has ended.
+  let crashed: { err: unknown } | undefined;
   const worker = async () => {
-    while (next < rows.length && !fault && !opts.signal?.aborted) await sendOne(rows[next++]);
+    while (next < rows.length && !fault && !writeFailed && !crashed && !opts.signal?.aborted) {
+      try {
+        await sendOne(rows[next++]);
+      } catch (err) {
+        if (/^SQLITE_/.test(String((err as { code?: unknown })?.code))) writeFailed ??= err;
+        else crashed ??= { err };
+      }
+    }
   };
   const renew = setInterval(() => {
     const t = now();
     if (t >= leaseUntil) leaseCertain = false;
-    renewLeases(ctx.db, owner, t + leaseMs);
+    try {
+      renewLeases(ctx.db, owner, t + leaseMs);
+    } catch (err) {
+      writeFailed ??= err;
+      return;
+    }
     if (leaseCertain) leaseUntil = t + leaseMs;
   }, leaseMs / 3);
   try {
@@ -226,6 +273,26 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
   } finally {
     clearInterval(renew);
     flush();
+  }
+  if (crashed) throw crashed.err;
+  if (writeFailed) {
+    // Nothing more can be recorded: the rows stay claimed until their lease ends, then are sent
+    // again (the unrecorded ones with the same Message-ID), once there is room.
+    const e = writeFailed as Error;
+    ctx.log.error(
+      { alert: storageFullError(e) ? "storage_full" : "mail_record_failed", error: e.message, sent: result.sent, unrecorded },
+      "mail sender stopped: a delivery could not be recorded in the database; nothing more is handed to the mail server",
+    );
+    throw new DeliveryRecordError(e, unrecorded, result);
+  }
+  if (!relayRefusal && !fault) {
+    const [kind, n] = [...alike].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+    if (n >= RELAY_ALIKE && 2 * n > result.sent + held.length) fault = (relayRefusal = { kind, n, e: held.find((h) => replyKind(h.e) === kind)!.e }).e;
+  }
+  for (const h of held) {
+    if (relayRefusal && replyKind(h.e) === relayRefusal.kind) continue; // deferred with the pause below
+    if (opts.signal?.aborted) result.deferred += deferRows(ctx.db, owner, [h.row.id], now(), `stopped: ${h.e.message}`, false);
+    else settle(h.row, h.e, h.subscriberId);
   }
   if (opts.signal?.aborted && !fault) {
     const untried = rows.slice(next).map((r) => r.id);
@@ -241,9 +308,17 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     const untried = rows.slice(next).map((r) => r.id);
     if (untried.length) deferRows(ctx.db, owner, untried, d.pausedUntil, `not tried: ${fault.message}`, false);
     result.deferred += untried.length;
+    if (relayRefusal) {
+      // Nobody's attempt counted: the relay refused every one of them the same way.
+      const refused = held.filter((h) => replyKind(h.e) === relayRefusal!.kind).map((h) => h.row.id);
+      deferRows(ctx.db, owner, refused, d.pausedUntil, `the relay refused ${refused.length} recipients alike: ${relayRefusal.e.message}`, false);
+      result.deferred += refused.length;
+    }
     ctx.log.error(
-      { alert: "mail_delivery_fault", code: fault.responseCode, scope: fault.scope, error: fault.message, faultsInARow: d.faults, pausedForMs: pause, deferred: result.deferred },
-      "mail delivery paused: the mail server failed the session (nothing suppressed; the rows stay pending)",
+      { alert: "mail_delivery_fault", code: fault.responseCode, scope: relayRefusal ? "relay" : fault.scope, error: fault.message, faultsInARow: d.faults, pausedForMs: pause, deferred: result.deferred },
+      relayRefusal
+        ? `mail delivery paused: the mail server refused ${held.filter((h) => replyKind(h.e) === relayRefusal!.kind).length} recipients alike (${relayRefusal.kind}), which is the server speaking, not the readers (nothing suppressed; the rows stay pending)`
+        : "mail delivery paused: the mail server failed the session (nothing suppressed; the rows stay pending)",
     );
   } else if (result.sent > 0 && ctx.mail.delivery.faults > 0) {
     ctx.log.info({ afterFaults: ctx.mail.delivery.faults }, "mail delivery resumed");
@@ -251,8 +326,27 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
     ctx.mail.delivery.pausedUntil = 0;
     ctx.mail.delivery.pausedUntilReal = 0;
   }
-  if (flushError) throw flushError;
   return result;
+}
+
+/**
+ * The sender could not record what it sent (a full disk): it stopped handing messages to the relay.
+ * `unrecorded` were accepted by the relay and will be sent again, with the same Message-ID.
+ */
+export class DeliveryRecordError extends Error {
+  readonly unrecorded: number;
+  readonly result: SendResult;
+  constructor(cause: Error, unrecorded: number, result: SendResult) {
+    super(`could not record deliveries in the database (${cause.message}); stopped sending. ${unrecorded} accepted by the mail server but not recorded will be sent again, with the same Message-ID, once there is room and their lease has ended`, { cause });
+    this.name = "DeliveryRecordError";
+    this.unrecorded = unrecorded;
+    this.result = result;
+  }
+}
+
+/** What a refusal says, for telling one reader's refusal from the same one for everybody: its code and enhanced status. */
+function replyKind(e: MailSendError): string {
+  return [e.responseCode ?? "", enhancedStatus(e.message)?.status ?? ""].join(" ").trim();
 }
 
 /**
@@ -311,7 +405,8 @@ export function startMailSender(ctx: AppContext): MailSenderLoop {
     clearTimeout(timer);
     running = drainDueMail(ctx, { signal: stopping.signal })
       .then((r) => { if (r.claimed) ctx.log.info(r, "mail sent"); })
-      .catch((err) => ctx.log.error({ err }, "mail sender failed"))
+      // A DeliveryRecordError has been logged (and alerted) already; the next tick tries again.
+      .catch((err) => { if (!(err instanceof DeliveryRecordError)) ctx.log.error({ err }, "mail sender failed"); })
       .finally(() => {
         running = undefined;
         if (!stopped) timer = setTimeout(tick, ctx.config.mail.sendIntervalMs);

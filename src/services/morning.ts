@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { withClickLinks } from "../core/click-links.ts";
 import { composeEdition, renderEditionHtml } from "../core/compose.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
@@ -14,6 +15,7 @@ import {
 } from "../store/morning.ts";
 import type { PlaceRow } from "../store/places.ts";
 import { addDays } from "../core/holidays.ts";
+import { clickKey } from "./clicks.ts";
 import { townFactOfDay } from "./town-facts.ts";
 import type { AppContext } from "./context.ts";
 import { queueEditionDigests } from "./digests.ts";
@@ -145,7 +147,8 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
     history: weatherHistory(ctx.db, place.geoid, date, addDays(date, -190)),
   });
-  const html = renderEditionHtml(markdown);
+  // Outbound links go through our counting redirect (src/core/click-links.ts); the markdown keeps them as they are.
+  const html = withClickLinks(renderEditionHtml(markdown), ctx.config.baseUrl, clickKey(ctx), place.slug, date);
   const id = ctx.db.transaction(() => {
     const stored = insertEdition(ctx.db, {
       placeGeoid: place.geoid, date, subject, markdown, html,

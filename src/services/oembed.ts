@@ -1,9 +1,9 @@
 import { EMBED_SIZES, type OEmbedResponse } from "../contract/operations/oembed.ts";
 import { AppError } from "../core/errors.ts";
-import { plainTextOf } from "../core/search-text.ts";
 import { isWellFormedSlug } from "../core/slug.ts";
 import { findEdition, latestEditionDate } from "../store/editions.ts";
 import { findPlaceBySlug } from "../store/places.ts";
+import { editionExcerpt } from "../site/excerpt.ts";
 import type { AppContext } from "./context.ts";
 
 /** What the embeddable card of a city page or an edition page shows. */
@@ -26,12 +26,6 @@ export interface EmbedCard {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const EXCERPT_CHARS = 240;
 
-function excerptOf(markdown: string, subject: string): string {
-  const text = plainTextOf(markdown).replace(/\s+/g, " ").trim();
-  const body = text.startsWith(subject) ? text.slice(subject.length).trim() : text;
-  return body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS).replace(/\s+\S*$/, "")}…` : body;
-}
-
 /** The card of a city (its latest edition) or of one dated edition; undefined when that page does not exist. */
 export function embedCard(ctx: AppContext, slug: string, date?: string): EmbedCard | undefined {
   if (!isWellFormedSlug(slug) || (date !== undefined && !DATE.test(date))) return undefined;
@@ -44,7 +38,8 @@ export function embedCard(ctx: AppContext, slug: string, date?: string): EmbedCa
   const path = date ? `/${slug}/${date}` : `/${slug}`;
   return {
     slug, city: place.name, state: place.state_name, date: edition.date, subject: edition.subject,
-    excerpt: excerptOf(edition.markdown, edition.subject),
+    // The same first paragraph of news as the city cards (never headings run into the text).
+    excerpt: editionExcerpt(edition.markdown, EXCERPT_CHARS),
     pageUrl: `${base}${path}`, embedUrl: `${base}/embed${path}`,
     title: date ? `${place.name}, ${place.state_name} · ${edition.date}: ${edition.subject}` : `${place.name}, ${place.state_name} Daily`,
     dated: date !== undefined,

@@ -5,6 +5,7 @@ import { createBusinessCheckout, createListingCheckout } from "./checkout.ts";
 import { getCity, listCensusCities, listCities } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { readEdition } from "./editions.ts";
+import { getEvents } from "./events.ts";
 import { getFacts } from "./facts.ts";
 import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
 import { takeToken } from "./limits.ts";
@@ -41,6 +42,7 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   listCensusCities: (ctx, input) => listCensusCities(ctx, input),
   getCity: (ctx, { slug }) => getCity(ctx, slug),
   getFacts: (ctx, { slug }) => getFacts(ctx, slug),
+  getEvents: (ctx, input) => getEvents(ctx, input),
   findPlace: (ctx, input) => findPlace(ctx, input),
   getArchive: (ctx, { slug, date }) => readEdition(ctx, slug, date),
   searchArchive: (ctx, input) => searchArchive(ctx, input),

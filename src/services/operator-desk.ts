@@ -1,3 +1,4 @@
+import { townClicks, townClicksCsv, type TownClicks } from "./clicks.ts";
 import crypto from "node:crypto";
 import { AppError } from "../core/errors.ts";
 import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../core/operator-statement.ts";
@@ -122,7 +123,7 @@ export interface ReviewItem {
 export interface TownDesk {
   lease: LeaseView;
   review: ReviewItem[];
-  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number } };
+  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number }; clicks: TownClicks };
   feeds: TownFeed[];
   /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
   notes: { nextEdition: string; scheduled: TownNote[] };
@@ -164,6 +165,7 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
       days: audienceDays(changes.joined, changes.left, timezone, now, 30),
       sent: sentPerEdition(ctx.db, lease.place_geoid, 14),
       referrals: referralSummary(ctx, lease.slug),
+      clicks: townClicks(ctx, lease.place_geoid, timezone),
     },
     feeds: listFeeds(ctx, lease.slug).feeds,
     notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
@@ -171,6 +173,11 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
     payouts: { mode: ctx.connect ? "stripe" : "local", account: payoutAccount(ctx, email) },
   };
+}
+
+export function clicksCsvOf(ctx: AppContext, email: string, slug: string): string {
+  const lease = requireTown(ctx, email, slug);
+  return townClicksCsv(lease.slug, townClicks(ctx, lease.place_geoid, lease.timezone));
 }
 
 export function statementCsvOf(ctx: AppContext, email: string, slug: string): string {

@@ -1,3 +1,4 @@
+import { isPolicyRefusal } from "../core/mail-feedback.ts";
 import { recordMailEvent, suppressAddress, type SuppressionReason } from "../store/subscribers.ts";
 import type { MailEvent, MailNotification, MailWebhookBody } from "../contract/mail-webhooks.ts";
 import type { AppContext } from "./context.ts";
@@ -11,11 +12,16 @@ export function suppress(ctx: AppContext, email: string, reason: SuppressionReas
   return added;
 }
 
-/** A bounce or complaint reported by the mail provider: hard bounces and complaints suppress the address. */
+/**
+ * A bounce or complaint reported by the mail provider: hard bounces and complaints suppress the
+ * address. A bounce whose detail says the sender was refused (blocked, throttled, DMARC, `5.7.x`) is
+ * recorded as a policy refusal and never suppresses, as with the providers' own webhooks.
+ */
 export function handleMailNotification(ctx: AppContext, n: MailNotification): { suppressed: boolean } {
   const email = n.email.trim().toLowerCase();
-  if (n.type === "bounce" && n.permanent === false) {
-    recordMailEvent(ctx.db, { email, kind: "soft_bounce", source: "webhook", detail: n.detail ?? null, now: ctx.config.now().toISOString() });
+  if (n.type === "bounce" && (n.permanent === false || isPolicyRefusal(n.detail))) {
+    const kind = n.permanent === false ? "soft_bounce" : "policy_refusal";
+    recordMailEvent(ctx.db, { email, kind, source: "webhook", detail: n.detail ?? null, now: ctx.config.now().toISOString() });
     return { suppressed: false };
   }
   suppress(ctx, email, n.type === "complaint" ? "complained" : "bounced", "webhook", n.detail ?? null);

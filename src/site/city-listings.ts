@@ -4,7 +4,7 @@ import { safeUrl } from "../core/safe-url.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../core/calendar-events.ts";
 import { currentFeedItems } from "../store/feeds.ts";
 import { FEED_EVENT_DAYS } from "../core/town-sources.ts";
-import { localDate } from "../core/time.ts";
+import { localDate, localWallTime } from "../core/time.ts";
 import type { DB } from "../store/db.ts";
 import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
 import type { PlaceRow } from "../store/places.ts";
@@ -67,3 +67,44 @@ export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">
   return { events, directory };
 }
 
+
+/** One event of a town's calendar with when its information last changed (iCalendar's DTSTAMP). */
+export interface DatedCalendarEvent {
+  event: CalendarEvent;
+  /** ISO instant: the listing's publication, or the feed's last fetch. */
+  stamp: string;
+}
+
+/** A listing's start or end (`YYYY-MM-DD`, local `YYYY-MM-DDTHH:mm[:ss]`, or with an offset) as the town's wall time. */
+export function listingLocalTime(value: string, timeZone: string): string {
+  if (/T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value)) return localWallTime(new Date(value), timeZone);
+  return value.length > 16 ? value.slice(0, 16) : value;
+}
+
+/**
+ * The town's public calendar over its local days [from, to] (both included): the published event
+ * listings and the events of its public iCalendar feeds (as far ahead as their last fetch expanded
+ * them, 16 days), soonest first, featured first within a day. Times are the town's wall time; an
+ * event counts while it runs (a multi-day one from its first day to its last).
+ */
+export function townCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date, range: { from: string; to: string }): DatedCalendarEvent[] {
+  const tz = place.timezone;
+  const nowIso = now.toISOString();
+  const out: DatedCalendarEvent[] = [];
+  for (const o of publishedOrdersOf(db, place.geoid)) {
+    if (o.product !== "event" || !o.starts_at || (o.run_ends_at && o.run_ends_at <= nowIso)) continue;
+    const startsAt = listingLocalTime(o.starts_at, tz);
+    const endsAt = o.ends_at ? listingLocalTime(o.ends_at, tz) : undefined;
+    if (startsAt.slice(0, 10) > range.to || (endsAt ?? startsAt).slice(0, 10) < range.from) continue;
+    out.push({ event: { ...toEvent(o), startsAt, ...(endsAt ? { endsAt } : {}), allDay: startsAt.length === 10 }, stamp: o.published_at ?? o.updated_at });
+  }
+  const days = Math.round((Date.parse(`${range.to}T00:00:00Z`) - Date.parse(`${range.from}T00:00:00Z`)) / 86_400_000) + 1;
+  for (const { feed, items } of currentFeedItems(db, place.geoid, now)) {
+    if (feed.kind !== "ical") continue;
+    const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title ?? "", timeZone: tz, fromDate: range.from, days });
+    // feedEventsFor leaves out timed events that began before `from`; a multi-day all-day one still running is kept.
+    out.push(...events.map((e) => ({ event: feedEventToCalendar(e), stamp: feed.items_fetched_at ?? nowIso })));
+  }
+  return out.sort((a, b) => a.event.startsAt.slice(0, 10).localeCompare(b.event.startsAt.slice(0, 10)) || Number(b.event.featured) - Number(a.event.featured)
+    || a.event.startsAt.localeCompare(b.event.startsAt) || a.event.id.localeCompare(b.event.id));
+}

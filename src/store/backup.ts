@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
+import { withDirLock } from "../publish/dir-lock.ts";
 import type { DB } from "./db.ts";
+
+export interface BackupOptions {
+  /** Called once if another backup holds this folder's lock (with its pid), before waiting for it. */
+  onWait?: (holderPid: number) => void;
+}
 
 /**
  * Online backups with `VACUUM INTO`: one statement that reads the database under a single read
@@ -13,10 +20,27 @@ import type { DB } from "./db.ts";
  * It is written under a `.partial` name, flushed to disk, and renamed when complete; on failure
  * the partial file (and any journal beside it) is removed, and `.partial` files that a killed
  * backup left in the same directory are removed by the next one.
+ *
+ * One backup at a time per folder (`npm run backup` by hand and the server's scheduled one share
+ * DATA_DIR/backups): a lock directory `.backup.lock` holding the pid, taken over when that process
+ * is gone. Only its holder removes partial files; a second backup waits (`onWait` says so). A
+ * `destination` given as a function is named once the lock is held, and never names an existing file.
  */
-export async function backupDatabase(db: DB, destination: string): Promise<{ bytes: number }> {
-  const dir = path.dirname(destination);
+export async function backupDatabase(db: DB, destination: string | (() => string), opts: BackupOptions = {}): Promise<{ bytes: number; file: string }> {
+  const dir = path.dirname(typeof destination === "string" ? destination : destination());
   fs.mkdirSync(dir, { recursive: true });
+  return withDirLock(path.join(dir, ".backup.lock"), async () => {
+    let file = typeof destination === "string" ? destination : destination();
+    // Names are per second: the one before us may have taken this second's.
+    while (typeof destination !== "string" && fs.existsSync(file)) {
+      await sleep(100);
+      file = destination();
+    }
+    return { ...(await copyInto(db, dir, file)), file };
+  }, 6 * 3600_000, opts.onWait);
+}
+
+async function copyInto(db: DB, dir: string, destination: string): Promise<{ bytes: number }> {
   removeStalePartials(dir);
   const tmp = `${destination}.partial`;
   removeWithJournals(tmp);
@@ -58,6 +82,25 @@ function fsyncDir(dir: string): void {
     }
   } catch {
     // Not every platform can fsync a directory; the rename is still atomic.
+  }
+}
+
+/**
+ * Takes the database for this process alone, or answers undefined when another process has it open
+ * (the server, a morning run, a sender, a backup): in WAL mode every open connection holds a shared
+ * lock on the WAL index, so an exclusive lock is refused even while they are idle. Close the handle
+ * to let go.
+ */
+export function takeDatabaseAlone(file: string): Database.Database | undefined {
+  const db = new Database(file, { fileMustExist: true, timeout: 1000 });
+  try {
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE; COMMIT");
+    return db;
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === "SQLITE_BUSY") return undefined;
+    throw err;
   }
 }
 

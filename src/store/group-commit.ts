@@ -41,8 +41,11 @@ export function createGroupCommit(db: DB): GroupCommit {
         }
       }).immediate();
     } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
-      for (const p of batch) p.reject(error);
+      // The commit itself failed (disk full, I/O error), or a write's SQLITE_FULL or I/O error made
+      // SQLite roll the whole transaction back (the commit then finds none): nothing of the batch is
+      // stored, and every caller learns that cause, not "no transaction is active".
+      const fatal = outcomes.find((o) => !o.ok && /^SQLITE_(FULL|IOERR)/.test(String((o.error as { code?: unknown }).code)));
+      for (const p of batch) p.reject(fatal && !fatal.ok ? fatal.error : error);
       return;
     } finally {
       if (db.open) db.pragma("synchronous = NORMAL");

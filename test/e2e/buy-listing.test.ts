@@ -209,6 +209,69 @@ describe("buying a listing in a browser", () => {
     });
   }
 
+  it("a press on the button while the field being edited is invalid is never lost, and the page breaks no CSP rule", async () => {
+    const context = await newContext({ viewport: { width: 390, height: 900 } });
+    const page = track(await context.newPage());
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await page.goto(`${server.url}/advertise/boise-idaho?kind=event`);
+    // As a person does it: typing in Web page, then pressing and releasing the mouse over the button
+    // where it stood at the press. Leaving the field must not move the button between the two.
+    await page.getByLabel("Web page", { exact: true }).fill("nope");
+    const button = page.getByRole("button", { name: /Continue to payment/ });
+    await button.scrollIntoViewIfNeeded();
+    const box = (await button.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.up();
+    // One press shows every error at once and puts focus on the first field in form order.
+    await expect.poll(() => page.locator("#title-error").textContent()).toBe("Enter the event name.");
+    await expect.poll(() => page.locator("#startsDate-error").textContent()).toBe("Enter the day of the event.");
+    expect(await page.locator("#url-error").textContent()).not.toBe("");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("title");
+    expect(page.url()).toMatch(/\/advertise\/boise-idaho\?kind=event$/);
+
+    // With every field right but the one being edited, the same press submits.
+    await page.getByLabel("Standard: $10.00").check();
+    await fillEvent(page, "Porch Concert");
+    await page.getByLabel("Web page", { exact: true }).fill("https://porch.example/");
+    await page.getByLabel("Your email").fill("singer@example.com");
+    await page.getByLabel("Your email").focus();
+    await button.scrollIntoViewIfNeeded();
+    const again = (await button.boundingBox())!;
+    await page.mouse.move(again.x + again.width / 2, again.y + again.height / 2);
+    await Promise.all([page.waitForURL(/\/checkout\/cs_local_/), (async () => { await page.mouse.down(); await page.mouse.up(); })()]);
+    await page.goBack();
+    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+    await context.close();
+  });
+
+  it("without JavaScript, the error summary follows the form's order and an invalid address is written back as valid HTML", async () => {
+    const context = await newContext({ javaScriptEnabled: false });
+    const page = track(await context.newPage());
+    await page.goto(`${server.url}/advertise/boise-idaho?kind=event`);
+    await page.getByLabel("Web page", { exact: true }).fill("not a url");
+    await page.getByLabel("Your email").fill("nope");
+    await page.getByRole("button", { name: /Continue to payment/ }).click();
+    const summary = await page.getByRole("alert").locator("li").allTextContents();
+    const inForm = await page.locator("#listing-form label[for]").evaluateAll((ls) => ls.map((l) => l.getAttribute("for")));
+    const linked = await page.getByRole("alert").locator("li a").evaluateAll((as) => as.map((a) => a.getAttribute("href")!.slice(1)));
+    expect(summary.length).toBeGreaterThan(2);
+    expect(linked).toEqual([...linked].sort((a, b) => inForm.indexOf(a) - inForm.indexOf(b)));
+    expect(summary[0]).toBe("Event name");
+    // What was typed is kept, in a control that can hold it (vnu refuses type=url with "not a url").
+    expect(await page.getByLabel("Web page", { exact: true }).inputValue()).toBe("not a url");
+    expect(await page.getByLabel("Web page", { exact: true }).getAttribute("type")).toBe("text");
+    expect(await page.getByLabel("Web page", { exact: true }).getAttribute("inputmode")).toBe("url");
+    expect(await page.getByLabel("Your email").getAttribute("inputmode")).toBe("email");
+    // A free tier is not called "Free: free".
+    expect(await page.locator(".choice strong").allTextContents()).not.toContain("Free: free");
+    await context.close();
+  });
+
   it("a rejected listing says why and what to change, keeping what was typed; a held one says what happens next", async () => {
     const context = await newContext({ javaScriptEnabled: false });
     const page = track(await context.newPage());

@@ -4,6 +4,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
 import { launchChromium } from "../helpers/browser.ts";
+import { composeEdition } from "../../src/core/compose.ts";
+import { elyInputs } from "../fixtures/edition/ely.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -17,6 +19,8 @@ beforeAll(async () => {
   server = await startTestServer();
   addEdition(server.ctx.db, "boise-idaho", "2026-11-20", "Boise: frost, then sun, and a very long subject line that has to wrap inside the card without overflowing it",
     "Frost on the foothills until ten, then sun. ".repeat(30));
+  const ely = composeEdition(elyInputs({ note: null }));
+  addEdition(server.ctx.db, "ely-nevada", "2026-11-24", ely.subject, ely.markdown);
   browser = await launchChromium();
 }, 60_000);
 
@@ -64,5 +68,14 @@ describe("the oEmbed card in a browser", () => {
     } finally {
       await page.close();
     }
+  });
+
+  it("shows a real edition's first paragraph of news as a sentence, never headings run into the text, inside <main>", async () => {
+    const html = await (await server.get("/embed/ely-nevada/2026-11-24")).text();
+    expect(html).toMatch(/<main>[\s\S]*<h1>[\s\S]*<\/main>/);
+    const excerpt = /<p class="excerpt">([^<]*)<\/p>/.exec(html)![1]!;
+    // The warning's own first paragraph, not "Ely Daily ... Good morning ... Winter Storm Warning Until ...".
+    expect(excerpt).toMatch(/^Until 4:00 PM Wed, Nov 25\. Heavy snow expected\./);
+    expect(excerpt).not.toMatch(/Good morning|Weather|On the calendar|#/);
   });
 });

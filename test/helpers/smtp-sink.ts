@@ -30,11 +30,12 @@ export interface SmtpSinkOptions {
  * "greeting" (the banner, e.g. a 554 for a blocklisted IP or 421), "auth", "mail" (MAIL FROM),
  * "rcpt" (every RCPT TO), "afterData" (the reply to the message's end). "ehlo" and "data" answer
  * smtp-server's 500 "command not recognized" (its hooks cannot reply otherwise there).
- * Without a reply: "drop" accepts the connection and closes it at once; "silent" accepts and never greets.
+ * Without a reply: "drop" accepts the connection and closes it at once; "silent" accepts and never greets;
+ * "authSilent" never answers AUTH.
  */
 export type SmtpFault =
   | { stage: "greeting" | "auth" | "mail" | "rcpt" | "afterData"; code: number; message?: string }
-  | { stage: "ehlo" | "data" | "drop" | "silent" };
+  | { stage: "ehlo" | "data" | "drop" | "silent" | "authSilent" };
 
 /**
  * A real SMTP server (smtp-server) on 127.0.0.1 that keeps what it accepts, parsed with mailparser.
@@ -57,6 +58,8 @@ export class SmtpSink {
   fault: SmtpFault | undefined;
   /** Connections accepted, whatever became of them. */
   sessions = 0;
+  /** RCPT TO commands received, whatever the answer. */
+  rcpts = 0;
   readonly #auth: boolean;
   readonly #silent = new Set<import("node:net").Socket>();
   readonly #parse: boolean;
@@ -100,11 +103,13 @@ export class SmtpSink {
         cb(faultAt("greeting"));
       },
       onAuth: (auth, _session, cb) => {
+        if (this.fault?.stage === "authSilent") return; // never answers
         const err = faultAt("auth");
         cb(err ?? null, err ? undefined : { user: auth.username });
       },
       onMailFrom: (_address, _session, cb) => cb(faultAt("mail")),
       onRcptTo: (address, _session, cb) => {
+        this.rcpts++;
         const atRcpt = faultAt("rcpt");
         if (atRcpt) return cb(atRcpt);
         const refusal = this.refuseRecipient.get(address.address.toLowerCase()) ?? this.refuseAll;

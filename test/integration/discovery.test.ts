@@ -87,6 +87,7 @@ describe("/openapi.json", () => {
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
     getFacts: [{ path: "/api/facts/boise-idaho" }],
+    getEvents: [{ path: "/api/events/boise-idaho" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-28" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-20", status: 400 }],
     findPlace: [{ path: "/api/places?q=ely%2C%20nevada" }, { path: "/api/places?q=zzqxv" }],
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
@@ -306,5 +307,11 @@ describe("robots.txt, llms.txt and the developer page", () => {
     expect(md).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
     expect(md).toContain("Sunset");
     expect(md).toContain(`${server.url}/.well-known/api-catalog`);
+    // Retrying purchases safely and the town calendar (issue #29).
+    for (const heading of ["## Retrying safely: Idempotency-Key", "## A town's calendar"]) expect(md, heading).toContain(`\n${heading}\n`);
+    expect(md).toMatch(/same key with a different body is `422 idempotency_key_reused`/);
+    expect(md).toContain("GET /api/events/{slug}?from=YYYY-MM-DD&to=YYYY-MM-DD");
+    expect(md).toContain("/{slug}/calendar.ics");
+    expect(md).toContain("| GET | `/api/events/{slug}` |");
   });
 });

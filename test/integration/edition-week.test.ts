@@ -1,3 +1,5 @@
+import { clickUrl } from "../../src/core/click-links.ts";
+import { clickKey } from "../../src/services/clicks.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,6 +137,8 @@ afterAll(async () => {
 });
 
 const html = (date: string) => digests.get(date)!.parsed.html as string;
+/** An outbound link of an edition as readers get it: through the counting redirect (src/core/click-links.ts). */
+const tracked = (url: string, date: string) => clickUrl(server.url, clickKey(server.ctx), ELY, date, url);
 const text = (date: string) => digests.get(date)!.parsed.text!;
 const subject = (date: string) => digests.get(date)!.parsed.subject!;
 /** The h2 headings of a digest's HTML, in order. */
@@ -206,7 +210,7 @@ describe("seven mornings of Ely, Nevada", () => {
     }
     expect(subject("2026-11-27")).toMatch(/^Ely, Nov 27: Holiday Lights Parade at 7:00 PM( · |$)/);
     expect(headings("2026-11-27")[0]).toBe("Today: Holiday Lights Parade");
-    expect(html("2026-11-27")).toContain('<a href="https://parade.example.org/" rel="sponsored"');
+    expect(html("2026-11-27")).toContain(`<a href="${tracked("https://parade.example.org/", "2026-11-27")}" rel="sponsored"`);
     expect(text("2026-11-27")).toMatch(/Sponsored\. 7:00 PM at Aultman Street\./);
     for (const date of DATES) {
       expect(html(date)).not.toContain("Choir Concert");
@@ -219,14 +223,15 @@ describe("seven mornings of Ely, Nevada", () => {
     const mentions = DATES.filter((d) => html(d).includes("Silver State Bakery"));
     expect(mentions).toHaveLength(1);
     expect(html(mentions[0]!)).toContain("Sponsored: <strong>Silver State Bakery</strong> (Bakery, 501 Aultman St).");
-    expect(html(mentions[0]!)).toContain('href="https://bakery.example.org/" rel="sponsored"');
+    expect(html(mentions[0]!)).toContain(`href="${tracked("https://bakery.example.org/", mentions[0]!)}" rel="sponsored"`);
     expect(text(mentions[0]!)).toContain("Sponsored: Silver State Bakery (Bakery, 501 Aultman St).");
   });
 
   it("no headline repeats, at most 5 a morning, each linked with its outlet's name", () => {
     const seen = new Map<string, string>();
     for (const date of DATES) {
-      const items = [...html(date).matchAll(/<a href="(https:\/\/(?:times\.example\.org|city\.example\.gov)\/[^"]+)"[^>]*>([^<]+)<\/a> \((The Ely Times|City of Ely News)\)/g)];
+      const items = [...html(date).matchAll(/<a href="[^"]*\/go\/[^"]*\?to=(https%3A%2F%2F(?:times\.example\.org|city\.example\.gov)%2F[^"]+)"[^>]*>([^<]+)<\/a> \((The Ely Times|City of Ely News)\)/g)]
+        .map(([, url, title]) => [, decodeURIComponent(url!), title]);
       expect(items.length, date).toBeGreaterThan(0);
       expect(items.length, date).toBeLessThanOrEqual(5);
       for (const [, url, title] of items) {
@@ -266,7 +271,7 @@ describe("seven mornings of Ely, Nevada", () => {
     const parade = await (await server.get(`/${ELY}/2026-11-27.md`)).text();
     expect(parade).toContain('[Details](https://parade.example.org/ "Sponsored")');
     const page = await (await server.get(`/${ELY}/2026-11-27`)).text();
-    expect(page).toContain('<a href="https://parade.example.org/" rel="sponsored">');
+    expect(page).toContain(`<a href="${tracked("https://parade.example.org/", "2026-11-27")}" rel="sponsored">`);
   });
 
   it("the town page, its twin and /api/city list free and standard listings beside the public calendars, paid ones Sponsored", async () => {

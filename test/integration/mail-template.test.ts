@@ -132,7 +132,8 @@ describe("failures on the template path (nodemailer's SMTPConnection, our own fe
   it("a 5xx for one reader bounces that reader only; a 4xx is retried after its backoff", async () => {
     const rowOf = queueEdition("2026-11-23", ["gone@example.org", "busy@example.org", "fine@example.org"]);
     sink.refuseRecipient.set("gone@example.org", { code: 550, message: "5.1.1 no such mailbox" });
-    sink.refuseRecipient.set("busy@example.org", { code: 451, message: "4.3.0 try later" });
+    // A mailbox status (4.2.x): this reader's, retried; a system status (4.3.x) would be the relay's (smtp-faults.test.ts).
+    sink.refuseRecipient.set("busy@example.org", { code: 450, message: "4.2.1 mailbox busy, try later" });
     const t0 = Date.parse("2026-11-22T15:00:00.000Z");
     const r = await sendPendingMail(server.ctx, { now: () => t0 });
     expect(r).toMatchObject({ sent: 2, failed: 1, retried: 1 }); // fine@ and the odd reader's

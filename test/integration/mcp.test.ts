@@ -23,6 +23,7 @@ const EXPECTED_TOOLS = {
   list_cities: "present",
   find_place: "present",
   get_city: "present",
+  get_events: "present",
   get_archive: "present",
   search_archives: "present",
   get_weather: "present",
@@ -37,17 +38,20 @@ const EXPECTED_TOOLS = {
 type ToolName = keyof typeof EXPECTED_TOOLS;
 
 /** A valid input per tool, for the embedded defaults plus the editions seeded below. Writes included. */
+let leaseCalls = 0;
 const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebraska"], ["Spokane", "Washington"], ["Reno", "Nevada"], ["Fargo", "North Dakota"]];
 const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
   find_place: () => ({ q: "boise" }),
   get_city: () => ({ slug: "boise-idaho" }),
+  get_events: () => ({ slug: "boise-idaho", from: "2026-11-20", to: "2026-11-27" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
   search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
   get_weather: () => ({ slug: "boise-idaho" }),
   subscribe_city: (n) => ({ email: `generic-${n}@example.org`, slug: "boise-idaho" }),
   get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
-  start_town_checkout: (n) => ({ action: "guest-checkout", city: TOWNS[n % TOWNS.length][0], state: TOWNS[n % TOWNS.length][1] }),
+  // A town of its own per call (a reserved town is a conflict), whatever the number of tools.
+  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leaseCalls % TOWNS.length][0], state: TOWNS[leaseCalls++ % TOWNS.length][1] }),
   get_listing_prices: () => ({}),
   create_event_listing: (n) => ({ ...EVENT, title: `${EVENT.title} ${n}` }),
   create_business_listing: (n) => ({ ...BUSINESS, title: `${BUSINESS.title} ${n}` }),
@@ -125,10 +129,11 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(byName.get("subscribe_city")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
     expect(byName.get("get_city")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get("get_weather")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
-    // The tool's own choice of fields: an email and a slug; city and state optional; no web-form fields.
+    // The tool's own choice of fields: an email and a slug; city and state optional; no web-form fields;
+    // an optional idempotencyKey that makes a retry safe.
     const subscribeInput = byName.get("subscribe_city")!.inputSchema as { properties: Record<string, unknown>; required: string[] };
     expect([...subscribeInput.required].sort()).toEqual(["email", "slug"]);
-    expect(Object.keys(subscribeInput.properties).sort()).toEqual(["city", "email", "slug", "state"]);
+    expect(Object.keys(subscribeInput.properties).sort()).toEqual(["city", "email", "idempotencyKey", "slug", "state"]);
     const searchInput = byName.get("search_archives")!.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
     expect(searchInput.properties.q.maxLength).toBe(200);
     expect(searchInput.properties.limit.maximum).toBe(50);

@@ -1,3 +1,5 @@
+import { withClickLinks } from "../../src/core/click-links.ts";
+import { clickKey } from "../../src/services/clicks.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors.ts";
 import { runMorning } from "../../src/services/morning.ts";
@@ -55,10 +57,13 @@ describe("operator notes", () => {
     expect(s.composed).toBe(1);
     const res = await server.get(`/api/archive/${ELY}/2026-11-24`);
     const body = (await res.json()) as { html: string; markdown: string };
-    expect(body.html).toContain(note.html);
+    // As previewed, its outbound link through the counting redirect as every edition link is.
+    const asSent = withClickLinks(note.html, server.url, clickKey(server.ctx), ELY, "2026-11-24");
+    expect(asSent).toContain(`${server.url}/go/${ELY}/2026-11-24/`);
+    expect(body.html).toContain(asSent);
     expect(body.html).not.toContain("<img");
     const greeting = body.html.indexOf("Good morning");
-    const at = body.html.indexOf(note.html);
+    const at = body.html.indexOf(asSent);
     expect(greeting).toBeGreaterThan(-1);
     expect(at).toBeGreaterThan(greeting);
     expect(at).toBeLessThan(body.html.indexOf("<h2>"));

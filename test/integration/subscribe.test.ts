@@ -201,8 +201,12 @@ describe("POST /webhooks/mail (outside the public API)", () => {
     const res = await server.post("/webhooks/mail", { events: [
       { type: "bounce", email: "gone@example.org", permanent: true, detail: "550 5.1.1 no such user" },
       { type: "bounce", email: "flaky@example.org", permanent: false },
+      // The receiver refused the sender, not the address: never suppressed.
+      { type: "bounce", email: "blocked@example.org", permanent: true, detail: "550 5.7.1 Client host blocked using Spamhaus" },
     ] }, { headers: { Authorization: "Bearer admin-secret" } });
-    expect(await res.json()).toEqual({ processed: 2, suppressed: 1, unsubscribed: 0 });
+    expect(await res.json()).toEqual({ processed: 3, suppressed: 1, unsubscribed: 0 });
+    expect(db().prepare("SELECT kind FROM mail_events WHERE email = 'blocked@example.org'").pluck().all()).toEqual(["policy_refusal"]);
+    expect(db().prepare("SELECT COUNT(*) FROM suppressions WHERE email = 'blocked@example.org'").pluck().get()).toBe(0);
     expect(subscriberRows("gone@example.org")).toMatchObject([{ status: "bounced" }]);
     expect(outboxOf("gone@example.org")).toEqual([{ kind: "welcome", edition_id: null, status: "cancelled" }]);
     const events = db().prepare("SELECT kind, source FROM mail_events WHERE email = ? ORDER BY id").all("gone@example.org");

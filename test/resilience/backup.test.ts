@@ -71,6 +71,18 @@ describe("npm run backup / npm run restore", () => {
     }
   });
 
+  it("refuses to restore under a running server (its writes would go to the file moved aside) and leaves the database alone", async () => {
+    const before = await (await server.get("/api/city/boise-idaho")).json() as { subscriberCount: number };
+    const failed = await script("restore.ts", { DATA_DIR: server.dataDir }, backupFile).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/not restored: the database is in use/);
+    expect(fs.readdirSync(server.dataDir).filter((f) => f.includes("before-restore"))).toEqual([]);
+    // The server goes on with its own data, and what it stores now is kept.
+    expect((await subscribe(100_000)).status).toBe(200);
+    const after = await (await server.get("/api/city/boise-idaho")).json() as { subscriberCount: number };
+    expect(after.subscriberCount).toBe(before.subscriberCount + 1);
+  });
+
   it("refuses to restore a damaged file and leaves the database alone", async () => {
     const target = freshDataDir("citydaily-restore-");
     const before = fs.readFileSync(path.join(target, "citydaily.db"));

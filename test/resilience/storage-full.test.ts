@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVENT } from "../helpers/commerce.ts";
 import { connectV1 } from "../helpers/mcp-clients.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -72,6 +73,65 @@ describe("a full disk under the database", () => {
     }
     // Room again: writes succeed.
     expect((await subscribe("after@example.org")).status).toBe(200);
+  });
+});
+
+describe("a full disk on the people's pages", () => {
+  const BROWSER = { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "Content-Type": "application/x-www-form-urlencoded" };
+  const form = (path: string, body: Record<string, string>) =>
+    fetch(`${server.url}${path}`, { method: "POST", headers: BROWSER, body: new URLSearchParams(body).toString(), redirect: "manual" });
+
+  /** A 503 page in the site's layout, with the retry advice in words: not problem+json shown raw. */
+  async function expectFullPage(r: Response) {
+    expect(r.status).toBe(503);
+    expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(r.headers.get("retry-after")).toBe("60");
+    const html = await r.text();
+    expect(html).toMatch(/^<!DOCTYPE html>/i);
+    expect(html).toContain('<link rel="stylesheet"');
+    expect(html).toMatch(/<footer/);
+    expect(html).toMatch(/Nothing you sent was saved/);
+    expect(html).toMatch(/try again in a minute/);
+    expect(html).not.toMatch(/"code":\s*"storage_full"/);
+  }
+
+  it("the HTML subscribe form and the Pay button answer a page (503, Retry-After), never raw JSON", async () => {
+    // Checkout sessions to press Pay on, made while there is room (a town with readers takes listings).
+    expect((await subscribe("pages-reader@example.org")).status).toBe(200);
+    const sessions: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const r = await server.post("/api/listing-checkout", { ...EVENT, title: `Full disk concert ${i}` });
+      expect(r.status).toBe(200);
+      const { orderId } = (await r.json()) as { orderId: string };
+      sessions.push(server.ctx.db.prepare("SELECT provider_session_id FROM listing_orders WHERE id = ?").pluck().get(orderId) as string);
+    }
+    const pages = server.ctx.db.pragma("page_count", { simple: true }) as number;
+    server.ctx.db.pragma(`max_page_count = ${pages}`);
+    try {
+      // Each form is posted until the disk refuses it (free space inside pages absorbs the first few).
+      let refused: Response | undefined;
+      for (let i = 0; i < 2000 && !refused; i++) {
+        const r = await form("/subscribe", { email: `page-full${i}-${"x".repeat(150)}@example.org`, slug: "boise-idaho" });
+        if (r.status !== 200) refused = r;
+      }
+      await expectFullPage(refused!);
+      refused = undefined;
+      for (const session of sessions) {
+        const r = await form(`/checkout/${session}/pay`, { email: "buyer@example.com" });
+        if (r.status !== 303) {
+          refused = r;
+          break;
+        }
+      }
+      expect(refused, "every Pay was stored").toBeDefined();
+      await expectFullPage(refused!);
+      // The API still answers problem+json.
+      const api = await subscribe(`api-full-${"y".repeat(150)}@example.org`);
+      expect(api.status).toBe(503);
+      expect(api.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    } finally {
+      server.ctx.db.pragma("max_page_count = 4294967294");
+    }
   });
 });
 

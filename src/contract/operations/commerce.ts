@@ -2,7 +2,7 @@ import {
   BusinessCheckoutRequest, CheckoutResponse, EventCheckoutRequest, ListingOrder, ListingOrderQuery, ListingQuoteQuery,
   ListingQuoteResponse, OperatorActionRequest, OperatorActionResponse, PricingResponse, TerritoriesQuery, TerritoriesResponse,
 } from "../commerce.ts";
-import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
+import { CACHE, IDEMPOTENCY_HTTP, IDEMPOTENCY_MCP, READ_ONLY, type Operation } from "../operation.ts";
 import { statusDocumentation } from "../../core/order-status.ts";
 
 // Writes create an order and a payment link at the payment provider: not read-only, not
@@ -17,6 +17,8 @@ const CHECKOUT_ANSWER = [
   "Which towns take listings: one that has a newsletter (a subscriber or an edition) or an operator (an active lease), as `selling` in /api/listing-quote says; a leased town's listings run from its first edition. Unknown slug: `404 city_not_found`; a real town that takes none yet: `409 conflict` (subscribing to it starts its newsletter).",
   "",
   "Rate limit: shared with the other purchase endpoints, a burst of 10 per client address then one a minute (`429 rate_limited` with `Retry-After`). No key or account: the buyer identifies themselves on the payment page.",
+  "",
+  IDEMPOTENCY_HTTP,
 ].join("\n");
 
 /** The same answer as a tool reads it: fields, tools and tool errors, no HTTP. */
@@ -26,6 +28,8 @@ const CHECKOUT_ANSWER_MCP = [
   "The listing is screened against the listing policy (`policy` in get_listing_prices): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person. `tier` is an `id` from get_listing_prices (`free`, `standard`, `featured`). Ask the buyer for every field; do not invent them.",
   "",
   "Rate limit: shared with the other purchase tools, a burst of 10 per client address then one a minute; a `rate_limited` tool error carries `retryAfter` in seconds.",
+  "",
+  IDEMPOTENCY_MCP,
 ].join("\n");
 
 export const commerceOperations = {
@@ -74,7 +78,7 @@ export const commerceOperations = {
     },
   },
   createListingCheckout: {
-    operationId: "createListingCheckout", method: "POST", path: "/api/listing-checkout", tags: ["Listings"],
+    operationId: "createListingCheckout", method: "POST", idempotent: true, path: "/api/listing-checkout", tags: ["Listings"],
     summary: "Screen an event listing and get its payment link",
     description: `Events on the town's public calendar; \`featured\` events also appear in the daily email.\n\n${CHECKOUT_ANSWER}`,
     body: EventCheckoutRequest,
@@ -88,7 +92,7 @@ export const commerceOperations = {
     },
   },
   createBusinessCheckout: {
-    operationId: "createBusinessCheckout", method: "POST", path: "/api/business-checkout", tags: ["Listings"],
+    operationId: "createBusinessCheckout", method: "POST", idempotent: true, path: "/api/business-checkout", tags: ["Listings"],
     summary: "Screen a business directory listing and get its payment link",
     description: `Businesses in the town's directory for 30 days from payment (from approval for the free tier); \`featured\` ones get a weekly mention in the daily email.\n\n${CHECKOUT_ANSWER}`,
     body: BusinessCheckoutRequest,
@@ -102,9 +106,9 @@ export const commerceOperations = {
     },
   },
   operatorAction: {
-    operationId: "operatorAction", method: "POST", path: "/api/operator-actions", tags: ["Town leases"],
+    operationId: "operatorAction", method: "POST", idempotent: true, path: "/api/operator-actions", tags: ["Town leases"],
     summary: "Reserve a town and get the payment link for its monthly lease",
-    description: "`action: guest-checkout` with `city` and `state`: reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.",
+    description: "`action: guest-checkout` with `city` and `state`: reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.\n\n" + IDEMPOTENCY_HTTP,
     body: OperatorActionRequest,
     response: OperatorActionResponse,
     errors: ["validation_error", "invalid_json", "payload_too_large", "city_not_found", "conflict", "rate_limited", "upstream_error"],
@@ -112,7 +116,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE,
-      description: "Writes: with `action: \"guest-checkout\"`, `city` and `state`, reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. Rate limited with the other purchase tools (`retryAfter`).",
+      description: "Writes: with `action: \"guest-checkout\"`, `city` and `state`, reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. Rate limited with the other purchase tools (`retryAfter`).\n\n" + IDEMPOTENCY_MCP,
     },
   },
   getListingOrder: {

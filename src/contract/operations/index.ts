@@ -2,6 +2,7 @@ import { isPublic, type Operation } from "../operation.ts";
 import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
+import { eventOperations } from "./events.ts";
 import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
@@ -14,6 +15,7 @@ import { weatherOperations } from "./weather.ts";
 /** Every operation by id: the keys of the binding table (src/services/operations.ts). */
 export const operationsById = {
   ...cityOperations,
+  ...eventOperations,
   ...placeOperations,
   ...searchOperations,
   ...subscribeOperations,

@@ -1,9 +1,9 @@
-import { CACHE, type Operation } from "../operation.ts";
+import { CACHE, IDEMPOTENCY_HTTP, IDEMPOTENCY_MCP, type Operation } from "../operation.ts";
 import { SubscribeRequest, SubscribeResponse } from "../subscribe.ts";
 
 export const subscribeOperations = {
   subscribe: {
-    operationId: "subscribe", method: "POST", path: "/api/subscribe", tags: ["Subscriptions"],
+    operationId: "subscribe", method: "POST", idempotent: true, path: "/api/subscribe", tags: ["Subscriptions"],
     summary: "Subscribe an email address to a city's daily newsletter",
     description: [
       "Stores the subscriber, sends a welcome email and queues the first daily digest (today's edition if the city has one, otherwise its next edition). Any U.S. place in the dataset can be subscribed to; the first subscriber turns it into a city.",
@@ -13,6 +13,8 @@ export const subscribeOperations = {
       "Subscribing again to the same city changes nothing (no duplicate, no second welcome); one address may follow several cities. Some requests are accepted without effect and answered exactly like a success: a filled `honeypot`, a disposable-mail domain, and an address that has unsubscribed, bounced or complained.",
       "",
       "Rate limit: 10 requests per client address per 10 minutes (a token bucket refilling one request a minute); beyond it, `429 rate_limited` with `Retry-After` in seconds. Reads are never rate limited.",
+      "",
+      IDEMPOTENCY_HTTP,
     ].join("\n"),
     body: SubscribeRequest,
     response: SubscribeResponse,
@@ -21,7 +23,7 @@ export const subscribeOperations = {
     rateLimit: "subscribe",
     mcp: {
       tool: "subscribe_city", title: "Subscribe an email address to a city's newsletter",
-      description: "Writes: stores the subscriber and sends a real welcome email to `email`, then the town's daily newsletter every morning. Only subscribe an address whose owner asked for it. `slug` names the town: any U.S. place, with a newsletter or not yet (find_place gives the slug); `city` and `state` are optional and, when given, must name the same place. Subscribing again changes nothing. Rate limited to 10 calls per client address per 10 minutes: a `rate_limited` tool error carries `retryAfter` in seconds.",
+      description: "Writes: stores the subscriber and sends a real welcome email to `email`, then the town's daily newsletter every morning. Only subscribe an address whose owner asked for it. `slug` names the town: any U.S. place, with a newsletter or not yet (find_place gives the slug); `city` and `state` are optional and, when given, must name the same place. Subscribing again changes nothing. Rate limited to 10 calls per client address per 10 minutes: a `rate_limited` tool error carries `retryAfter` in seconds.\n\n" + IDEMPOTENCY_MCP,
       // A web form's fields (honeypot, attribution) are not the model's to fill.
       input: { omit: ["honeypot", "referrer", "ref", "utm_source", "utm_medium", "utm_campaign", "landing_path"], optional: ["city", "state"] },
       // Writes and sends mail (open world); a repeat changes nothing (idempotent); nothing is destroyed.

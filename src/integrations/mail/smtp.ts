@@ -79,14 +79,16 @@ export function nodemailerRaw(message: RawMessage, dkim?: SmtpMailerOptions["dki
  * command was answered (nodemailer's `command`) says what the failure is about: only a reply to
  * RCPT TO is about the recipient. A 5xx greeting (a blocklisted sending IP), a refused AUTH or a
  * `554 relay access denied` at MAIL FROM is the sender's or the relay's problem, for every message.
+ * A full mailbox is not permanent: RFC 5321 (4.5.3.1.10) has clients treat `552` at RCPT TO as the
+ * temporary `452`, and RFC 3463 describes X.2.2 (mailbox full) as transient.
  */
 export function toSendError(err: unknown): MailSendError {
   const e = err as { message?: string; responseCode?: number; permanent?: boolean; response?: string; command?: string };
   const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
-  const permanent = e.permanent ?? (code !== undefined && code >= 500 && code < 600);
   const response = e.response || e.message || String(err);
-  // A 4xx at RCPT TO only delays that row (greylisting, a full mailbox): it may stay the recipient's.
-  const recipient = e.command === "RCPT TO" && (!permanent || aboutRecipient(code, response));
+  const atRcpt = e.command === "RCPT TO";
+  const permanent = (e.permanent ?? (code !== undefined && code >= 500 && code < 600)) && !(atRcpt && mailboxFull(code, response));
+  const recipient = atRcpt && aboutRecipient(code, response, permanent);
   // Refused by the client itself before a byte was sent (nodemailer's "API" errors: an invalid envelope address).
   const errCode = (err as { code?: string }).code;
   const local = e.command === "API" && code === undefined
@@ -95,17 +97,32 @@ export function toSendError(err: unknown): MailSendError {
   return new MailSendError(response, permanent, code, scope);
 }
 
+/** The enhanced status code (RFC 3463) a reply starts with, e.g. `5.2.2`, split into class, subject and detail. */
+export function enhancedStatus(response: string): { status: string; klass: string; subject: string } | undefined {
+  const m = /^\d{3}[ -]([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(response);
+  return m ? { status: `${m[1]}.${m[2]}.${m[3]}`, klass: m[1], subject: m[2] } : undefined;
+}
+
+/** A full mailbox: `552` (RFC 5321: at RCPT TO, the temporary 452) or X.2.2 (RFC 3463: transient). */
+function mailboxFull(code: number | undefined, response: string): boolean {
+  return code === 552 || enhancedStatus(response)?.status.slice(1) === ".2.2";
+}
+
 /**
  * Whether a refusal at RCPT TO is about the address itself. A relay that is not letting us through
- * answers at RCPT TO too (Postfix: `554 5.7.1 Relay access denied`), for every recipient alike: that
- * is a policy (X.7.x), system (X.3.x), network (X.4.x) or protocol (X.5.x) status, not a bad
- * mailbox. With an enhanced status code (RFC 3463), only addressing (X.1.x) and mailbox (X.2.x)
- * statuses are about the recipient; without one, the basic codes for a mailbox (45x, 550, 551,
- * 552, 553) are, 554 ("transaction failed") is not, and a reply that mentions relaying never is.
+ * answers at RCPT TO too (Postfix: `554 5.7.1 Relay access denied`, `452 4.3.1 Insufficient system
+ * storage`), for every recipient alike: that is a policy (X.7.x), system (X.3.x), network (X.4.x) or
+ * protocol (X.5.x) status, not a bad mailbox. With an enhanced status code (RFC 3463), a permanent
+ * refusal is about the recipient only for addressing (X.1.x) and mailbox (X.2.x) statuses; a
+ * temporary one unless it is about the system, the network or the protocol (4.3.x, 4.4.x, 4.5.x:
+ * the relay's; a greylisting 4.7.x stays the recipient's). Without one, the basic codes for a
+ * mailbox (45x, 550, 551, 552, 553) are, 421 (closing) and 554 ("transaction failed") are not, and a
+ * reply that mentions relaying never is. The same refusal for most of a batch is the relay's all
+ * the same: the sender judges that (services/mail-sender.ts).
  */
-export function aboutRecipient(code: number | undefined, response: string): boolean {
-  if (/\brelay/i.test(response)) return false;
-  const enhanced = /^\d{3}[ -]([245])\.(\d{1,3})\.\d{1,3}\b/.exec(response);
-  if (enhanced) return enhanced[2] === "1" || enhanced[2] === "2";
+export function aboutRecipient(code: number | undefined, response: string, permanent = code !== undefined && code >= 500): boolean {
+  if (code === 421 || /\brelay/i.test(response)) return false;
+  const enhanced = enhancedStatus(response);
+  if (enhanced) return permanent ? enhanced.subject === "1" || enhanced.subject === "2" : !["3", "4", "5"].includes(enhanced.subject);
   return code !== undefined && ((code >= 450 && code <= 452) || (code >= 550 && code <= 553));
 }
