@@ -156,8 +156,13 @@ export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfCh
   }
   const print = fingerprint(db, dir);
   if (opts.onlyIfChanged && getMeta(db, FINGERPRINT_KEY) === print) return skipped([]);
-  const { rows, missing } = readDatasets(dir);
-  const { candidates, outcomes, counts } = matchDatasets(db, rows);
+  // The parsed files are garbage once matched (not held through the writing).
+  let missing: string[] = [];
+  const { candidates, outcomes, counts } = (() => {
+    const read = readDatasets(dir);
+    missing = read.missing;
+    return matchDatasets(db, read.rows);
+  })();
   const sync = syncCandidates(db, candidates, opts.now.toISOString(), new Set(Object.values(DATASETS)));
   setMeta(db, FINGERPRINT_KEY, print);
   return { imported: true, dir, missing, outcomes, counts, sync, ms: Math.round(performance.now() - started) };
