@@ -21,7 +21,7 @@ export interface NewCandidate {
 }
 
 /** Bump when a rule changes: the server re-imports on its next start even if the files did not change. */
-export const DIRECTORY_RULES_VERSION = 1;
+export const DIRECTORY_RULES_VERSION = 2;
 
 /**
  * A news outlet is a town's source only if its recorded coordinates lie this close to the town: to its
@@ -70,6 +70,8 @@ export interface PlaceIndex {
   byCounty: Map<string, DirectoryPlace[]>;
   /** `ST|normalized county name` ("st|cook county") -> county GEOID. */
   countyByName: Map<string, string>;
+  /** State code -> its places. */
+  byState: Map<string, DirectoryPlace[]>;
 }
 
 /** Why a row gave what it gave: counted per dataset by the importer, asserted row by row by the tests. */
@@ -81,6 +83,7 @@ export type MatchOutcome =
   | "no_place" // names no place (or county) of the data
   | "ambiguous" // the name fits more than one place in the state: not guessed
   | "far" // the outlet's coordinates are too far from the named town
+  | "county_by_coordinates" // a county the places data does not use (Connecticut's old counties): the nearest place's
   | "state_mismatch";
 
 export interface MatchResult {
@@ -116,7 +119,7 @@ export function nameKey(name: string): string {
 }
 
 export function buildPlaceIndex(places: Iterable<DirectoryPlace>): PlaceIndex {
-  const index: PlaceIndex = { byGeoid: new Map(), byName: new Map(), byCounty: new Map(), countyByName: new Map() };
+  const index: PlaceIndex = { byGeoid: new Map(), byName: new Map(), byCounty: new Map(), countyByName: new Map(), byState: new Map() };
   const push = <T>(map: Map<string, T[]>, key: string, value: T) => {
     const list = map.get(key);
     if (list) list.push(value);
@@ -125,6 +128,7 @@ export function buildPlaceIndex(places: Iterable<DirectoryPlace>): PlaceIndex {
   for (const p of places) {
     index.byGeoid.set(p.geoid, p);
     push(index.byName, `${p.stateCode}|${nameKey(p.name)}`, p);
+    push(index.byState, p.stateCode, p);
     if (p.countyGeoid) {
       push(index.byCounty, p.countyGeoid, p);
       if (p.countyName) index.countyByName.set(`${p.stateCode}|${nameKey(p.countyName)}`, p.countyGeoid);
@@ -383,15 +387,43 @@ function outletBasics(row: OutletRow): { name: string; url: string } | null {
   return url && name ? { name, url } : null;
 }
 
-/** 3DLNews: an outlet of a county (`fips`), a county source of every place in that county, never a town source. */
-export function matchCountyOutlet(index: PlaceIndex, row: OutletRow, datasetRow: string): MatchResult {
+/** New York City spans five counties; the places data files it under Kings County (36047) only. */
+const NEW_YORK_CITY_BOROUGHS = new Set(["36005", "36061", "36081", "36085"]);
+
+/** The place of a state nearest to a point, if within `maxKm`. */
+function nearestPlace(index: PlaceIndex, state: string, lat: number, lon: number, maxKm: number): DirectoryPlace | null {
+  let best: DirectoryPlace | null = null;
+  let bestKm = maxKm;
+  for (const p of index.byState.get(state) ?? []) {
+    const km = distanceKm(lat, lon, p.latitude, p.longitude);
+    if (km <= bestKm && p.countyGeoid) [best, bestKm] = [p, km];
+  }
+  return best;
+}
+
+/**
+ * 3DLNews: an outlet of a county (`fips`), a county source of every place in that county, never a town
+ * source. New York City's other four boroughs are Kings County's (the city's). A county the places data
+ * does not use (Connecticut's eight old counties, replaced by planning regions in 2022) or no FIPS at all
+ * is taken from the outlet's coordinates: the county of the state's nearest place within 25 km.
+ */
+export function matchCountyOutlet(index: PlaceIndex, row: OutletRow, state: string, datasetRow: string): MatchResult {
   const basics = outletBasics(row);
   if (!basics) return { outcome: "no_url", candidates: [] };
-  const places = countyWide(index, String(row.fips ?? "").trim().padStart(5, "0"));
-  if (places.length === 0) return { outcome: "no_place", candidates: [] };
+  const fips = String(row.fips ?? "").trim().padStart(5, "0");
+  let places = countyWide(index, NEW_YORK_CITY_BOROUGHS.has(fips) ? "36047" : fips);
+  let outcome: MatchOutcome = "matched";
+  if (places.length === 0) {
+    const lat = Number(row["city-county-lat"]), lon = Number(row["city-county-long"]);
+    const code = stateCode(state);
+    const near = code && Number.isFinite(lat) && Number.isFinite(lon) ? nearestPlace(index, code, lat, lon, TOWN_OUTLET_MAX_KM) : null;
+    if (!near) return { outcome: "no_place", candidates: [] };
+    places = countyWide(index, near.countyGeoid!);
+    outcome = "county_by_coordinates";
+  }
   const feeds = feedUrls(row.rss, basics.url);
   return {
-    outcome: "matched",
+    outcome,
     candidates: places.map((p) => candidate(p, {
       kind: "news", scope: "county", ...basics, feedUrls: feeds, dataset: DATASETS.threeDL, datasetRow,
     })),

@@ -136,7 +136,7 @@ export function matchDatasets(db: DB, rows: DatasetRows): { candidates: NewCandi
   run("civicplus", rows.civicplus, (r) => matchCivicPlus(index, r));
   run("legistar", rows.legistar, (r) => matchLegistar(index, r));
   run("localMemory", rows.localMemory, (r) => matchTownOutlet(index, r.row, r.state, r.key));
-  run("threeDL", rows.threeDL, (r) => matchCountyOutlet(index, r.row, r.key));
+  run("threeDL", rows.threeDL, (r) => matchCountyOutlet(index, r.row, r.state, r.key));
   // In the unique index's order: the B-tree is appended to, not split all over (several times faster).
   const candidates = mergeCandidates(all).sort((a, b) =>
     a.placeGeoid < b.placeGeoid ? -1 : a.placeGeoid > b.placeGeoid ? 1 : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.url < b.url ? -1 : a.url > b.url ? 1 : 0);
@@ -196,7 +196,7 @@ export function directoryReport(r: DirectoryImportResult): string {
 
 /**
  * The server's start: the directory is imported when its files, the places data or the rules changed
- * since the last import (a first start pays about 6.5 s of CPU and 92 MB of database for 342,000 rows;
+ * since the last import (a first start pays about 7 s of CPU and 95 MB of database for 353,000 rows;
  * docs/sources.md). A failure is logged and the server starts without it.
  */
 export function importDirectoryOnStart(ctx: Pick<AppContext, "db" | "config" | "log">): void {

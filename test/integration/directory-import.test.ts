@@ -63,6 +63,8 @@ function writeFixtures(dir: string): void {
       ],
       tv: [{ name: "KTVN", website: "https://www.ktvn.com/", rss: [], fips: "32031", "city-county-name": "Washoe County", ...near(39.53, -119.81), "us-state": "Nevada", "media-class": "tv" }],
     },
+    // Fairfield County's old code: Stamford's planning region (09190) by the coordinates.
+    CT: { newspaper: [{ name: "Stamford Advocate", website: "https://www.stamfordadvocate.com/", rss: [], fips: "09001", "city-county-name": "Fairfield County", ...near(41.0534, -73.5387), "us-state": "Connecticut", "media-class": "newspaper" }] },
   })));
   fs.writeFileSync(path.join(dir, "civicplus-sites-2020.csv"), csv([
     ["end_point", "begin_year", "end_year", "scraper_type", "whitelisted", "name", "state", "country", "govt_level", "meeting_bodies"],
@@ -137,7 +139,7 @@ describe("npm run admin -- directory import", () => {
     expect(run.stdout).toContain("city-websites-uscityurl-2022.csv: 5 rows; matched 2, no_url 1, no_place 1, state_mismatch 1");
     expect(run.stdout).toContain("dotgov-domains-2026-08-22.csv: 10 rows; matched 6, ambiguous 1, no_place 1, not_government 2");
     expect(run.stdout).toContain("news-outlets-local-memory-2016.json: 5 rows; matched 2, far 1, ambiguous 2");
-    expect(run.stdout).toContain("news-outlets-3dlnews-2016-2024.json.gz: 3 rows; matched 3");
+    expect(run.stdout).toContain("news-outlets-3dlnews-2016-2024.json.gz: 4 rows; matched 3, county_by_coordinates 1");
     expect(run.stdout).toContain("civicplus-sites-2020.csv: 4 rows; matched 2, not_us 1, not_government 1");
     expect(run.stdout).toContain("legistar-sites-2021.csv: 3 rows; matched 2, not_government 1");
     expect(run.stdout).toMatch(/places with at least one candidate: [\d,]+ \(\d+%\) of 32,367/);
@@ -197,6 +199,9 @@ describe("npm run admin -- directory import", () => {
     expect(rows.filter((r) => /messenger/.test(r.url))).toEqual([]);
     expect(rows.filter((r) => r.url === "https://www.ktvn.com/").every((r) => r.scope === "county")).toBe(true);
     expect(rows.some((r) => r.url === "https://www.ktvn.com/" && r.place_geoid === "3260600")).toBe(true);
+    const westernCt = placesOfCounty(dataDir, "09190");
+    expect(westernCt).toContain("0973000"); // Stamford
+    expect(rows.filter((r) => r.name === "Stamford Advocate").map((r) => [r.place_geoid, r.scope])).toEqual(westernCt.map((g) => [g, "county"]));
   });
 
   it("records CivicPlus hosts and Legistar clients as platform and platform_id", () => {

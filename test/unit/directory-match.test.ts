@@ -45,6 +45,8 @@ const places = [
   place("0233140", "Homer", "city", "AK", ["02122", "Kenai Peninsula Borough"], 59.64042, -151.509053),
   place("4861592", "Reno", "city", "TX", ["48277", "Lamar County"], 33.666585, -95.479809, { nameAmbiguousInState: 2 }),
   place("4861604", "Reno", "city", "TX", ["48367", "Parker County"], 32.948835, -97.565987, { nameAmbiguousInState: 2 }),
+  place("3651000", "New York", "city", "NY", ["36047", "Kings County"], 40.662712, -73.938677, { landAreaSqMi: 300.4 }),
+  place("3647042", "Mount Vernon", "city", "NY", ["36119", "Westchester County"], 40.9136, -73.8291),
   place("0812345", "Cañon City", "city", "CO", ["08043", "Fremont County"], 38.44, -105.24),
 ];
 const index = buildPlaceIndex(places);
@@ -158,11 +160,30 @@ describe("matching rows to places", () => {
   });
 
   it("a county's outlet is a county source of every place in the county, never a town source", () => {
-    const r = matchCountyOutlet(index, { name: "White Pine Weekly", website: "https://wpweekly.example/news/", rss: ["/feed/", "https://wpweekly.example/comments/feed"], fips: "32033" }, "NV.newspaper[0]");
+    const r = matchCountyOutlet(index, { name: "White Pine Weekly", website: "https://wpweekly.example/news/", rss: ["/feed/", "https://wpweekly.example/comments/feed"], fips: "32033" }, "NV", "NV.newspaper[0]");
     expect(r.outcome).toBe("matched");
     expect(r.candidates.map((c) => [c.placeGeoid, c.scope, c.kind])).toEqual([["3223500", "county", "news"], ["3244200", "county", "news"], ["3263800", "county", "news"]]);
     expect(r.candidates[0].feedUrls).toEqual(["https://wpweekly.example/feed/"]);
-    expect(matchCountyOutlet(index, { name: "Nowhere News", website: "https://nn.example/", fips: "99999" }, "x").outcome).toBe("no_place");
+    expect(matchCountyOutlet(index, { name: "Nowhere News", website: "https://nn.example/", fips: "99999" }, "NV", "x").outcome).toBe("no_place");
+  });
+
+  it("a county the places data does not use is the county of the state's nearest place within 25 km", () => {
+    // Connecticut's old county codes, or none: the coordinates decide.
+    const outlet = { name: "McGill Miner", website: "https://miner.example/", fips: "09001", "city-county-lat": 39.40, "city-county-long": -114.78 };
+    const r = matchCountyOutlet(index, outlet, "NV", "NV.newspaper[1]");
+    expect(r.outcome).toBe("county_by_coordinates");
+    expect(r.candidates.map((c) => [c.placeGeoid, c.scope])).toEqual([["3223500", "county"], ["3244200", "county"], ["3263800", "county"]]);
+    expect(matchCountyOutlet(index, { ...outlet, fips: null as unknown as string }, "NV", "x").outcome).toBe("county_by_coordinates");
+    // Too far from any place, or the nearest place is in another state: nothing.
+    expect(matchCountyOutlet(index, { ...outlet, "city-county-lat": 38.0, "city-county-long": -117.0 }, "NV", "x")).toEqual({ outcome: "no_place", candidates: [] });
+    expect(matchCountyOutlet(index, outlet, "UT", "x")).toEqual({ outcome: "no_place", candidates: [] });
+  });
+
+  it("an outlet of the Bronx, Manhattan, Queens or Staten Island is New York City's, though nearer Mount Vernon", () => {
+    for (const fips of ["36005", "36061", "36081", "36085"]) {
+      const r = matchCountyOutlet(index, { name: "Bronx Times", website: "https://bxtimes.example/", fips, "city-county-lat": 40.8448, "city-county-long": -73.8648 }, "NY", "x");
+      expect(r.candidates.map((c) => [c.placeGeoid, c.scope])).toEqual([["3651000", "county"]]);
+    }
   });
 
   it("CivicPlus records the host as platform_id; Legistar the client, with its calendar as the address", () => {
