@@ -51,6 +51,7 @@ export const CalendarEvent = z.object({
   sponsored: z.boolean().meta({ description: "A paid placement (standard or featured listing): shown labelled Sponsored, its links rel=\"sponsored\"" }),
   source: z.string().optional().meta({ description: "Who publishes the event when it comes from one of the town's public calendars (iCalendar feeds), e.g. `White Pine County Library`; absent for listings" }),
   allDay: z.boolean().optional().meta({ description: "True for an all-day event (`startsAt` is then a date)" }),
+  agendaUrl: z.url().optional().meta({ description: "A public meeting's agenda (council meetings from Legistar), when published" }),
 }).meta({ id: "CalendarEvent", description: "An event on the town's public calendar: a listing (free, standard or featured) or an event from one of the town's public iCalendar feeds. Times are the town's local wall time." });
 
 export const DirectoryListing = z.object({

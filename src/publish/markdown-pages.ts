@@ -70,7 +70,7 @@ function listingsSections(view: CityView): string[] {
   if (view.events.length) {
     out.push("## Calendar", "", ...view.events.map((e) => {
       const when = eventWhenWords({ startsAt: e.startsAt, endsAt: e.endsAt, allDay: e.allDay, venue: e.venue }, { withDay: true });
-      return `- ${label(e.sponsored)}${e.url ? mdLink(e.title, e.url) : md(e.title)}, ${md(when)}${e.description ? `: ${md(e.description)}` : ""}${e.source ? ` (from ${md(e.source)})` : ""}`;
+      return `- ${label(e.sponsored)}${e.url ? mdLink(e.title, e.url) : md(e.title)}, ${md(when)}${e.description ? `: ${md(e.description)}` : ""}${e.agendaUrl ? ` ${mdLink("Agenda", e.agendaUrl)}` : ""}${e.source ? ` (from ${md(e.source)})` : ""}`;
     }), "");
   }
   if (view.directory.length) {

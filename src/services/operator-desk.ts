@@ -251,5 +251,5 @@ export async function addDeskFeed(ctx: AppContext, email: string, slug: string, 
 
 export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
   const lease = requireTown(ctx, email, slug);
-  return removeFeed(ctx, id, lease.slug).removed;
+  return removeFeed(ctx, id, lease.slug, email).removed;
 }

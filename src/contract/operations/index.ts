@@ -2,6 +2,7 @@ import { isPublic, type Operation } from "../operation.ts";
 import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
+import { directorySourceOperations } from "./directory-sources.ts";
 import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
@@ -24,6 +25,7 @@ export const operationsById = {
   ...mailOperations,
   ...adminOperations,
   ...feedOperations,
+  ...directorySourceOperations,
 } satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof operationsById;
