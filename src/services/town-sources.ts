@@ -190,7 +190,11 @@ export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now:
     }
   }
   events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));
-  return { events, headlines: newHeadlines(ctx, place, date, now, candidates), credits };
+  const headlines = newHeadlines(ctx, place, date, now, candidates);
+  // The first headline can lead the edition: the town's own outlets before a county-wide one's.
+  const own = headlines.findIndex((h) => !h.countyWide);
+  if (own > 0) headlines.unshift(...headlines.splice(own, 1));
+  return { events, headlines, credits };
 }
 
 /** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition nor older than a week. */
