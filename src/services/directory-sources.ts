@@ -2,14 +2,14 @@ import { AppError } from "../core/errors.ts";
 import { checkFeedUrl } from "../integrations/feeds/fetch.ts";
 import { addBlock, deleteBlock, deleteRemoval, directoryFeedsBlockedBy, listBlocks, removalsOfPlace, type BlockRow } from "../store/directory-sources.ts";
 import { findCandidate } from "../store/directory.ts";
-import { deleteTownFeed, listTownFeeds } from "../store/feeds.ts";
+import { deleteTownFeed } from "../store/feeds.ts";
 import { requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { verifyOneCandidate, type CandidateOutcome } from "./directory-verify.ts";
 
 // Directory sources as people manage them: staff block a source or a whole host everywhere; a town's
 // operator removes a directory source from their town (services/feeds.ts removeFeed records it) and
-// may restore it; the town page and /api/city list the town's sources with their status.
+// may restore it. The town page and /api/city list the town's sources (store/directory-sources.ts townSourceList).
 
 const blockOf = (b: BlockRow) => ({ kind: b.kind, value: b.value, reason: b.reason, createdAt: b.created_at });
 
@@ -59,18 +59,4 @@ export async function restoreDirectorySource(ctx: AppContext, slug: string, url:
   if (!removal) throw new AppError("not_found", `${place.name} has no removed directory source ${url}.`);
   const candidate = removal.candidate_id === null ? undefined : findCandidate(ctx.db, removal.candidate_id);
   return candidate ? verifyOneCandidate(ctx, place, candidate) : null;
-}
-
-/** The town's public sources for its page and /api/city: every feed, named, with its site, reach and status. */
-export function townSourceList(ctx: AppContext, geoid: string) {
-  return listTownFeeds(ctx.db, geoid).map((f) => ({
-    name: f.title,
-    url: f.home_url ?? f.url,
-    feedUrl: f.url,
-    kind: f.kind === "ical" ? ("calendar" as const) : ("news" as const),
-    countyWide: f.scope === "county",
-    addedBy: f.added_by === "directory" ? ("directory" as const) : f.added_by === "staff" ? ("staff" as const) : ("operator" as const),
-    status: f.status,
-    lastVerifiedAt: f.verified_at ?? f.items_fetched_at,
-  }));
 }

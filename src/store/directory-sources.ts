@@ -1,6 +1,6 @@
 import { cachedStatement as stmt, type DB } from "./db.ts";
 import type { CandidateRow } from "./directory.ts";
-import type { TownFeedView } from "./feeds.ts";
+import { listTownFeeds, type TownFeedView } from "./feeds.ts";
 
 // Directory sources (migration 020): the provenance of town feeds added from the directory, staff
 // blocks (a host or a source, everywhere) and the directory feeds an operator removed from a town.
@@ -113,4 +113,18 @@ export function dueCandidates(db: DB, dueBeforeIso: string, limit: number): Cand
     WHERE c.checked_at IS NULL OR c.checked_at < ?
     ORDER BY c.checked_at IS NOT NULL, CASE WHEN c.checked_at IS NULL THEN s.first_at END DESC, c.checked_at, c.id
     LIMIT ?`).all(dueBeforeIso, limit) as CandidateRow[];
+}
+
+/** The town's sources as its page and /api/city show them (contract TownSource): every feed, named, with its site, reach and status. */
+export function townSourceList(db: DB, placeGeoid: string) {
+  return listTownFeeds(db, placeGeoid).map((f) => ({
+    name: f.title,
+    url: f.home_url ?? f.url,
+    feedUrl: f.url,
+    kind: f.kind === "ical" ? ("calendar" as const) : ("news" as const),
+    countyWide: f.scope === "county",
+    addedBy: f.added_by === "directory" ? ("directory" as const) : f.added_by === "staff" ? ("staff" as const) : ("operator" as const),
+    status: f.status,
+    lastCheckedAt: f.verified_at ?? f.items_fetched_at,
+  }));
 }

@@ -164,6 +164,24 @@ describe("a week of Ely's mornings from its directory sources", () => {
     expect(html("2026-11-26")).toMatch(/<a href="https:\/\/ely\.legistar\.com\/"[^>]*>Ely City Council<\/a>/);
   });
 
+  it("the town page's \"Where this comes from\" and /api/city list the sources with links and status", async () => {
+    const api = (await (await server.get(`/api/city/${ELY}`)).json()) as { sources: Array<Record<string, unknown>> };
+    expect(api.sources.map((s) => [s.name, s.kind, s.countyWide, s.addedBy, s.status])).toEqual([
+      ["Ely City Council", "calendar", false, "directory", "ok"],
+      ["City of Ely", "news", false, "directory", "ok"], ["City of Ely", "calendar", false, "directory", "ok"], ["City of Ely", "news", false, "directory", "ok"],
+      ["The Ely Times", "news", false, "directory", "ok"],
+      ["Great Basin Sun", "news", true, "directory", "ok"],
+    ]);
+    expect(api.sources[0]).toMatchObject({ url: "https://ely.legistar.com/", feedUrl: expect.stringContaining(`${legistar.url}/v1/ely/events`), lastCheckedAt: "2026-11-24T15:00:00.000Z" });
+    const page = await (await server.get(`/${ELY}`)).text();
+    const where = page.slice(page.indexOf('id="sources-heading"'), page.indexOf("</section>", page.indexOf('id="sources-heading"')));
+    expect(where).toContain(">Where this comes from</h2>");
+    expect(where).toContain(`<a href="${paper.url}/">The Ely Times</a></strong>: news.`);
+    expect(where).toContain(`<a href="${county.url}/">Great Basin Sun</a></strong>: news, county-wide (only its items that name Ely).`);
+    expect(where).toContain(`<a href="https://ely.legistar.com/">Ely City Council</a></strong>: events and meetings.`);
+    expect(where).toContain("Found in the open directories of local sources and checked; last checked 2026-11-24.");
+  });
+
   it("reads on a phone: the email and the web edition at 390 px never scroll sideways", async () => {
     const shots = process.env.SCREENSHOT_DIR;
     if (shots) fs.mkdirSync(shots, { recursive: true });
@@ -182,6 +200,12 @@ describe("a week of Ely's mornings from its directory sources", () => {
         if (shots) await web.screenshot({ path: path.join(shots, `directory-web-${date}-390.png`), fullPage: true });
         await web.close();
       }
+      const town = await browser.newPage({ viewport: { width: 390, height: 900 } });
+      await town.goto(`${server.url}/${ELY}`);
+      expect(await town.evaluate(() => document.documentElement.scrollWidth), "town page").toBeLessThanOrEqual(390);
+      if (shots) await town.locator("section[aria-labelledby=sources-heading]").screenshot({ path: path.join(shots, "directory-town-sources-390.png") }).catch(() => {});
+      if (shots) await town.screenshot({ path: path.join(shots, "directory-town-390.png"), fullPage: true });
+      await town.close();
       if (shots) fs.writeFileSync(path.join(shots, "directory-email-2026-11-25.txt"), text("2026-11-25"));
     } finally {
       await browser.close();
