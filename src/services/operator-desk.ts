@@ -19,6 +19,8 @@ import { takeToken } from "./limits.ts";
 import { sweepCommerce } from "./listings.ts";
 import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
 import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
+import { removedDirectorySources, restoreDirectorySource } from "./directory-sources.ts";
+import { verifyTown } from "./directory-verify.ts";
 import { townReferralCounts } from "./referrals.ts";
 import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
 import { payoutAccount } from "./payouts.ts";
@@ -124,6 +126,8 @@ export interface TownDesk {
   review: ReviewItem[];
   audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number } };
   feeds: TownFeed[];
+  /** Directory sources the operator removed from the town (they may restore them). */
+  directoryRemoved: Array<{ url: string; title: string; removedBy: string; removedAt: string }>;
   /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
   notes: { nextEdition: string; scheduled: TownNote[] };
   statement: StatementMonth[];
@@ -166,6 +170,7 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
       referrals: referralSummary(ctx, lease.slug),
     },
     feeds: listFeeds(ctx, lease.slug).feeds,
+    directoryRemoved: removedDirectorySources(ctx, lease.slug),
     notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
@@ -247,6 +252,19 @@ function referralSummary(ctx: AppContext, slug: string): { readers: number; refe
 export async function addDeskFeed(ctx: AppContext, email: string, slug: string, url: string): Promise<TownFeed> {
   const lease = requireTown(ctx, email, slug);
   return addFeed(ctx, lease.slug, url, email);
+}
+
+/** Restores a directory source the town had removed: it is verified again now (added back if it still passes). */
+export async function restoreDeskDirectorySource(ctx: AppContext, email: string, slug: string, url: string): Promise<void> {
+  const lease = requireTown(ctx, email, slug);
+  await restoreDirectorySource(ctx, lease.slug, url);
+}
+
+/** The desk's "check now": the town's directory candidates tried at once (what the background check would do this week). */
+export async function checkDeskDirectory(ctx: AppContext, email: string, slug: string): Promise<{ verified: number; tried: number }> {
+  const lease = requireTown(ctx, email, slug);
+  const r = await verifyTown(ctx, lease.slug);
+  return { verified: r.candidates.filter((c) => c.status === "verified").length, tried: r.candidates.length };
 }
 
 export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
