@@ -104,6 +104,10 @@ export function cityMarkdown(base: string, view: CityView): string {
     if (body) out.push(demoteHeadings(body, 2), "");
   }
   out.push(...listingsSections(view));
+  // Where the edition's headlines and events come from (the page's "Where this comes from").
+  if (view.sources?.length) {
+    out.push("## Where this comes from", "", ...view.sources.map((s) => `- ${mdLink(s.name, s.url)}: ${s.kind === "calendar" ? "events and meetings" : "news"}${s.countyWide ? `, county-wide (only its items that name ${md(view.place.name)})` : ""}`), "");
+  }
   out.push("## Archive", "");
   for (const a of archive) out.push(`- ${mdLink(a.date, `${page}/${a.date}.md`)}: ${md(a.subject)}`);
   if (view.archiveTotal > archive.length) {

@@ -143,7 +143,7 @@ const sameHost = (url: string, host: string) => {
   }
 };
 
-type Page = { ok: true; body: string; url: string } | { ok: false; outcome: TriedAddress["outcome"]; detail: string };
+type Page = { ok: true; body: string; url: string; etag: string | null; lastModified: string | null } | { ok: false; outcome: TriedAddress["outcome"]; detail: string };
 
 /** One address fetched under the feed rules, robots.txt first. */
 async function fetchPage(ctx: AppContext, run: Run, url: string, signal?: AbortSignal): Promise<Page> {
@@ -158,7 +158,7 @@ async function fetchPage(ctx: AppContext, run: Run, url: string, signal?: AbortS
   try {
     const r = await ctx.sources.feeds.fetch(url, {}, signal);
     if (r.status !== "ok") return { ok: false, outcome: "failed", detail: "answered 304 to a request that was not conditional" };
-    return { ok: true, body: r.body, url: r.url };
+    return { ok: true, body: r.body, url: r.url, etag: r.etag, lastModified: r.lastModified };
   } catch (err) {
     if (err instanceof SourceError) return { ok: false, outcome: err.kind === "refused" ? "refused" : "failed", detail: err.message };
     throw err;
@@ -243,7 +243,7 @@ async function verifyCandidate(ctx: AppContext, run: Run, place: PlaceRow, c: Ca
     }
     const row = insertTownFeed(ctx.db, {
       placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title: c.name, addedBy: "directory",
-      itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? page.body : null, etag: null, lastModified: null,
+      itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? page.body : null, etag: page.etag, lastModified: page.lastModified,
     }, at);
     if (!row) continue;
     setDirectoryProvenance(ctx.db, row.id, { candidateId: c.id, scope: c.scope, homeUrl: c.url }, at);

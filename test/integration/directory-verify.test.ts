@@ -268,3 +268,27 @@ describe("removals, blocks and the weekly re-check", () => {
     server.ctx.config.now = () => new Date(NOW);
   }, 60_000);
 });
+
+describe("the server's background checks", () => {
+  it("with DIRECTORY_CHECKS_PER_HOUR set, the server verifies a subscribed town's never-checked candidates by itself, a site at a time", async () => {
+    const site = await startSite();
+    wordPressSite(site, { name: "Boise Weekly", items: [{ title: "Treasure Valley transit plan advances", link: `${site.url}/transit/`, published: ago(1) }] });
+    // 3600 an hour: one site a second.
+    const busy = await startTestServer({ ...env, DIRECTORY_CHECKS_PER_HOUR: "3600" });
+    try {
+      const geoid = geoidOf(busy.ctx.db, "boise-idaho");
+      upsertCandidates(busy.ctx.db, [{ placeGeoid: geoid, kind: "news", scope: "town", name: "Boise Weekly", url: `${site.url}/`, feedUrls: [], platform: "wordpress", platformId: null, dataset: "test-directory.csv", datasetRow: "9" }], NOW);
+      // A town nobody subscribes to is not checked.
+      upsertCandidates(busy.ctx.db, [{ placeGeoid: geoidOf(busy.ctx.db, "ely-nevada"), kind: "news", scope: "town", name: "Unsubscribed Times", url: `${site.url}/`, feedUrls: [], platform: null, platformId: null, dataset: "test-directory.csv", datasetRow: "10" }], NOW);
+      addSubscriber(busy.ctx.db, "boise-idaho", "reader@boise.example.org");
+      const checked = () => candidatesOfPlace(busy.ctx.db, geoid)[0]!.check_status;
+      for (let i = 0; i < 50 && checked() === null; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(checked()).toBe("verified");
+      expect(TownFeedList.parse(await (await busy.get("/admin/towns/boise-idaho/feeds", { headers: auth })).json()).feeds.map((f) => [f.title, f.addedBy])).toEqual([["Boise Weekly", "directory"]]);
+      expect(candidatesOfPlace(busy.ctx.db, geoidOf(busy.ctx.db, "ely-nevada"))[0]!.check_status).toBeNull();
+    } finally {
+      await busy.stop();
+      await site.close();
+    }
+  }, 30_000);
+});

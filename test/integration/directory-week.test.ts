@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { HtmlValidate } from "html-validate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyTown } from "../../src/services/directory-verify.ts";
 import { drainDueMail } from "../../src/services/mail-sender.ts";
@@ -180,6 +181,11 @@ describe("a week of Ely's mornings from its directory sources", () => {
     expect(where).toContain(`<a href="${county.url}/">Great Basin Sun</a></strong>: news, county-wide (only its items that name Ely).`);
     expect(where).toContain(`<a href="https://ely.legistar.com/">Ely City Council</a></strong>: events and meetings.`);
     expect(where).toContain("Found in the open directories of local sources and checked; last checked 2026-11-24.");
+    const report = await new HtmlValidate({ extends: ["html-validate:recommended"], rules: { "no-inline-style": "off", "prefer-native-element": ["error", { exclude: ["combobox", "listbox"] }] } }).validateString(page, "town.html");
+    expect(report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message}`))).toEqual([]);
+    const twin = await (await server.get(`/${ELY}.md`)).text();
+    expect(twin).toContain(`## Where this comes from\n\n- [Ely City Council](https://ely.legistar.com/): events and meetings`);
+    expect(twin).toContain(`- [Great Basin Sun](${county.url}/): news, county-wide (only its items that name Ely)`);
   });
 
   it("reads on a phone: the email and the web edition at 390 px never scroll sideways", async () => {
