@@ -7,6 +7,7 @@ import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
 import type { ArchiveEntry } from "../store/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
+import { outletGives, outletsOf } from "../core/source-outlets.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
 
@@ -106,7 +107,7 @@ export function cityMarkdown(base: string, view: CityView): string {
   out.push(...listingsSections(view));
   // Where the edition's headlines and events come from (the page's "Where this comes from").
   if (view.sources?.length) {
-    out.push("## Where this comes from", "", ...view.sources.map((s) => `- ${mdLink(s.name, s.url)}: ${s.kind === "calendar" ? "events and meetings" : "news"}${s.countyWide ? `, county-wide (only its items that name ${md(view.place.name)})` : ""}`), "");
+    out.push("## Where this comes from", "", ...outletsOf(view.sources).map((s) => `- ${mdLink(s.name, s.url)}: ${outletGives(s)}${s.countyWide ? `, county-wide (only its items that name ${md(view.place.name)})` : ""}`), "");
   }
   out.push("## Archive", "");
   for (const a of archive) out.push(`- ${mdLink(a.date, `${page}/${a.date}.md`)}: ${md(a.subject)}`);

@@ -178,6 +178,9 @@ describe("a week of Ely's mornings from its directory sources", () => {
     const where = page.slice(page.indexOf('id="sources-heading"'), page.indexOf("</section>", page.indexOf('id="sources-heading"')));
     expect(where).toContain(">Where this comes from</h2>");
     expect(where).toContain(`<a href="${paper.url}/">The Ely Times</a></strong>: news.`);
+    // One line per outlet: the city's news flash, calendar and agendas are one source to a reader.
+    expect(where.match(/>City of Ely<\/a>/g)).toHaveLength(1);
+    expect(where).toContain(`<a href="${civic.url}/">City of Ely</a></strong>: news, events and meetings.`);
     expect(where).toContain(`<a href="${county.url}/">Great Basin Sun</a></strong>: news, county-wide (only its items that name Ely).`);
     expect(where).toContain(`<a href="https://ely.legistar.com/">Ely City Council</a></strong>: events and meetings.`);
     expect(where).toContain("Found in the open directories of local sources and checked; last checked 2026-11-24.");
