@@ -37,7 +37,7 @@ export function blockDirectorySource(ctx: AppContext, kind: "host" | "source", r
   const value = normalise(kind, raw);
   const block = addBlock(ctx.db, kind, value, reason, ctx.config.now().toISOString());
   let removedFeeds = 0;
-  for (const f of directoryFeedsBlockedBy(ctx.db, kind, value)) if (deleteTownFeed(ctx.db, f.id)) removedFeeds++;
+  for (const id of directoryFeedsBlockedBy(ctx.db, kind, value)) if (deleteTownFeed(ctx.db, id)) removedFeeds++;
   ctx.log.info({ kind, value, removedFeeds }, "directory source blocked");
   return { block: blockOf(block), removedFeeds };
 }

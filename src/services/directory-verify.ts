@@ -199,10 +199,14 @@ async function verifyCandidate(ctx: AppContext, run: Run, place: PlaceRow, c: Ca
 
   const seen = new Set<string>();
   let kept = 0;
-  for await (const { url, via } of addressesOf(ctx, run, c, tried, signal)) {
+  const addresses = addressesOf(ctx, run, c, tried, signal);
+  // Limits are checked before asking for the next address: the home page is not fetched once they are reached.
+  while (tried.length < MAX_TRIES && kept < MAX_FEEDS && !signal?.aborted) {
+    const next = await addresses.next();
+    if (next.done) break;
+    const { url, via } = next.value;
     if (seen.has(url)) continue;
     seen.add(url);
-    if (tried.length >= MAX_TRIES || kept >= MAX_FEEDS) break;
     const blocked = blockOf(ctx.db, url);
     if (blocked) {
       tried.push({ url, via, outcome: "blocked", detail: `blocked by staff (${blocked.kind} ${blocked.value})` });

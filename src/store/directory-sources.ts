@@ -1,6 +1,6 @@
 import { cachedStatement as stmt, type DB } from "./db.ts";
 import type { CandidateRow } from "./directory.ts";
-import { listTownFeeds, type TownFeedView } from "./feeds.ts";
+import { listTownFeeds } from "./feeds.ts";
 
 // Directory sources (migration 020): the provenance of town feeds added from the directory, staff
 // blocks (a host or a source, everywhere) and the directory feeds an operator removed from a town.
@@ -66,8 +66,8 @@ export function blockOf(db: DB, url: string): BlockRow | undefined {
     .get(JSON.stringify(hosts), url) as BlockRow | undefined;
 }
 
-/** Directory feeds (every town's) a new block covers. */
-export function directoryFeedsBlockedBy(db: DB, kind: "host" | "source", value: string): TownFeedView[] {
+/** The ids of the directory feeds (every town's) a new block covers. */
+export function directoryFeedsBlockedBy(db: DB, kind: "host" | "source", value: string): number[] {
   const rows = stmt(db, `SELECT f.id, s.url, f.home_url FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.added_by = 'directory'`).all() as Array<{ id: number; url: string; home_url: string | null }>;
   const covers = (u: string | null) => {
     if (!u) return false;
@@ -79,7 +79,7 @@ export function directoryFeedsBlockedBy(db: DB, kind: "host" | "source", value: 
       return false;
     }
   };
-  return rows.filter((r) => covers(r.url) || covers(r.home_url)).map((r) => ({ id: r.id }) as TownFeedView);
+  return rows.filter((r) => covers(r.url) || covers(r.home_url)).map((r) => r.id);
 }
 
 // --- removals -------------------------------------------------------------------------------------
