@@ -119,7 +119,7 @@ ${f.addedBy === "directory" ? `<p data-testid="feed-origin">From the town direct
   return `<p>Your town's public calendars (iCalendar, .ics) and news feeds (RSS or Atom): each morning's edition lists the coming events and new headlines from them. Sources marked "from the town directory" were found in open directories of local news and government sites and are checked each week; remove any you do not want.</p>
 ${v.feeds.length ? `<ul class="plain">${rows}</ul>` : "<p>No feed yet.</p>"}
 ${removed ? `<h3>Removed directory sources</h3>\n<ul class="plain">${removed}</ul>` : ""}
-<form method="post" action="/operator/towns/${slug}/directory/check">${csrfField}<div class="actions"><button type="submit" class="secondary">Check the town directory now</button></div></form>
+${v.directoryCandidates > 0 ? `<form method="post" action="/operator/towns/${slug}/directory/check">${csrfField}<p>The town directory knows ${v.directoryCandidates} possible ${v.directoryCandidates === 1 ? "source" : "sources"} for your town, checked each week.</p><div class="actions"><button type="submit" class="secondary">Check the town directory now</button></div></form>` : ""}
 <form method="post" action="/operator/towns/${slug}/feeds#feeds" novalidate>${csrfField}
 <label for="feed-url">Address of a calendar or news feed</label>
 <input id="feed-url" name="url" type="url" inputmode="url" value="${e(o.feed?.url ?? "")}" placeholder="https://"${err ? ` aria-invalid="true" aria-describedby="feed-url-error"` : ""}>

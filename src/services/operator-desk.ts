@@ -21,6 +21,7 @@ import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders
 import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
 import { removedDirectorySources, restoreDirectorySource } from "./directory-sources.ts";
 import { verifyTown } from "./directory-verify.ts";
+import { candidatesOfPlace } from "../store/directory.ts";
 import { townReferralCounts } from "./referrals.ts";
 import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
 import { payoutAccount } from "./payouts.ts";
@@ -128,6 +129,8 @@ export interface TownDesk {
   feeds: TownFeed[];
   /** Directory sources the operator removed from the town (they may restore them). */
   directoryRemoved: Array<{ url: string; title: string; removedBy: string; removedAt: string }>;
+  /** How many candidate sources the town directory has for the town (the desk offers to check them when there are any). */
+  directoryCandidates: number;
   /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
   notes: { nextEdition: string; scheduled: TownNote[] };
   statement: StatementMonth[];
@@ -171,6 +174,7 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
     },
     feeds: listFeeds(ctx, lease.slug).feeds,
     directoryRemoved: removedDirectorySources(ctx, lease.slug),
+    directoryCandidates: candidatesOfPlace(ctx.db, lease.place_geoid).length,
     notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),

@@ -48,6 +48,7 @@ describe("directory sources on the operator desk", () => {
   it("checks the directory now and lists the source found, marked as the directory's", async () => {
     const before = await deskHtml();
     expect(before).not.toContain("From the town directory:");
+    expect(before).toContain("The town directory knows 1 possible source for your town, checked each week.");
     const res = await postForm(jar, `${desk()}/directory/check`, { csrf: csrfOf(before) });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/operator/towns/ely-nevada?done=directory-checked#feeds");
