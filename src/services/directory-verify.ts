@@ -268,12 +268,19 @@ async function verifyCandidate(ctx: AppContext, run: Run, place: PlaceRow, c: Ca
   return outcome("no_feed", tried.length ? tried.map((t) => `${t.url}: ${t.detail}`).join("; ") : "no feed recorded, announced or known for its platform");
 }
 
-/** Tries every candidate of a town now (the admin command, the desk's "check now"); in candidate order. */
-export async function verifyTown(ctx: AppContext, slug: string, options: { signal?: AbortSignal } = {}): Promise<{ town: { slug: string; name: string; state: string }; candidates: CandidateOutcome[] }> {
+/**
+ * Tries every candidate of a town now (the admin command, the desk's "check now"); in candidate order.
+ * `notWithinMs` skips candidates checked that recently (the desk's button cannot make us hammer a site).
+ */
+export async function verifyTown(ctx: AppContext, slug: string, options: { signal?: AbortSignal; notWithinMs?: number } = {}): Promise<{ town: { slug: string; name: string; state: string }; candidates: CandidateOutcome[] }> {
   const place = requirePlace(ctx, slug);
   const run = newRun();
   const candidates: CandidateOutcome[] = [];
-  for (const c of candidatesOfPlace(ctx.db, place.geoid)) candidates.push(await verifyCandidate(ctx, run, place, c, options.signal));
+  const now = ctx.config.now().getTime();
+  for (const c of candidatesOfPlace(ctx.db, place.geoid)) {
+    if (options.notWithinMs && c.checked_at && now - Date.parse(c.checked_at) < options.notWithinMs) continue;
+    candidates.push(await verifyCandidate(ctx, run, place, c, options.signal));
+  }
   return { town: { slug: place.slug, name: place.name, state: place.state_name }, candidates };
 }
 
@@ -290,7 +297,14 @@ export async function verifyDue(ctx: AppContext, sites: number, signal?: AbortSi
   for (const c of dueCandidates(ctx.db, new Date(now.getTime() - RECHECK_MS).toISOString(), sites)) {
     if (signal?.aborted) break;
     const place = findPlaceByGeoid(ctx.db, c.place_geoid);
-    if (place) out.push(await verifyCandidate(ctx, run, place, c, signal));
+    if (!place) continue;
+    try {
+      out.push(await verifyCandidate(ctx, run, place, c, signal));
+    } catch (err) {
+      // Recorded, so one candidate that trips an unexpected error does not hold the queue's head.
+      recordCandidateCheck(ctx.db, c.id, "failed", `unexpected: ${(err as Error).message}`, now.toISOString());
+      ctx.log.error({ err, candidate: c.id }, "directory check failed");
+    }
   }
   return out;
 }

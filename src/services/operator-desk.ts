@@ -267,7 +267,8 @@ export async function restoreDeskDirectorySource(ctx: AppContext, email: string,
 /** The desk's "check now": the town's directory candidates tried at once (what the background check would do this week). */
 export async function checkDeskDirectory(ctx: AppContext, email: string, slug: string): Promise<{ verified: number; tried: number }> {
   const lease = requireTown(ctx, email, slug);
-  const r = await verifyTown(ctx, lease.slug);
+  // Candidates checked in the last 10 minutes are not fetched again (a button pressed twice).
+  const r = await verifyTown(ctx, lease.slug, { notWithinMs: 10 * 60_000 });
   return { verified: r.candidates.filter((c) => c.status === "verified").length, tried: r.candidates.length };
 }
 

@@ -55,6 +55,10 @@ describe("directory sources on the operator desk", () => {
     const html = await deskHtml();
     expect(html).toContain("<strong>The Ely Times</strong> (RSS)");
     expect(html).toContain(`From the town directory: <a href="${paper.url}/" rel="nofollow noopener">${new URL(paper.url).host}</a>. Checked`);
+    // Pressed again at once: the site is not asked again.
+    const asked = paper.requests.length;
+    await postForm(jar, `${desk()}/directory/check`, { csrf: csrfOf(html) });
+    expect(paper.requests.length).toBe(asked);
   });
 
   it("removes it for the town: the re-check leaves it out, and Restore brings it back", async () => {
@@ -65,9 +69,12 @@ describe("directory sources on the operator desk", () => {
     expect(html).toContain("<h3>Removed directory sources</h3>");
     expect(html).toContain(`<strong>The Ely Times</strong>: <a href="${paper.url}/feed/"`);
     expect(html).not.toMatch(/feeds\/\d+\/remove/);
-    // The directory is checked again: the removed source stays out.
+    // The directory is checked again (an hour later: the desk does not check a site twice in 10 minutes): the removed source stays out.
+    server.ctx.config.now = () => new Date(Date.parse(NOW) + 3_600_000);
+    const requestsBefore = paper.requests.length;
     await postForm(jar, `${desk()}/directory/check`, { csrf: csrfOf(html) });
     html = await deskHtml();
+    expect(paper.requests.length).toBeGreaterThan(requestsBefore);
     expect(html).not.toMatch(/feeds\/\d+\/remove/);
     expect(html).toContain("Restore The Ely Times");
     if (process.env.SCREENSHOT_DIR) {
