@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -151,7 +152,8 @@ describe("POST /admin/towns/{slug}/directory/verify", () => {
     const s = byName("Ely Shopper");
     expect(s.status).toBe("refused");
     expect(s.tried.map((x) => [x.via, x.outcome])).toEqual([["recorded", "refused"], ["home page", "refused"]]);
-    expect(s.tried[0]!.detail).toMatch(/private, loopback or link-local/);
+    expect(s.tried[0]!.detail).toBe("the address is private, loopback or link-local (not on the public internet) (it redirected to http://10.0.0.1/feed)");
+    expect(s.tried[1]!.detail).toBe("the address is private, loopback or link-local (not on the public internet) (it redirected to http://169.254.169.254/latest/meta-data/)");
     // The redirects were answered by the stand-in, and nothing else was asked of it.
     expect(redirecting.requests).toEqual(["/robots.txt", "/feed", "/"]);
   });
@@ -203,6 +205,7 @@ describe("npm run admin -- directory verify SLUG", () => {
     const { stdout } = await promisify(execFile)(process.execPath, ["scripts/admin.ts", "directory", "verify", ELY], {
       cwd: ROOT, env: { ...process.env, ...env, DATA_DIR: server.dataDir, LOG_LEVEL: "silent", BASE_URL: server.url },
     });
+    if (process.env.SCREENSHOT_DIR) fs.writeFileSync(path.join(process.env.SCREENSHOT_DIR, "directory-verify-cli.txt"), stdout);
     expect(stdout).toContain("Ely, Nevada: 7 candidate(s)");
     expect(stdout).toMatch(/^VERIFIED +#\d+ The Ely Times \(news\) http:\/\/127\.0\.0\.1:\d+\/$/m);
     expect(stdout).toMatch(/^ +verified feed \d+ \(rss\) http:\/\/127\.0\.0\.1:\d+\/feed\/$/m);
