@@ -1,15 +1,15 @@
 import { itemsNamingTown } from "../core/county-filter.ts";
 import type { CalendarOccurrence } from "../core/calendar-events.ts";
 import { civicPlusFeeds, feedLinksOf, isCommentFeed, robotsAllow, wordPressFeed } from "../integrations/feeds/discover.ts";
-import { checkFeedUrl } from "../integrations/feeds/fetch.ts";
+import { checkFeedUrl, type Validators } from "../integrations/feeds/fetch.ts";
 import { legistarEventsUrl } from "../integrations/feeds/legistar.ts";
 import type { StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
 import {
-  blockOf, dueCandidates, feedIdsOfCandidate, isRemoved, markVerified, setDirectoryProvenance,
+  blockOf, dueCandidates, feedIdsOfCandidate, feedSourceByUrl, isRemoved, markVerified, setDirectoryProvenance,
 } from "../store/directory-sources.ts";
 import { candidatesOfPlace, recordCandidateCheck, type CandidateRow, type CandidateStatus } from "../store/directory.ts";
-import { deleteTownFeed, findTownFeed, insertTownFeed, townFeedByUrl } from "../store/feeds.ts";
+import { deleteTownFeed, findTownFeed, insertTownFeed, townFeedByUrl, type FeedSourceRow } from "../store/feeds.ts";
 import { findPlaceByGeoid, type PlaceRow } from "../store/places.ts";
 import { requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
@@ -86,6 +86,18 @@ function robotsOf(ctx: AppContext, run: Run, url: string, signal?: AbortSignal):
 
 const hasItems = (p: ParsedFeed) => p.items.length > 0;
 
+/** A source's stored items after a 304 (a calendar's text expanded again over today's window). */
+function storedFeed(known: FeedSourceRow, now: Date): ParsedFeed {
+  if (known.kind === "ical" && known.body) return parseFeedBody(known.body, known.url, now);
+  let items: unknown;
+  try {
+    items = JSON.parse(known.items_json);
+  } catch {
+    items = [];
+  }
+  return { kind: known.kind, title: known.title, items: Array.isArray(items) ? items : [] };
+}
+
 /** Whether a parsed feed is current at `now`, and what to say about it. */
 function freshness(parsed: ParsedFeed, now: Date, place: PlaceRow, scope: CandidateRow["scope"]): { fresh: boolean; detail: string } {
   if (parsed.kind === "ical") {
@@ -123,8 +135,9 @@ async function* addressesOf(ctx: AppContext, run: Run, c: CandidateRow, tried: T
   // A Legistar client's site announces no feeds: its meetings come from the API.
   if (c.platform !== "legistar") {
     const home = await fetchPage(ctx, run, c.url, signal);
-    if (home.ok) for (const link of feedLinksOf(home.body, home.url)) yield { url: link.url, via: "home page" };
-    else tried.push({ url: c.url, via: "home page", outcome: home.outcome, detail: home.detail });
+    // The home page is asked unconditionally: a 304 cannot happen.
+    if (!home.ok) tried.push({ url: c.url, via: "home page", outcome: home.outcome, detail: home.detail });
+    else if ("body" in home) for (const link of feedLinksOf(home.body, home.url)) yield { url: link.url, via: "home page" };
   }
   if (c.platform === "civicplus") {
     // platform_id is the CivicPlus host; the recorded home page's scheme is kept when it is the same host.
@@ -143,10 +156,13 @@ const sameHost = (url: string, host: string) => {
   }
 };
 
-type Page = { ok: true; body: string; url: string; etag: string | null; lastModified: string | null } | { ok: false; outcome: TriedAddress["outcome"]; detail: string };
+type Page =
+  | { ok: true; body: string; url: string; etag: string | null; lastModified: string | null }
+  | { ok: true; notModified: true }
+  | { ok: false; outcome: TriedAddress["outcome"]; detail: string };
 
 /** One address fetched under the feed rules, robots.txt first. */
-async function fetchPage(ctx: AppContext, run: Run, url: string, signal?: AbortSignal): Promise<Page> {
+async function fetchPage(ctx: AppContext, run: Run, url: string, signal?: AbortSignal, validators?: Validators): Promise<Page> {
   try {
     checkFeedUrl(url);
   } catch (err) {
@@ -156,8 +172,8 @@ async function fetchPage(ctx: AppContext, run: Run, url: string, signal?: AbortS
   if (robots instanceof SourceError) return { ok: false, outcome: robots.kind === "refused" ? "refused" : "failed", detail: robots.message };
   if (!robotsAllow(url, robots)) return { ok: false, outcome: "robots", detail: robots === undefined ? "robots.txt could not be read (the server answered an error): nothing is fetched" : "robots.txt does not allow us this address" };
   try {
-    const r = await ctx.sources.feeds.fetch(url, {}, signal);
-    if (r.status !== "ok") return { ok: false, outcome: "failed", detail: "answered 304 to a request that was not conditional" };
+    const r = await ctx.sources.feeds.fetch(url, validators ?? {}, signal);
+    if (r.status !== "ok") return validators ? { ok: true, notModified: true } : { ok: false, outcome: "failed", detail: "answered 304 to a request that was not conditional" };
     return { ok: true, body: r.body, url: r.url, etag: r.etag, lastModified: r.lastModified };
   } catch (err) {
     if (err instanceof SourceError) return { ok: false, outcome: err.kind === "refused" ? "refused" : "failed", detail: err.message };
@@ -216,14 +232,16 @@ async function verifyCandidate(ctx: AppContext, run: Run, place: PlaceRow, c: Ca
       tried.push({ url, via, outcome: "removed", detail: "removed from the town by its operator" });
       continue;
     }
-    const page = await fetchPage(ctx, run, url, signal);
+    // An address already fetched is asked conditionally: unchanged, its stored items are judged.
+    const known = feedSourceByUrl(ctx.db, url);
+    const page = await fetchPage(ctx, run, url, signal, known && (known.etag || known.last_modified) ? { etag: known.etag, lastModified: known.last_modified } : undefined);
     if (!page.ok) {
       tried.push({ url, via, outcome: page.outcome, detail: page.detail });
       continue;
     }
     let parsed: ParsedFeed;
     try {
-      parsed = parseFeedBody(page.body, page.url, now);
+      parsed = "body" in page ? parseFeedBody(page.body, page.url, now) : storedFeed(known!, now);
     } catch (err) {
       if (!(err instanceof SourceError)) throw err;
       tried.push({ url, via, outcome: "failed", detail: `not a feed: ${err.message}` });
@@ -247,7 +265,8 @@ async function verifyCandidate(ctx: AppContext, run: Run, place: PlaceRow, c: Ca
     }
     const row = insertTownFeed(ctx.db, {
       placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title: c.name, addedBy: "directory",
-      itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? page.body : null, etag: page.etag, lastModified: page.lastModified,
+      itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? ("body" in page ? page.body : known!.body) : null,
+      etag: "body" in page ? page.etag : known!.etag, lastModified: "body" in page ? page.lastModified : known!.last_modified,
     }, at);
     if (!row) continue;
     setDirectoryProvenance(ctx.db, row.id, { candidateId: c.id, scope: c.scope, homeUrl: c.url }, at);

@@ -1,6 +1,6 @@
 import { cachedStatement as stmt, type DB } from "./db.ts";
 import type { CandidateRow } from "./directory.ts";
-import { listTownFeeds } from "./feeds.ts";
+import { listTownFeeds, type FeedSourceRow } from "./feeds.ts";
 
 // Directory sources (migration 020): the provenance of town feeds added from the directory, staff
 // blocks (a host or a source, everywhere) and the directory feeds an operator removed from a town.
@@ -127,4 +127,9 @@ export function townSourceList(db: DB, placeGeoid: string) {
     status: f.status,
     lastCheckedAt: f.verified_at ?? f.items_fetched_at,
   }));
+}
+
+/** A feed address already fetched (by any town): its validators and last good items, for a conditional re-check. */
+export function feedSourceByUrl(db: DB, url: string): FeedSourceRow | undefined {
+  return stmt(db, "SELECT * FROM feed_sources WHERE url = ?").get(url) as FeedSourceRow | undefined;
 }

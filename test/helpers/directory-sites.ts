@@ -15,6 +15,8 @@ export interface Answer {
   body?: string;
   /** A redirect's target (status 302 unless given). */
   location?: string;
+  /** Sent as ETag; a request with the same If-None-Match is answered 304. */
+  etag?: string;
 }
 
 export interface Site {
@@ -24,6 +26,8 @@ export interface Site {
   set(path: string, answer: Answer | ((req: URL) => Answer)): void;
   /** Requests received, as path + query, in order. */
   readonly requests: string[];
+  /** Requests' If-None-Match headers ("" when none), in order. */
+  readonly conditions: string[];
   /** Requests' User-Agent headers. */
   readonly userAgents: string[];
   close(): Promise<void>;
@@ -32,11 +36,13 @@ export interface Site {
 export async function startSite(): Promise<Site> {
   const routes = new Map<string, Answer | ((req: URL) => Answer)>();
   const requests: string[] = [];
+  const conditions: string[] = [];
   const userAgents: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push(url.pathname + url.search);
     userAgents.push(String(req.headers["user-agent"] ?? ""));
+    conditions.push(String(req.headers["if-none-match"] ?? ""));
     // CivicPlus addresses are matched with their query; feeds and pages by path.
     const route = routes.get(url.pathname + url.search) ?? routes.get(url.pathname);
     const a = typeof route === "function" ? route(url) : route;
@@ -48,7 +54,11 @@ export async function startSite(): Promise<Site> {
       res.writeHead(a.status ?? 302, { Location: a.location });
       return res.end();
     }
-    res.writeHead(a.status ?? 200, { "Content-Type": a.type ?? "text/html; charset=utf-8" });
+    if (a.etag && req.headers["if-none-match"] === a.etag) {
+      res.writeHead(304, { ETag: a.etag });
+      return res.end();
+    }
+    res.writeHead(a.status ?? 200, { "Content-Type": a.type ?? "text/html; charset=utf-8", ...(a.etag ? { ETag: a.etag } : {}) });
     res.end(a.body ?? "");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -57,6 +67,7 @@ export async function startSite(): Promise<Site> {
     url: `http://127.0.0.1:${port}`,
     set: (path, answer) => void routes.set(path, answer),
     requests,
+    conditions,
     userAgents,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -141,10 +152,10 @@ export function wordPressHome(name: string, origin: string): string {
 <body class="home blog"><h1>${name}</h1></body></html>`;
 }
 
-export function wordPressSite(site: Site, options: { name: string; items: FeedItemInput[]; robots?: string }) {
+export function wordPressSite(site: Site, options: { name: string; items: FeedItemInput[]; robots?: string; etag?: string }) {
   site.set("/", { body: wordPressHome(options.name, site.url) });
   site.set("/robots.txt", { type: "text/plain", body: options.robots ?? "User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n" });
-  site.set("/feed/", { type: RSS, body: rssFeed(options.name, options.items, `${site.url}/`) });
+  site.set("/feed/", { type: RSS, body: rssFeed(options.name, options.items, `${site.url}/`), etag: options.etag });
   site.set("/comments/feed/", { type: RSS, body: rssFeed(`Comments for ${options.name}`, [{ title: "Comment on Council approves rates by Bob", link: `${site.url}/c/1`, published: "2026-11-23T10:00:00Z" }], `${site.url}/`) });
   return { feed: `${site.url}/feed/` };
 }

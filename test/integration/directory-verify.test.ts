@@ -48,7 +48,7 @@ beforeAll(async () => {
     ],
     agendas: [{ title: "City Council Regular Meeting - Dec 1, 2026", link: `${civic.url}/AgendaCenter/ViewFile/Agenda/_12012026-312`, published: ago(2) }],
   });
-  wordPressSite(times, { name: "The Ely Times", items: [
+  wordPressSite(times, { name: "The Ely Times", etag: '"wp-1"', items: [
     { title: "Council approves new water rates", link: `${times.url}/2026/11/23/council-approves-water-rates/`, published: ago(1) },
     { title: "Lady Bobcats open season with win", link: `${times.url}/2026/11/21/lady-bobcats-win/`, published: ago(3) },
   ] });
@@ -215,6 +215,10 @@ describe("npm run admin -- directory verify SLUG", () => {
     expect(stdout).toMatch(/^VERIFIED +#\d+ Great Basin Sun \(news, county-wide\)/m);
     expect(stdout).toMatch(/tried recorded: http:\/\/127\.0\.0\.1:\d+\/rss\/news-2016\.xml -> failed: the server answered 404/);
     expect((await feedsOf()).length).toBe(7);
+    // The paper's feed, fetched before, was asked conditionally and answered 304: its stored items were judged.
+    const feedAsks = times.requests.map((r, i) => [r, times.conditions[i]]).filter(([r]) => r === "/feed/");
+    expect(feedAsks).toEqual([["/feed/", ""], ["/feed/", '"wp-1"']]);
+    expect(stdout).toMatch(/tried home page: http:\/\/127\.0\.0\.1:\d+\/feed\/ -> ok: 2 item\(s\), 2 from the last 21 days/);
   }, 60_000);
 });
 
