@@ -21,7 +21,8 @@ function wordPattern(word: string): string {
   for (const [test, pattern] of VARIANTS) if (test.test(word)) return pattern;
   const [first, ...rest] = [...word];
   if (!first) return "";
-  const restPattern = rest.map((c) => (/\p{L}/u.test(c) ? `[${escape(c.toLowerCase())}${escape(c.toUpperCase())}]` : escape(c))).join("");
+  // Papers write "St. Mary's" with a straight or a curly apostrophe.
+  const restPattern = rest.map((c) => (/\p{L}/u.test(c) ? `[${escape(c.toLowerCase())}${escape(c.toUpperCase())}]` : /['’]/.test(c) ? "['’]" : escape(c))).join("");
   return `${escape(first)}${restPattern}`;
 }
 

@@ -25,6 +25,8 @@ describe("townNameMatcher", () => {
     expect(stGeorge("Saint George council weighs new parking rules")).toBe(true);
     expect(stGeorge("St George man honored for service")).toBe(true);
     expect(stGeorge("George Washington statue returns to park")).toBe(false);
+    expect(townNameMatcher("St. Mary's")("Saint Mary’s clinic opens new wing")).toBe(true);
+    expect(townNameMatcher("Carlisle-Rockledge")("Carlisle-Rockledge water board meets")).toBe(true);
     const mtVernon = townNameMatcher("Mount Vernon");
     expect(mtVernon("Mt. Vernon schools delay start after ice")).toBe(true);
     const hope = townNameMatcher("Hope");
