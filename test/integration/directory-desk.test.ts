@@ -44,6 +44,19 @@ afterAll(async () => {
   await paper?.close();
 });
 
+/** With SCREENSHOT_DIR set, the desk's Feeds section at 390 px (for looking at, not asserted). */
+async function shoot(html: string, name: string) {
+  fs.mkdirSync(process.env.SCREENSHOT_DIR!, { recursive: true });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+    await page.setContent(html.replace(/<head>/, `<head><base href="${server.url}/">`));
+    await page.locator("#feeds").screenshot({ path: path.join(process.env.SCREENSHOT_DIR!, name) });
+  } finally {
+    await browser.close();
+  }
+}
+
 describe("directory sources on the operator desk", () => {
   it("checks the directory now and lists the source found, marked as the directory's", async () => {
     const before = await deskHtml();
@@ -55,6 +68,7 @@ describe("directory sources on the operator desk", () => {
     const html = await deskHtml();
     expect(html).toContain("<strong>The Ely Times</strong> (RSS)");
     expect(html).toContain(`From the town directory: <a href="${paper.url}/" rel="nofollow noopener">${new URL(paper.url).host}</a>. Checked`);
+    if (process.env.SCREENSHOT_DIR) await shoot(html, "directory-desk-listed-390.png");
     // Pressed again at once: the site is not asked again.
     const asked = paper.requests.length;
     await postForm(jar, `${desk()}/directory/check`, { csrf: csrfOf(html) });
@@ -77,17 +91,7 @@ describe("directory sources on the operator desk", () => {
     expect(paper.requests.length).toBeGreaterThan(requestsBefore);
     expect(html).not.toMatch(/feeds\/\d+\/remove/);
     expect(html).toContain("Restore The Ely Times");
-    if (process.env.SCREENSHOT_DIR) {
-      fs.mkdirSync(process.env.SCREENSHOT_DIR, { recursive: true });
-      const browser = await launchChromium();
-      try {
-        const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
-        await page.setContent(html.replace(/<head>/, `<head><base href="${server.url}/">`));
-        await page.locator("#feeds").screenshot({ path: path.join(process.env.SCREENSHOT_DIR, "directory-desk-removed-390.png") }).catch(() => page.screenshot({ path: path.join(process.env.SCREENSHOT_DIR!, "directory-desk-removed-390.png"), fullPage: true }));
-      } finally {
-        await browser.close();
-      }
-    }
+    if (process.env.SCREENSHOT_DIR) await shoot(html, "directory-desk-removed-390.png");
     const restored = await postForm(jar, `${desk()}/directory/restore`, { csrf: csrfOf(html), url: `${paper.url}/feed/` });
     expect(restored.headers.get("location")).toBe("/operator/towns/ely-nevada?done=directory-restored#feeds");
     html = await (await getWith(jar, `${server.url}${restored.headers.get("location")}`)).text();
