@@ -5,6 +5,7 @@ import { loadConfig, type Config } from "../src/config.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { startBackupSchedule } from "../src/services/backups.ts";
 import { importDirectoryOnStart } from "../src/services/directory-import.ts";
+import { startDirectoryChecks } from "../src/services/directory-verify.ts";
 import { startMailSender } from "../src/services/mail-sender.ts";
 import { startMorningSchedule } from "../src/services/morning-schedule.ts";
 import { refreshSearchSets } from "../src/services/search.ts";
@@ -88,6 +89,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
   // BACKUP_TARGET: a checked copy of the database uploaded every BACKUP_INTERVAL_SECONDS.
   const backups = config.backup.target ? startBackupSchedule(config, ctx.log) : undefined;
+  // The town directory's candidates, a few sites an hour (DIRECTORY_CHECKS_PER_HOUR; 0 turns it off).
+  const directoryChecks = startDirectoryChecks(ctx);
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -101,6 +104,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
       const jobs = Promise.all([
         morning?.stop(),
         backups?.stop(),
+        directoryChecks?.stop(),
         (stopSearchSets.abort(), searchSets),
         mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
       ]);

@@ -25,6 +25,9 @@
  *       prints what matched and the counts; running it again changes nothing (docs/sources.md)
  *   npm run admin -- directory list SLUG    a town's candidate sources (kind, scope, name, URL, feeds, dataset
  *       and row, verification) and the feeds verified from them
+ *   npm run admin -- directory verify SLUG  try that town's directory candidates now; prints the outcome of each
+ *   npm run admin -- directory block host|source VALUE [--reason "..."]   keep a host or one address out everywhere
+ *   npm run admin -- directory unblock host|source VALUE | blocks
  */
 import fs from "node:fs";
 import { z } from "zod";
@@ -54,7 +57,7 @@ function usage(): never {
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
     "       npm run admin -- clicks SLUG [--csv] | clicks --order ID [--csv]\n" +
-    "       npm run admin -- directory import | list SLUG");
+    "       npm run admin -- directory import | list SLUG | verify SLUG | block host|source VALUE [--reason \"...\"] | unblock host|source VALUE | blocks");
   process.exit(2);
 }
 
@@ -124,7 +127,7 @@ if (command === "suppress") {
 } else if (command === "clicks") {
   process.exitCode = clicks(arg, rest);
 } else if (command === "directory") {
-  process.exitCode = await directory(arg, rest);
+  process.exitCode = arg === "import" || arg === "list" ? await directory(arg, rest) : await directorySources(arg, rest);
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }
@@ -189,6 +192,42 @@ async function directory(sub: string | undefined, args: string[]): Promise<numbe
   };
   if (!sub || !commands[sub]) usage();
   return commands[sub]();
+}
+
+/** Verifying directory candidates and blocking sources, through the same operations as /admin/towns/{slug}/directory/verify and /admin/directory/blocks. */
+async function directorySources(sub: string | undefined, args: string[]): Promise<number> {
+  const flag = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  if (sub === "verify") {
+    if (!args[0]) usage();
+    const result = await runAsStaff(operationsById.adminVerifyDirectory, { slug: args[0] });
+    if (!result.ok) return 1;
+    const r = result.data as { town: { name: string; state: string }; candidates: Array<{ id: number; name: string; url: string; kind: string; scope: string; status: string; detail: string; feeds: Array<{ id: number; url: string; kind: string; action: string }>; tried: Array<{ url: string; via: string; outcome: string; detail: string }> }> };
+    console.log(`${r.town.name}, ${r.town.state}: ${r.candidates.length} candidate(s)`);
+    for (const c of r.candidates) {
+      console.log(`${c.status.toUpperCase().padEnd(9)} #${c.id} ${c.name} (${c.kind}${c.scope === "county" ? ", county-wide" : ""}) ${c.url}`);
+      for (const f of c.feeds) console.log(`          ${f.action} feed ${f.id} (${f.kind}) ${f.url}`);
+      for (const t of c.tried) console.log(`          tried ${t.via}: ${t.url} -> ${t.outcome}: ${t.detail}`);
+      if (c.tried.length === 0) console.log(`          ${c.detail}`);
+    }
+    return r.candidates.some((c) => c.status === "verified") || r.candidates.length === 0 ? 0 : 3;
+  }
+  if (sub === "blocks") {
+    const result = await runAsStaff(operationsById.adminListDirectoryBlocks, {});
+    if (!result.ok) return 1;
+    const list = (result.data as { blocks: Array<{ kind: string; value: string; reason: string | null; createdAt: string }> }).blocks;
+    for (const b of list) console.log(`${b.kind.padEnd(6)} ${b.value}  ${b.createdAt}${b.reason ? `  ${b.reason}` : ""}`);
+    console.log(`${list.length} block(s)`);
+    return 0;
+  }
+  if ((sub === "block" || sub === "unblock") && (args[0] === "host" || args[0] === "source") && args[1]) {
+    const op = sub === "block" ? operationsById.adminBlockDirectorySource : operationsById.adminUnblockDirectorySource;
+    const result = await runAsStaff(op, { kind: args[0], value: args[1], ...(flag("--reason") ? { reason: flag("--reason") } : {}) });
+    if (!result.ok) return 1;
+    const d = result.data as { block?: { kind: string; value: string }; removedFeeds?: number; unblocked?: boolean };
+    console.log(sub === "block" ? `blocked ${d.block!.kind} ${d.block!.value}; ${d.removedFeeds} directory feed(s) removed` : d.unblocked ? `unblocked ${args[0]} ${args[1]}` : `${args[0]} ${args[1]} was not blocked`);
+    return 0;
+  }
+  usage();
 }
 
 /** One operation as staff: admitted, its input validated like HTTP's, run; problems printed as `code: detail`. */

@@ -62,7 +62,7 @@ function createSourceProviders(config: Config, log: Logger): AppContext["sources
     alerts,
     alertsCache: createAlertsCache({ provider: alerts, now: () => config.now(), log }),
     airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs }),
-    feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent }),
+    feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent, allowAddresses: s.feedsAllowAddresses }),
   };
 }
 

@@ -149,6 +149,12 @@ export interface SourcesConfig {
   feedTimeoutMs: number;
   /** `FEED_HOST_CONCURRENCY`: feed fetches in flight to one host during the morning refresh. */
   feedHostConcurrency: number;
+  /** `FEEDS_ALLOW_ADDRESSES`: comma-separated addresses or CIDR ranges fetched even though private (tests reach 127.0.0.1 while every other private address stays refused). */
+  feedsAllowAddresses: string[];
+  /** `LEGISTAR_API_URL`: Legistar's public Web API origin (council meetings of the directory's Legistar clients). */
+  legistarApiUrl: string;
+  /** `DIRECTORY_CHECKS_PER_HOUR`: directory sites the server verifies per hour in the background (0: off). */
+  directoryChecksPerHour: number;
 }
 
 export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
@@ -166,6 +172,9 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     feedMaxBytes: positive("FEED_MAX_BYTES", 2 * 1024 * 1024),
     feedTimeoutMs: positive("FEED_TIMEOUT_MS", 5000),
     feedHostConcurrency: positive("FEED_HOST_CONCURRENCY", 4),
+    feedsAllowAddresses: (env.FEEDS_ALLOW_ADDRESSES ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    legistarApiUrl: origin("LEGISTAR_API_URL", "https://webapi.legistar.com"),
+    directoryChecksPerHour: env.DIRECTORY_CHECKS_PER_HOUR === "0" ? 0 : positive("DIRECTORY_CHECKS_PER_HOUR", 12),
   };
 }
 

@@ -122,10 +122,16 @@ function feedsSection(v: TownDesk, o: DeskOptions, csrfField: string): string {
   const err = o.feed?.error;
   const rows = v.feeds.map((f) => `<li class="listing"><p><strong>${e(f.title)}</strong> (${f.kind === "ical" ? "calendar" : e(f.kind.toUpperCase())})</p>
 <p><a href="${e(f.url)}" rel="nofollow noopener">${e(f.url)}</a></p>
+${f.addedBy === "directory" ? `<p data-testid="feed-origin">From the town directory${f.homeUrl ? `: <a href="${e(f.homeUrl)}" rel="nofollow noopener">${e(new URL(f.homeUrl).host)}</a>` : ""}${f.scope === "county" ? ", county-wide: only its items that name the town are shown" : ""}. Checked ${f.verifiedAt ? e(when(f.verifiedAt)) : "not yet"}; checked again each week.</p>` : ""}
 <p data-testid="feed-status">${f.status === "failing" ? `<strong class="form-error">Failing</strong>: ${e(f.lastError ?? "")}` : f.lastError ? `Last fetch failed: ${e(f.lastError)}` : "Working"}. Last fetch: ${f.lastFetchedAt ? e(when(f.lastFetchedAt)) : "not yet"}. Items: ${f.itemCount}.</p>
 <form method="post" action="/operator/towns/${slug}/feeds/${f.id}/remove">${csrfField}<button type="submit" class="secondary">Remove ${e(f.title.slice(0, 40))}</button></form></li>`).join("\n");
-  return `<p>Your town's public calendars (iCalendar, .ics) and news feeds (RSS or Atom): each morning's edition lists the coming events and new headlines from them.</p>
+  const removed = v.directoryRemoved.map((r) => `<li class="listing"><p><strong>${e(r.title)}</strong>: <a href="${e(r.url)}" rel="nofollow noopener">${e(r.url)}</a></p>
+<p>Removed ${e(when(r.removedAt))}.</p>
+<form method="post" action="/operator/towns/${slug}/directory/restore">${csrfField}<input type="hidden" name="url" value="${e(r.url)}"><button type="submit" class="secondary">Restore ${e(r.title.slice(0, 40))}</button></form></li>`).join("\n");
+  return `<p>Your town's public calendars (iCalendar, .ics) and news feeds (RSS or Atom): each morning's edition lists the coming events and new headlines from them. Sources marked "from the town directory" were found in open directories of local news and government sites and are checked each week; remove any you do not want.</p>
 ${v.feeds.length ? `<ul class="plain">${rows}</ul>` : "<p>No feed yet.</p>"}
+${removed ? `<h3>Removed directory sources</h3>\n<ul class="plain">${removed}</ul>` : ""}
+${v.directoryCandidates > 0 ? `<form method="post" action="/operator/towns/${slug}/directory/check">${csrfField}<p>The town directory knows ${v.directoryCandidates} possible ${v.directoryCandidates === 1 ? "source" : "sources"} for your town, checked each week.</p><div class="actions"><button type="submit" class="secondary">Check the town directory now</button></div></form>` : ""}
 <form method="post" action="/operator/towns/${slug}/feeds#feeds" novalidate>${csrfField}
 <label for="feed-url">Address of a calendar or news feed</label>
 <input id="feed-url" name="url" type="url" inputmode="url" value="${e(o.feed?.url ?? "")}" placeholder="https://"${err ? ` aria-invalid="true" aria-describedby="feed-url-error"` : ""}>

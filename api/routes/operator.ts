@@ -7,7 +7,7 @@ import { escapeHtml as e } from "../../src/core/email-render.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import {
-  addDeskFeed, cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, removeDeskFeed, removeNote, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
+  addDeskFeed, cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, checkDeskDirectory, removeDeskFeed, removeNote, restoreDeskDirectorySource, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
   SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, clicksCsvOf, townDesk,
 } from "../../src/services/operator-desk.ts";
 import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/payouts.ts";
@@ -277,6 +277,28 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
     return see(`/operator/towns/${slug}?done=feed-removed#feeds`);
   }));
 
+  app.post("/operator/towns/:slug/directory/restore", (event) => signedInPost(event, async (email, body) => {
+    const slug = event.context.params!.slug;
+    if (!SLUG.test(slug)) return desk(event, email, "-");
+    try {
+      await restoreDeskDirectorySource(ctx, email, slug, (body.get("url") ?? "").slice(0, 4000));
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "not_found")) throw err;
+    }
+    return see(`/operator/towns/${slug}?done=directory-restored#feeds`);
+  }));
+
+  app.post("/operator/towns/:slug/directory/check", (event) => signedInPost(event, async (email) => {
+    const slug = event.context.params!.slug;
+    if (!SLUG.test(slug)) return desk(event, email, "-");
+    try {
+      await checkDeskDirectory(ctx, email, slug);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "not_found")) throw err;
+    }
+    return see(`/operator/towns/${slug}?done=directory-checked#feeds`);
+  }));
+
   app.post("/operator/towns/:slug/lease/cancel", (event) => signedInPost(event, async (email) => {
     const slug = event.context.params!.slug;
     if (!SLUG.test(slug)) return desk(event, email, "-");
@@ -308,7 +330,9 @@ const NOTICES: Record<string, string> = {
   "note-saved": "Your note is saved: it appears in that morning's edition, under the greeting.",
   "note-deleted": "The note is deleted.",
   "feed-added": "The feed is added: the next edition lists what it carries.",
-  "feed-removed": "The feed is removed.",
+  "feed-removed": "The feed is removed. A source from the town directory stays removed until you restore it.",
+  "directory-restored": "Restored: the source was checked again and, if it still works, is back in your town's feeds.",
+  "directory-checked": "The town directory's sources were checked: those that work are listed below.",
   approved: "Approved: the listing is published (or, for a paid tier, its buyer has the payment link).",
   rejected: "Rejected: the buyer is emailed your reason.",
   cancelled: "Your lease is cancelled. The town stays yours until the end of the paid period.",

@@ -23,6 +23,9 @@ export const TownFeed = z.object({
   consecutiveFailures: z.int().nonnegative(),
   itemsFetchedAt: z.string().nullable().meta({ description: "When the kept items were last confirmed (a 200 or a 304)" }),
   itemCount: z.int().nonnegative().meta({ description: "Events (occurrences over the coming weeks) or headlines kept from the last good fetch" }),
+  scope: z.enum(["town", "county"]).optional().meta({ description: "Directory feeds: `county` for a county-wide outlet, whose items reach the town only when they name it" }),
+  homeUrl: z.string().nullable().optional().meta({ description: "Directory feeds: the outlet's site, credited in the edition" }),
+  verifiedAt: z.string().nullable().optional().meta({ description: "Directory feeds: when it last passed verification (re-checked weekly, dropped after failing for a week)" }),
 }).meta({ id: "TownFeed" });
 
 export const TownFeedList = z.object({ feeds: z.array(TownFeed) });

@@ -51,6 +51,7 @@ export const CalendarEvent = z.object({
   sponsored: z.boolean().meta({ description: "A paid placement (standard or featured listing): shown labelled Sponsored, its links rel=\"sponsored\"" }),
   source: z.string().optional().meta({ description: "Who publishes the event when it comes from one of the town's public calendars (iCalendar feeds), e.g. `White Pine County Library`; absent for listings" }),
   allDay: z.boolean().optional().meta({ description: "True for an all-day event (`startsAt` is then a date)" }),
+  agendaUrl: z.url().optional().meta({ description: "A public meeting's agenda (council meetings from Legistar), when published" }),
 }).meta({ id: "CalendarEvent", description: "An event on the town's public calendar: a listing (free, standard or featured) or an event from one of the town's public iCalendar feeds. Times are the town's local wall time." });
 
 export const DirectoryListing = z.object({
@@ -65,6 +66,17 @@ export const DirectoryListing = z.object({
   category: z.string().optional(),
 }).meta({ id: "DirectoryListing", description: "A business in the town's directory" });
 
+export const TownSource = z.object({
+  name: z.string().meta({ description: "The outlet or organisation readers see credited (\"The Ely Times\", \"City of Ely\")" }),
+  url: z.url().meta({ description: "Its site (directory sources), else the feed's address" }),
+  feedUrl: z.url().meta({ description: "The feed, calendar or API address fetched each morning" }),
+  kind: z.enum(["news", "calendar"]).meta({ description: "`news`: headlines (RSS, Atom, JSON Feed); `calendar`: events and meetings (iCalendar, Legistar)" }),
+  countyWide: z.boolean().meta({ description: "A county-wide outlet: only its items that name the town are shown" }),
+  addedBy: z.enum(["directory", "staff", "operator"]).meta({ description: "`directory`: found and verified from the open datasets of local sources; `staff` or the town's `operator` added it by hand" }),
+  status: z.enum(["ok", "failing"]).meta({ description: "`failing` after 3 mornings without a good fetch (a directory source is dropped after failing for a week)" }),
+  lastCheckedAt: z.string().nullable().meta({ description: "When it last passed verification (directory sources) or was last fetched good (ISO instant)" }),
+}).meta({ id: "TownSource", description: "A public source the town's edition draws headlines or events from" });
+
 export const ArchiveEntry = z.object({ date: IsoDate, subject: z.string() }).meta({ id: "ArchiveEntry" });
 
 export const CityResponse = z.object({
@@ -76,6 +88,7 @@ export const CityResponse = z.object({
   census: Census.optional(),
   events: z.array(CalendarEvent).meta({ description: "Upcoming events on the town's calendar, soonest first (featured first within a day)" }),
   directory: z.array(DirectoryListing).meta({ description: "Current business directory listings, featured first" }),
+  sources: z.array(TownSource).optional().meta({ description: "The town's public sources of headlines and events (news sites, the city's site, council meetings), with their status" }),
 }).meta({ id: "CityResponse" });
 
 export const ArchiveResponse = z.object({
@@ -105,6 +118,7 @@ export type ArchiveResponse = z.infer<typeof ArchiveResponse>;
 export type FactsDataset = z.infer<typeof FactsDataset>;
 export type CalendarEvent = z.infer<typeof CalendarEvent>;
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
+export type TownSource = z.infer<typeof TownSource>;
 
 export const WeatherAlert = z.object({
   id: z.string().meta({ description: "The alert's NWS identifier (a URN), stable across updates" }),

@@ -11,6 +11,8 @@ export interface CalendarOccurrence {
   title: string;
   description: string;
   url: string | null;
+  /** A public meeting's agenda (Legistar's EventAgendaFile), when published. */
+  agendaUrl?: string | null;
   venue: string | null;
   allDay: boolean;
   /** `YYYY-MM-DD` (all-day), an ISO instant ending in `Z`, or floating wall time `YYYY-MM-DDTHH:mm` (no zone in the feed). */
@@ -52,6 +54,7 @@ export function feedEventsFor(occurrences: CalendarOccurrence[], options: { feed
       allDay: o.allDay,
       venue: o.venue,
       source: options.source,
+      ...(o.agendaUrl ? { agendaUrl: o.agendaUrl } : {}),
     });
   }
   return events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));

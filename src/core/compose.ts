@@ -9,7 +9,7 @@ import { addDays } from "./holidays.ts";
 import type { SunTimes } from "./sun.ts";
 import { safeUrl } from "./safe-url.ts";
 import { noteSection } from "./note.ts";
-import type { Headline, TownSources, WeatherAlert } from "./town-sources.ts";
+import type { Headline, SourceCredit, TownSources, WeatherAlert } from "./town-sources.ts";
 import { activeAlerts, airQualityLine, alertInstruction, alertSummary, alertUntil, endsToday } from "./alerts.ts";
 import { archiveNotes, type DayWeather } from "./archive-notes.ts";
 import { clockWords, eventWhenWords, feedEventToCalendar } from "./event-time.ts";
@@ -185,7 +185,7 @@ export function eventLine(e: CalendarEvent, withDay: boolean): string {
   const when = whenWords(e, withDay);
   const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 240)}` : "";
   const from = sourceNote(e);
-  return `- ${label}**${escapeMarkdown(e.title, TITLE_MAX)}**${when ? `, ${escapeMarkdown(when, 200)}` : ""}.${desc}${from}${linkSuffix(e.url, "Details", e.sponsored)}`;
+  return `- ${label}**${escapeMarkdown(e.title, TITLE_MAX)}**${when ? `, ${escapeMarkdown(when, 200)}` : ""}.${desc}${from}${linkSuffix(e.url, "Details", e.sponsored)}${linkSuffix(e.agendaUrl, "Agenda")}`;
 }
 
 /** "From City of Ely." for an event of a public calendar, unless its venue already names the source. */
@@ -299,7 +299,8 @@ function capitalise(s: string): string {
 function headlineLine(h: Headline): string {
   const url = safeUrl(h.url);
   const title = escapeMarkdown(h.title, 200);
-  return `${url ? `[${title}](${url})` : title} (${escapeMarkdown(h.outlet, TITLE_MAX)})`;
+  // A county-wide outlet's item is here because it names the town: the reader is told whose it is.
+  return `${url ? `[${title}](${url})` : title} (${escapeMarkdown(h.outlet, TITLE_MAX)}${h.countyWide ? ", county-wide" : ""})`;
 }
 
 /** The lead when it is not a warning (a warning's own section leads then). */
@@ -311,7 +312,7 @@ function leadSection(lead: Lead | null): string[] {
     const desc = e.description.trim() ? ` ${escapeMarkdown(sentenceOf(e.description), 400)}` : "";
     return [
       `## Today: ${escapeMarkdown(e.title, TITLE_MAX)}`, "",
-      `${e.sponsored ? `${SPONSORED}. ` : ""}${when ? `**${escapeMarkdown(capitalise(when), 200)}.**` : ""}${desc}${sourceNote(e)}${linkSuffix(e.url, "Details", e.sponsored)}`, "",
+      `${e.sponsored ? `${SPONSORED}. ` : ""}${when ? `**${escapeMarkdown(capitalise(when), 200)}.**` : ""}${desc}${sourceNote(e)}${linkSuffix(e.url, "Details", e.sponsored)}${linkSuffix(e.agendaUrl, "Agenda")}`, "",
     ];
   }
   if (lead.kind === "headline") return ["## Top story", "", headlineLine(lead.headline), ""];
@@ -407,16 +408,25 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   ];
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
   lines.push(...sunSection(i.sun), ...holidaySection(i.holidays));
-  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null), "");
+  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming])), "");
   const draft = lines.join("\n");
   const minutes = readingMinutes(draft);
   const markdown = draft.replace(READ_TIME_MARK, `a ${minutes}-minute read`);
   return { subject: subjectOf(i, cal, lead), markdown, factKey: i.censusFact?.key ?? null, lead: lead?.kind ?? null };
 }
 
-/** Who the edition's figures come from (Open-Meteo's CC BY 4.0 asks for the credit). */
-function sourcesLine(warnings: boolean, airQuality: boolean): string {
+/** The town's public sources this edition drew on (a headline or an event of its week), each once. */
+function creditsUsed(credits: SourceCredit[], headlines: Headline[], events: CalendarEvent[]): SourceCredit[] {
+  const used = new Set([...headlines.map((h) => h.outlet), ...events.map((e) => e.source).filter(Boolean)]);
+  const seen = new Set<string>();
+  return credits.filter((c) => used.has(c.name) && !seen.has(c.name) && (seen.add(c.name), true));
+}
+
+/** Who the edition's figures come from (Open-Meteo's CC BY 4.0 asks for the credit), and the local outlets it drew on. */
+function sourcesLine(warnings: boolean, airQuality: boolean, local: SourceCredit[] = []): string {
+  const outlets = local.map((c) => `${safeUrl(c.url) ? `[${escapeMarkdown(c.name, TITLE_MAX)}](${safeUrl(c.url)})` : escapeMarkdown(c.name, TITLE_MAX)}${c.countyWide ? " (county-wide)" : ""}`);
   return [
+    outlets.length ? `Local news and meetings: ${outlets.join(", ")}.` : "",
     warnings ? "Warnings: National Weather Service." : "",
     `Forecast${airQuality ? " and air quality" : ""}: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).`,
     "Census figures: U.S. Census Bureau.",

@@ -71,5 +71,6 @@ export function feedEventToCalendar(e: FeedEvent): CalendarEvent {
     id: e.id, title: e.title, description: e.description, url: safeUrl(e.url), startsAt: e.startsAt,
     ...(e.endsAt ? { endsAt: e.endsAt } : {}), ...(e.venue ? { venue: e.venue } : {}),
     featured: false, sponsored: false, source: e.source, allDay: e.allDay,
+    ...(safeUrl(e.agendaUrl) ? { agendaUrl: safeUrl(e.agendaUrl)! } : {}),
   };
 }

@@ -53,6 +53,8 @@ export interface FeedEvent {
   venue: string | null;
   /** Who publishes it: the feed's title ("White Pine County Library"). */
   source: string;
+  /** A public meeting's agenda (council meetings from Legistar), when published. */
+  agendaUrl?: string | null;
 }
 
 /** One item from a town's RSS or Atom feed: its title and link only, never the article's text. */
@@ -65,6 +67,15 @@ export interface Headline {
   outlet: string;
   /** ISO 8601, when the feed gives one. */
   publishedAt: string | null;
+  /** From a county-wide outlet (shown because it names the town): the edition says so. */
+  countyWide?: boolean;
+}
+
+/** A public source the edition drew on (a town feed): credited by name with a link to its site. */
+export interface SourceCredit {
+  name: string;
+  url: string;
+  countyWide: boolean;
 }
 
 /** Everything public sources add to one town's edition of one date. */
@@ -76,6 +87,8 @@ export interface TownSources {
   events: FeedEvent[];
   /** New items not yet shown in an earlier edition of this town, newest first, at most 5. */
   headlines: Headline[];
+  /** The town's feeds with a site to credit (directory sources); the edition names those it drew on. */
+  credits?: SourceCredit[];
 }
 
 /** A feed's last good items serve for a day after they were fetched (with the hours a morning run may drift). */

@@ -7,6 +7,7 @@ import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
 import type { ArchiveEntry } from "../store/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
+import { outletGives, outletsOf } from "../core/source-outlets.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
 
@@ -70,7 +71,7 @@ function listingsSections(view: CityView): string[] {
   if (view.events.length) {
     out.push("## Calendar", "", ...view.events.map((e) => {
       const when = eventWhenWords({ startsAt: e.startsAt, endsAt: e.endsAt, allDay: e.allDay, venue: e.venue }, { withDay: true });
-      return `- ${label(e.sponsored)}${e.url ? mdLink(e.title, e.url) : md(e.title)}, ${md(when)}${e.description ? `: ${md(e.description)}` : ""}${e.source ? ` (from ${md(e.source)})` : ""}`;
+      return `- ${label(e.sponsored)}${e.url ? mdLink(e.title, e.url) : md(e.title)}, ${md(when)}${e.description ? `: ${md(e.description)}` : ""}${e.agendaUrl ? ` ${mdLink("Agenda", e.agendaUrl)}` : ""}${e.source ? ` (from ${md(e.source)})` : ""}`;
     }), "");
   }
   if (view.directory.length) {
@@ -104,6 +105,10 @@ export function cityMarkdown(base: string, view: CityView): string {
     if (body) out.push(demoteHeadings(body, 2), "");
   }
   out.push(...listingsSections(view));
+  // Where the edition's headlines and events come from (the page's "Where this comes from").
+  if (view.sources?.length) {
+    out.push("## Where this comes from", "", ...outletsOf(view.sources).map((s) => `- ${mdLink(s.name, s.url)}: ${outletGives(s)}${s.countyWide ? `, county-wide (only its items that name ${md(view.place.name)})` : ""}`), "");
+  }
   out.push("## Archive", "");
   for (const a of archive) out.push(`- ${mdLink(a.date, `${page}/${a.date}.md`)}: ${md(a.subject)}`);
   if (view.archiveTotal > archive.length) {

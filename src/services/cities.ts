@@ -1,3 +1,4 @@
+import { townSourceList } from "../store/directory-sources.ts";
 import type { Census, CensusCitiesResponse, CitiesResponse, CityResponse } from "../contract/resources.ts";
 import { censusValues, censusYear } from "../core/census-fields.ts";
 import { AppError } from "../core/errors.ts";
@@ -91,5 +92,6 @@ export function getCity(ctx: AppContext, slug: string | undefined): CityResponse
     census: censusOf(place),
     events,
     directory,
+    sources: townSourceList(ctx.db, place.geoid),
   };
 }

@@ -3,9 +3,11 @@ import { AppError } from "../core/errors.ts";
 import { checkFeedUrl } from "../integrations/feeds/fetch.ts";
 import type { CalendarOccurrence } from "../core/calendar-events.ts";
 import { looksLikeCalendar, parseCalendar } from "../integrations/feeds/ical.ts";
+import { looksLikeLegistarEvents, parseLegistarEvents } from "../integrations/feeds/legistar.ts";
 import { parseSyndication, type StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
 import { deleteTownFeed, insertTownFeed, listTownFeeds, townFeedByUrl, type FeedKind, type TownFeedView } from "../store/feeds.ts";
+import { addRemoval } from "../store/directory-sources.ts";
 import { requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 
@@ -29,10 +31,13 @@ export interface ParsedFeed {
 
 /** Parses a fetched body as a calendar or a feed; throws SourceError("invalid") for anything else. */
 export function parseFeedBody(body: string, url: string, now: Date): ParsedFeed {
+  const window = { from: new Date(now.getTime() - CALENDAR_BEHIND_MS), to: new Date(now.getTime() + CALENDAR_AHEAD_MS) };
   if (looksLikeCalendar(body)) {
-    const cal = parseCalendar(body, { from: new Date(now.getTime() - CALENDAR_BEHIND_MS), to: new Date(now.getTime() + CALENDAR_AHEAD_MS) });
+    const cal = parseCalendar(body, window, url);
     return { kind: "ical", title: cal.title, items: cal.occurrences };
   }
+  // Legistar's events API: a calendar of meetings (stored as kind `ical`, a calendar, with its body kept the same way).
+  if (looksLikeLegistarEvents(body)) return { kind: "ical", title: null, items: parseLegistarEvents(body, window) };
   const feed = parseSyndication(body, url);
   return { kind: feed.kind, title: feed.title, items: feed.items };
 }
@@ -66,6 +71,7 @@ export function townFeedOf(row: TownFeedView): TownFeed {
     consecutiveFailures: row.consecutive_failures,
     itemsFetchedAt: row.items_fetched_at,
     itemCount: row.item_count,
+    ...(row.added_by === "directory" ? { scope: row.scope, homeUrl: row.home_url, verifiedAt: row.verified_at } : {}),
   };
 }
 
@@ -111,9 +117,11 @@ export function listFeeds(ctx: AppContext, slug?: string): { feeds: TownFeed[] }
 }
 
 /** Removes a town's feed; `onlyTown` (the operator desk) refuses a feed of another town as not found. */
-export function removeFeed(ctx: AppContext, id: number, onlyTown?: string): { removed: TownFeed } {
+export function removeFeed(ctx: AppContext, id: number, onlyTown?: string, removedBy: FeedOwner = "staff"): { removed: TownFeed } {
   const row = deleteTownFeedOf(ctx, id, onlyTown);
   if (!row) throw new AppError("not_found", `There is no feed ${id}${onlyTown ? ` in ${onlyTown}` : ""}.`);
+  // A directory source removed from a town stays removed: the weekly re-check does not add it back (the desk can restore it).
+  if (row.added_by === "directory") addRemoval(ctx.db, { place_geoid: row.place_geoid, url: row.url, title: row.title, candidate_id: row.candidate_id, removed_by: removedBy }, ctx.config.now().toISOString());
   ctx.log.info({ feed: id, slug: row.slug }, "feed removed");
   return { removed: townFeedOf(row) };
 }

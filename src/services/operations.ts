@@ -8,6 +8,8 @@ import { readEdition } from "./editions.ts";
 import { getEvents } from "./events.ts";
 import { getFacts } from "./facts.ts";
 import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
+import { blockDirectorySource, listDirectoryBlocks, unblockDirectorySource } from "./directory-sources.ts";
+import { verifyTown } from "./directory-verify.ts";
 import { takeToken } from "./limits.ts";
 import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
 import { getOEmbed } from "./oembed.ts";
@@ -67,6 +69,10 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   adminListTownFeeds: (ctx, { slug }) => listFeeds(ctx, slug),
   adminListFeeds: (ctx, { slug }) => listFeeds(ctx, slug),
   adminRemoveFeed: (ctx, { id }) => removeFeed(ctx, id),
+  adminVerifyDirectory: (ctx, { slug }) => verifyTown(ctx, slug),
+  adminListDirectoryBlocks: (ctx) => listDirectoryBlocks(ctx),
+  adminBlockDirectorySource: (ctx, { kind, value, reason }) => blockDirectorySource(ctx, kind, value, reason ?? null),
+  adminUnblockDirectorySource: (ctx, { kind, value }) => unblockDirectorySource(ctx, kind, value),
 };
 
 /**

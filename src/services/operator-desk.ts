@@ -20,6 +20,9 @@ import { takeToken } from "./limits.ts";
 import { sweepCommerce } from "./listings.ts";
 import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
 import { addFeed, listFeeds, removeFeed } from "./feeds.ts";
+import { removedDirectorySources, restoreDirectorySource } from "./directory-sources.ts";
+import { verifyTown } from "./directory-verify.ts";
+import { candidatesOfPlace } from "../store/directory.ts";
 import { townReferralCounts } from "./referrals.ts";
 import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
 import { payoutAccount } from "./payouts.ts";
@@ -125,6 +128,10 @@ export interface TownDesk {
   review: ReviewItem[];
   audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number }; clicks: TownClicks };
   feeds: TownFeed[];
+  /** Directory sources the operator removed from the town (they may restore them). */
+  directoryRemoved: Array<{ url: string; title: string; removedBy: string; removedAt: string }>;
+  /** How many candidate sources the town directory has for the town (the desk offers to check them when there are any). */
+  directoryCandidates: number;
   /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
   notes: { nextEdition: string; scheduled: TownNote[] };
   statement: StatementMonth[];
@@ -168,6 +175,8 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
       clicks: townClicks(ctx, lease.place_geoid, timezone),
     },
     feeds: listFeeds(ctx, lease.slug).feeds,
+    directoryRemoved: removedDirectorySources(ctx, lease.slug),
+    directoryCandidates: candidatesOfPlace(ctx.db, lease.place_geoid).length,
     notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
@@ -256,7 +265,21 @@ export async function addDeskFeed(ctx: AppContext, email: string, slug: string, 
   return addFeed(ctx, lease.slug, url, email);
 }
 
+/** Restores a directory source the town had removed: it is verified again now (added back if it still passes). */
+export async function restoreDeskDirectorySource(ctx: AppContext, email: string, slug: string, url: string): Promise<void> {
+  const lease = requireTown(ctx, email, slug);
+  await restoreDirectorySource(ctx, lease.slug, url);
+}
+
+/** The desk's "check now": the town's directory candidates tried at once (what the background check would do this week). */
+export async function checkDeskDirectory(ctx: AppContext, email: string, slug: string): Promise<{ verified: number; tried: number }> {
+  const lease = requireTown(ctx, email, slug);
+  // Candidates checked in the last 10 minutes are not fetched again (a button pressed twice).
+  const r = await verifyTown(ctx, lease.slug, { notWithinMs: 10 * 60_000 });
+  return { verified: r.candidates.filter((c) => c.status === "verified").length, tried: r.candidates.length };
+}
+
 export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
   const lease = requireTown(ctx, email, slug);
-  return removeFeed(ctx, id, lease.slug).removed;
+  return removeFeed(ctx, id, lease.slug, email).removed;
 }

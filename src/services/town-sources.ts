@@ -1,6 +1,7 @@
 import { activeAlerts } from "../core/alerts.ts";
 import { localDate } from "../core/time.ts";
-import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
+import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type SourceCredit, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
+import { townNameMatcher } from "../core/county-filter.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../core/calendar-events.ts";
 import type { StoredHeadline } from "../integrations/feeds/syndication.ts";
 import { SourceError } from "../integrations/http-json.ts";
@@ -169,18 +170,31 @@ export async function townSources(ctx: AppContext, place: PlaceRow, date: string
 }
 
 /** The town's events and new headlines from its feeds' stored items (no I/O beyond the database). */
-export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines"> {
+export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines" | "credits"> {
   const events: FeedEvent[] = [];
   const candidates: Headline[] = [];
+  const credits: SourceCredit[] = [];
+  // A county-wide outlet's items reach the town only when they name it (src/core/county-filter.ts).
+  const namesTown = townNameMatcher(place.name);
   for (const { feed, items } of currentFeedItems(ctx.db, place.geoid, now)) {
+    const countyWide = feed.scope === "county";
+    if (feed.home_url) credits.push({ name: feed.title, url: feed.home_url, countyWide });
     if (feed.kind === "ical") {
-      events.push(...feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: FEED_EVENT_DAYS }));
+      const own = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: FEED_EVENT_DAYS });
+      events.push(...(countyWide ? own.filter((e) => namesTown(e.title) || (e.venue ? namesTown(e.venue) : false)) : own));
     } else {
-      for (const h of items as StoredHeadline[]) candidates.push({ ...h, outlet: feed.title });
+      for (const h of items as StoredHeadline[]) {
+        if (countyWide && !namesTown(h.title)) continue;
+        candidates.push({ ...h, outlet: feed.title, ...(countyWide ? { countyWide } : {}) });
+      }
     }
   }
   events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));
-  return { events, headlines: newHeadlines(ctx, place, date, now, candidates) };
+  const headlines = newHeadlines(ctx, place, date, now, candidates);
+  // The first headline can lead the edition: the town's own outlets before a county-wide one's.
+  const own = headlines.findIndex((h) => !h.countyWide);
+  if (own > 0) headlines.unshift(...headlines.splice(own, 1));
+  return { events, headlines, credits };
 }
 
 /** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition nor older than a week. */

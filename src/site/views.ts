@@ -1,4 +1,4 @@
-import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
+import type { CalendarEvent, DirectoryListing, TownSource } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
 import { censusYear } from "../core/census-fields.ts";
 import { webHtml, webMarkdown } from "../core/web-edition.ts";
@@ -7,6 +7,7 @@ import { slugify } from "../core/slug.ts";
 import { statesPhrase } from "../core/states.ts";
 import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
 import { publishedCities, type PublishedCity } from "../store/cities.ts";
+import { townSourceList } from "../store/directory-sources.ts";
 import type { DB } from "../store/db.ts";
 import {
   cityArchive, editionCount, latestFeedEditions, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition,
@@ -99,6 +100,8 @@ export interface CityView {
   events: CalendarEvent[];
   /** The town's directory: current business listings, featured first. */
   directory: DirectoryListing[];
+  /** Where the edition's headlines and events come from: the town's feeds, credited with links. */
+  sources?: TownSource[];
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined; next: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
@@ -241,6 +244,7 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
         censusYear: censusYear(place),
         comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
         ...cityListings(db, place, now()),
+        sources: townSourceList(db, place.geoid),
       };
       if (options.keepCityViews) cityViews.set(slug, view);
       return view;

@@ -42,6 +42,11 @@ export interface TownFeedView {
   consecutive_failures: number;
   items_fetched_at: string | null;
   item_count: number;
+  /** Directory feeds (added_by 'directory', migration 020): their candidate, reach, outlet's site and last verification. */
+  candidate_id: number | null;
+  scope: "town" | "county";
+  home_url: string | null;
+  verified_at: string | null;
 }
 
 /** What a town's edition reads of one feed: its items and how fresh they are. */
@@ -50,12 +55,17 @@ export interface TownFeedItems {
   source_id: number;
   kind: FeedKind;
   title: string;
+  /** 'county': a county-wide outlet, whose items the town's edition shows only when they name the town. */
+  scope: "town" | "county";
+  /** The outlet's site, credited in the edition (directory feeds). */
+  home_url: string | null;
   items_json: string;
   items_fetched_at: string | null;
 }
 
 const VIEW = `SELECT f.id, f.place_geoid, p.slug, p.name AS town_name, p.state_name, f.source_id, s.url, s.kind, f.title, f.added_by,
-  f.created_at, s.checked_at, s.status, s.last_error, s.consecutive_failures, s.items_fetched_at, json_array_length(s.items_json) AS item_count
+  f.created_at, s.checked_at, s.status, s.last_error, s.consecutive_failures, s.items_fetched_at, json_array_length(s.items_json) AS item_count,
+  f.candidate_id, f.scope, f.home_url, f.verified_at
   FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id JOIN places p ON p.geoid = f.place_geoid`;
 
 export function findTownFeed(db: DB, id: number): TownFeedView | undefined {
@@ -145,7 +155,7 @@ export function recordFetchFailure(db: DB, id: number, error: string, nowIso: st
 
 /** The feeds of one town with their sources' items. */
 export function feedItemsOfPlace(db: DB, placeGeoid: string): TownFeedItems[] {
-  return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, s.items_json, s.items_fetched_at
+  return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
     FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = ? ORDER BY f.id`).all(placeGeoid) as TownFeedItems[];
 }
 

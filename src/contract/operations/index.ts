@@ -3,6 +3,7 @@ import { adminOperations } from "./admin.ts";
 import { cityOperations } from "./cities.ts";
 import { commerceOperations } from "./commerce.ts";
 import { eventOperations } from "./events.ts";
+import { directorySourceOperations } from "./directory-sources.ts";
 import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
@@ -26,6 +27,7 @@ export const operationsById = {
   ...mailOperations,
   ...adminOperations,
   ...feedOperations,
+  ...directorySourceOperations,
 } satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof operationsById;

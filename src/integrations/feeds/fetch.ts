@@ -146,7 +146,9 @@ export function createFeedFetcher(options: FeedFetchOptions): FeedFetcher {
         const message = (err as Error).message ?? String(err);
         if (timeout.aborted) throw new SourceError("timeout", `no complete answer within ${timeoutMs} ms`, { cause: err });
         if (outer?.aborted) throw new SourceError("aborted", "the fetch was stopped", { cause: err });
-        if (/is not allowed/.test(message)) throw new SourceError("refused", "the address is private, loopback or link-local (not on the public internet)", { cause: err });
+        // Which hop was refused matters to whoever reads it: a public feed that redirects inside the network.
+        const hop = url.href !== checkFeedUrl(raw).href ? ` (it redirected to ${url.href})` : "";
+        if (/is not allowed/.test(message)) throw new SourceError("refused", `the address is private, loopback or link-local (not on the public internet)${hop}`, { cause: err });
         throw new SourceError("network", `could not be fetched: ${message}`, { cause: err });
       }
     },

@@ -31,6 +31,16 @@ export function plainText(value: unknown, max = MAX_TEXT): string {
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
 
+/** An event's URL, relative ones (CivicPlus writes `URL:/Calendar.aspx?EID=...`) resolved against the feed's address. */
+function resolveUrl(raw: string, base: string | undefined): string | null {
+  if (!raw.trim()) return null;
+  try {
+    return safeUrl(new URL(raw.trim(), base).href);
+  } catch {
+    return null;
+  }
+}
+
 /** True when the text is an iCalendar object (what "kind detected on add" looks at first). */
 export function looksLikeCalendar(text: string): boolean {
   return /^\uFEFF?\s*BEGIN:VCALENDAR/i.test(text);
@@ -69,7 +79,7 @@ function stamp(time: ICAL.Time, tzidParam: string | null): string {
  * Parses an iCalendar text and expands its events over [from, to). Throws SourceError("invalid")
  * for what is not a calendar.
  */
-export function parseCalendar(text: string, window: { from: Date; to: Date }): ParsedCalendar {
+export function parseCalendar(text: string, window: { from: Date; to: Date }, base?: string): ParsedCalendar {
   if (!looksLikeCalendar(text)) throw new SourceError("invalid", "not an iCalendar file (no BEGIN:VCALENDAR)");
   let root: ICAL.Component;
   try {
@@ -119,7 +129,7 @@ export function parseCalendar(text: string, window: { from: Date; to: Date }): P
         key: `${event.uid || item.summary}|${s}`,
         title: plainText(item.summary, 300) || "Untitled event",
         description: plainText(item.description),
-        url: safeUrl(String(item.component.getFirstPropertyValue("url") ?? "")),
+        url: resolveUrl(String(item.component.getFirstPropertyValue("url") ?? ""), base),
         venue: plainText(item.location, 300) || null,
         allDay: start.isDate,
         start: s,
