@@ -97,7 +97,9 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const update = stmt(db, `UPDATE town_source_candidates SET scope = ?, name = ?, feed_urls = ?, platform = ?, platform_id = ?,
       dataset = ?, dataset_row = ?, imported_at = ? WHERE id = ?`);
-  const remove = stmt(db, "DELETE FROM town_source_candidates WHERE id = ? AND checked_at IS NULL");
+  // A town feed verified from a candidate refers to it (migration 020): such a row is never removed.
+  const remove = stmt(db, `DELETE FROM town_source_candidates WHERE id = @id AND checked_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM town_feeds WHERE candidate_id = @id)`);
   const result: SyncResult = { added: 0, updated: 0, removed: 0, unchanged: 0 };
   const sep = "\u0000";
   db.transaction(() => {
@@ -123,7 +125,7 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
         result.updated++;
       }
     }
-    for (const [id, , dataset] of existing.values()) if (ownDatasets.has(dataset)) result.removed += remove.run(id).changes;
+    for (const [id, , dataset] of existing.values()) if (ownDatasets.has(dataset)) result.removed += remove.run({ id }).changes;
   }).immediate();
   return result;
 }
