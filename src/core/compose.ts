@@ -316,7 +316,7 @@ function hazardsSection(h: TownHazards | null | undefined, uvIndexMax: number | 
   const uv = uvIndexMax != null && Number.isFinite(uvIndexMax) ? Math.round(uvIndexMax) : null;
   if (uv !== null && uv >= UV_SHOWN_FROM) {
     const c = uvCategory(uv);
-    lines.push(`- **UV index ${uv}, ${c.name}:** ${escapeMarkdown(c.advice ?? "", 600)} (advice of the EPA)`);
+    lines.push(`- **UV index ${uv}, ${c.name}:** ${escapeMarkdown(c.advice ?? "", 600)} (EPA advice)`);
   }
   if (h?.tides && h.tides.extremes.length > 0) lines.push(`- **Tides:** ${escapeMarkdown(tideLine(h.tides, timeZone), 600)}`);
   if (lines.length === 0) return [];

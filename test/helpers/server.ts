@@ -29,6 +29,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     // scheduled morning run stays off unless a test asks for it.
     OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9", MORNING_SCHEDULE: "off",
     NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
+    USGS_EARTHQUAKES_URL: "http://127.0.0.1:9", OPENFEMA_API_URL: "http://127.0.0.1:9",
     // A test's last requests are done when it stops its server; anything left is cut after a second.
     SHUTDOWN_TIMEOUT_MS: "1000",
     ...env,
