@@ -211,7 +211,9 @@ const MONTH_DAY = new Intl.DateTimeFormat("en-US", { month: "short", day: "numer
 
 /** "6:42 AM" at the town's clock; with the day ("Wed, Nov 25, 6:42 AM") when it is not `date`. */
 export function localClock(instant: number | string, timeZone: string, date?: string): string {
-  const wall = localWallTime(new Date(instant), timeZone);
+  // To the nearest minute (a prediction at 12:13:31 is "12:14 AM", as /api/weather rounds it).
+  const t = typeof instant === "number" ? instant : Date.parse(instant);
+  const wall = localWallTime(new Date(Math.round(t / 60_000) * 60_000), timeZone);
   const clock = clockWords(wall.slice(11, 16));
   return date && wall.slice(0, 10) !== date ? `${shortDay(wall.slice(0, 10))}, ${clock}` : clock;
 }

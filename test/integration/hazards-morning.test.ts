@@ -98,6 +98,19 @@ describe("hazards every town shares, a morning at a time", () => {
     expect(JSON.stringify(archive)).toContain("San Mateo County (severe winter storms, flooding, and mudslides)");
   });
 
+  it("/api/weather carries the weather-like facts: today's UV index everywhere, tides only on the coast", async () => {
+    const coast = await (await server.get(`/api/weather/${HMB}`)).json() as Record<string, any>;
+    expect(coast.uvIndexMax).toBe(8.2);
+    expect(coast.tides).toMatchObject({ station: { id: "noaa/9414131", name: "Pillar Point Harbor" }, datum: "MLLW", units: "feet" });
+    expect(coast.tides.extremes.map((e: { type: string }) => e.type)).toEqual(["high", "low", "high", "low"]);
+    expect(coast.tides.extremes[0].time).toMatch(/^2026-11-26T\d\d:\d\d:00\.000Z$/);
+    // The same times as the edition's tide line, in the town's words.
+    expect(edition(HMB, "2026-11-26")).toContain(`High tide ${new Date(coast.tides.extremes[0].time).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" })}`);
+    const inland = await (await server.get(`/api/weather/${FRESNO}`)).json() as Record<string, unknown>;
+    expect(inland.uvIndexMax).toBe(8.2);
+    expect("tides" in inland).toBe(false);
+  });
+
   it("morning 2: an unchanged feed costs a 304; yesterday's quake and declaration are not news again; the tides are today's", async () => {
     const before = hz.requests.length;
     const s = await runMorning(server.ctx, { now: day(2) });

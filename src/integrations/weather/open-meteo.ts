@@ -108,6 +108,7 @@ function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): 
       code, condition, emoji,
       precipitationChance: d.precipitation_probability_max[0] ?? null,
       windSpeed: body.current.wind_speed_10m,
+      ...(d.uv_index_max?.[0] != null ? { uvIndexMax: d.uv_index_max[0] } : {}),
       // The city's own coordinates (Open-Meteo echoes its grid cell, a few hundred metres off).
       latitude: location.latitude,
       longitude: location.longitude,
