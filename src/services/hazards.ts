@@ -166,6 +166,18 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const summary: HazardsSummary = { usgs: empty(), openfema: empty(), tides: empty(), uv: empty(), ms: 0 };
   const lane = limiter(concurrency);
+  // Tides are computed in their worker thread meanwhile (no request), each town for its local date.
+  const tides = new Map<string, TideDay | null>();
+  const stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  const tidesDone = Promise.race([stopped, Promise.all(places.map(async (place) => {
+    try {
+      const t = await ctx.hazards.tides.day(place, localDate(now, place.timezone));
+      if (!signal.aborted) tides.set(place.geoid, t);
+    } catch (err) {
+      summary.tides.failures++;
+      ctx.log.warn({ reason: (err as Error).message, slug: place.slug }, "tide prediction failed; the edition goes without tides");
+    }
+  }))]);
   const [quakes, declarations] = await Promise.all([
     lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, async (v) => {
       const a = await ctx.hazards.earthquakes.recent(v, signal);
@@ -176,16 +188,8 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
       return a.status === "ok" ? { status: "ok", items: a.declarations ?? [], validators: a.validators } : a;
     })),
   ]);
-  const tides = new Map<string, TideDay | null>();
-  for (const place of places) {
-    if (signal.aborted) break;
-    try {
-      tides.set(place.geoid, await ctx.hazards.tides.day(place, localDate(now, place.timezone)));
-    } catch (err) {
-      summary.tides.failures++;
-      ctx.log.warn({ reason: (err as Error).message, slug: place.slug }, "tide prediction failed; the edition goes without tides");
-    }
-  }
+  // A town whose tides were not ready within the budget goes without them today.
+  await tidesDone;
   summary.ms = Math.round(performance.now() - started);
   return { run: { at: now.toISOString(), quakes, declarations, tides }, summary };
 }

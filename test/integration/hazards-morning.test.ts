@@ -46,7 +46,7 @@ beforeAll(async () => {
   }]);
   server = await startTestServer({
     NOW: day(1).toISOString(), MAIL_SENDER: "off", OPEN_METEO_URL: meteo.url,
-    USGS_EARTHQUAKES_URL: hz.url, OPENFEMA_API_URL: `${hz.url}/api/open`, HAZARDS_TIMEOUT_MS: "800", HAZARDS_BUDGET_MS: "1500",
+    USGS_EARTHQUAKES_URL: hz.url, OPENFEMA_API_URL: `${hz.url}/api/open`, HAZARDS_TIMEOUT_MS: "800", HAZARDS_BUDGET_MS: "30000",
   });
   for (const slug of [HMB, FRESNO]) addSubscriber(server.ctx.db, slug, `reader@${slug}.example.org`);
 });
