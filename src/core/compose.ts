@@ -318,11 +318,11 @@ function hazardsSection(h: TownHazards | null | undefined, uvIndexMax: number | 
     const c = uvCategory(uv);
     lines.push(`- **UV index ${uv}, ${c.name}:** ${escapeMarkdown(c.advice ?? "", 600)} (EPA advice)`);
   }
-  if (h?.tides && h.tides.extremes.length > 0) lines.push(`- **Tides:** ${escapeMarkdown(tideLine(h.tides, timeZone), 600)}`);
-  if (lines.length === 0) return [];
-  const tidesOnly = lines.length === 1 && lines[0]!.startsWith("- **Tides:**");
-  const heading = tidesOnly ? "Tides today" : h?.tides && h.tides.extremes.length > 0 ? "Hazards and tides today" : "Hazards today";
-  return [`## ${heading}`, "", ...lines, ""];
+  const tides = h?.tides && h.tides.extremes.length > 0 ? escapeMarkdown(tideLine(h.tides, timeZone), 600) : null;
+  // A quiet day on the coast: the tides alone, as a sentence under their heading (no list of one).
+  if (lines.length === 0) return tides ? ["## Tides today", "", tides, ""] : [];
+  if (tides) lines.push(`- **Tides:** ${tides}`);
+  return [`## ${tides ? "Hazards and tides today" : "Hazards today"}`, "", ...lines, ""];
 }
 
 function capitalise(s: string): string {

@@ -188,10 +188,10 @@ describe("the hazards block of an edition", () => {
     expect(html).toContain('<a href="https://www.fema.gov/disaster/4901">FEMA\'s page</a>');
   });
 
-  it("heads a tides-only block \"Tides today\" and leaves out a UV index under 6", () => {
+  it("gives a quiet coastal day its tides alone under \"Tides today\", and leaves out a UV index under 6", () => {
     const tides: TideDay = { station: { id: "noaa/1", name: "Harbor", distanceKm: 0.4 }, datum: "MLLW", units: "feet", attribution: "Neaps tide database (https://github.com/openwatersio/tide-database)", extremes: [{ time: "2026-11-26T20:58:00.000Z", type: "low", height: 0.04 }] };
     const { markdown } = composeEdition(base({ weather: weather(5.4), sources: { ...NO_TOWN_SOURCES, hazards: { ...NO_TOWN_HAZARDS, tides } } }));
-    expect(markdown).toContain("## Tides today\n\n- **Tides:** Low tide 12:58 PM (0.0 ft). Predicted for the NOAA tide station at Harbor; heights above mean lower low water, not for navigation.\n");
+    expect(markdown).toContain("## Tides today\n\nLow tide 12:58 PM (0.0 ft). Predicted for the NOAA tide station at Harbor; heights above mean lower low water, not for navigation.\n");
     expect(markdown).not.toContain("UV index");
   });
 });
