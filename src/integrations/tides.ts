@@ -33,26 +33,40 @@ export interface TidesProvider {
 type Neaps = typeof import("neaps");
 interface StationFields { id: string; name: string; attribution?: string }
 
-/** The prediction itself (runs in the worker). */
-export function predictTideDay(neaps: Neaps, point: TidePoint, date: string): TideDay | null {
+/**
+ * The prediction itself (runs in the worker). `cache` keeps each station's day (towns along one
+ * harbour share a station: a morning of all 32,000 U.S. places predicts 1,400 station-days for 4,080
+ * coastal towns).
+ */
+export function predictTideDay(neaps: Neaps, point: TidePoint, date: string, cache?: Map<string, Omit<TideDay, "station"> & { name: string }>): TideDay | null {
   const [station] = neaps.stationsNear({
     latitude: point.latitude, longitude: point.longitude, maxDistance: TIDE_STATION_MAX_KM, maxResults: 1,
     filter: (s) => s.kind === "tide" && s.id.startsWith("noaa/"),
   });
   if (!station) return null;
-  const start = wallTimeToInstant(`${date}T00:00`, point.timezone);
-  const end = wallTimeToInstant(`${addDays(date, 1)}T00:00`, point.timezone);
-  const p = station.getExtremesPrediction({ start, end, units: "feet" });
   const s = station as unknown as StationFields;
-  return {
-    station: { id: s.id, name: s.name, distanceKm: Math.round((station.distance ?? 0) * 10) / 10 },
-    datum: p.datum ?? "MLLW",
-    units: p.units,
-    extremes: p.extremes
-      .filter((e) => e.time >= start && e.time < end)
-      .map((e) => ({ time: e.time.toISOString(), type: e.high ? "high" as const : "low" as const, height: Math.round(e.level * 100) / 100 })),
-    attribution: s.attribution ?? "Neaps tide database (https://github.com/openwatersio/tide-database)",
-  };
+  const key = `${s.id}|${date}|${point.timezone}`;
+  let day = cache?.get(key);
+  if (!day) {
+    const start = wallTimeToInstant(`${date}T00:00`, point.timezone);
+    const end = wallTimeToInstant(`${addDays(date, 1)}T00:00`, point.timezone);
+    const p = station.getExtremesPrediction({ start, end, units: "feet" });
+    day = {
+      name: s.name,
+      datum: p.datum ?? "MLLW",
+      units: p.units,
+      extremes: p.extremes
+        .filter((e) => e.time >= start && e.time < end)
+        .map((e) => ({ time: e.time.toISOString(), type: e.high ? "high" as const : "low" as const, height: Math.round(e.level * 100) / 100 })),
+      attribution: s.attribution ?? "Neaps tide database (https://github.com/openwatersio/tide-database)",
+    };
+    if (cache) {
+      if (cache.size >= 5000) cache.clear(); // a day's worth; older days are not asked again
+      cache.set(key, day);
+    }
+  }
+  const { name, ...rest } = day;
+  return { station: { id: s.id, name, distanceKm: Math.round((station.distance ?? 0) * 10) / 10 }, ...rest };
 }
 
 interface Ask { id: number; point: TidePoint; date: string }
@@ -107,9 +121,10 @@ export function createNeapsTides(): TidesProvider {
 if (parentPort && (workerData as { tidesWorker?: boolean } | undefined)?.tidesWorker) {
   const port = parentPort;
   const neaps = await import("neaps");
+  const cache = new Map<string, Omit<TideDay, "station"> & { name: string }>();
   port.on("message", (ask: Ask) => {
     try {
-      port.postMessage({ id: ask.id, result: predictTideDay(neaps, ask.point, ask.date) } satisfies Answer);
+      port.postMessage({ id: ask.id, result: predictTideDay(neaps, ask.point, ask.date, cache) } satisfies Answer);
     } catch (err) {
       port.postMessage({ id: ask.id, error: (err as Error).message } satisfies Answer);
     }
