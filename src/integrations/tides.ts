@@ -26,6 +26,8 @@ export interface TidePoint { latitude: number; longitude: number; timezone: stri
 export interface TidesProvider {
   /** The town's local day of tides, or null when no NOAA station is near. Never makes a request. Rejects if the predictor fails. */
   day(point: TidePoint, date: string): Promise<TideDay | null>;
+  /** Starts the worker now (it takes a second or two to load), so the first `day` does not wait for it. */
+  warm(): void;
   /** Stops the worker (if started); a later `day` starts it again. */
   close(): Promise<void>;
 }
@@ -108,6 +110,10 @@ export function createNeapsTides(): TidesProvider {
         w.ref();
         w.postMessage({ id, point: { latitude: point.latitude, longitude: point.longitude, timezone: point.timezone }, date } satisfies Ask);
       });
+    },
+    warm() {
+      worker ??= start();
+      worker.unref();
     },
     async close() {
       const w = worker;
