@@ -1,6 +1,6 @@
 import type { HazardsConfig } from "../config.ts";
 import {
-  hazardKeys, hazardsForTown as matchHazards, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
+  hazardKeys, hazardsForTown, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
   type TownHazards,
 } from "../core/hazards.ts";
 import { localDate } from "../core/time.ts";
@@ -198,12 +198,12 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
  * One town's hazards for its edition of `date`: the run's data matched to the town, without what an
  * earlier edition of the town already told (a quake or a declaration is news once).
  */
-export function hazardsForTown(ctx: AppContext, run: RunHazards, place: PlaceRow, date: string): TownHazards {
+export function townHazards(ctx: AppContext, run: RunHazards, place: PlaceRow, date: string): TownHazards {
   const p = hazardPlace(place);
-  const all = matchHazards(run, p, date);
+  const all = hazardsForTown(run, p, date);
   const keys = hazardKeys(all);
   if (keys.length === 0) return all;
-  return matchHazards(run, p, date, hazardsToldBefore(ctx.db, place.geoid, keys, date));
+  return hazardsForTown(run, p, date, hazardsToldBefore(ctx.db, place.geoid, keys, date));
 }
 
 /** Remembers what an edition told (call inside the edition's transaction). */

@@ -23,7 +23,7 @@ import { settleAllPayouts } from "./payouts.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 import { startFeedRefresh, townSources, type FeedRefresh, type RefreshSummary } from "./town-sources.ts";
-import { countServed, formatHazardsSummary, gatherRunHazards, hazardsForTown, recordTownHazards, type GatheredHazards, type HazardsSummary } from "./hazards.ts";
+import { countServed, formatHazardsSummary, gatherRunHazards, recordTownHazards, townHazards, type GatheredHazards, type HazardsSummary } from "./hazards.ts";
 
 export interface MorningSummary {
   /** The instant the run treated as "now" (ISO). */
@@ -128,7 +128,7 @@ async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now
  */
 export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal, runHazards?: Promise<GatheredHazards>): Promise<{ id?: number; weather: boolean }> {
   const [weather, sources, gathered] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal), runHazards]);
-  const hazards = gathered ? hazardsForTown(ctx, gathered.run, place, date) : null;
+  const hazards = gathered ? townHazards(ctx, gathered.run, place, date) : null;
   // The public calendars' events come with the town's sources (gatherSources): the listings alone here.
   const listings = cityListings(ctx.db, place, now, { feeds: false });
   const today = weather?.daily.find((d) => d.date === date);

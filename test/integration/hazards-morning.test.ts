@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BREAKER_BASE_MS, gatherRunHazards } from "../../src/services/hazards.ts";
 import { formatSummary, runMorning } from "../../src/services/morning.ts";
 import { findEdition } from "../../src/store/editions.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
@@ -164,5 +165,36 @@ describe("hazards every town shares, a morning at a time", () => {
     expect(s.hazards).toMatchObject({ usgs: { requests: 1, failures: 0, townsServed: 2 } });
     expect(edition(HMB, "2026-11-29")).toContain("- **Earthquake:** A magnitude 3.4 earthquake 3 km S of Half Moon Bay, CA at 5:00 AM, close to town: likely felt here.");
     expect(edition(FRESNO, "2026-11-29")).not.toContain("Earthquake");
+  });
+});
+
+describe("the circuit breaker", () => {
+  it("leaves a provider alone after 3 failed runs, tries it again when the pause is over, and serves its last good answer meanwhile", async () => {
+    const t0 = Date.parse("2026-11-29T16:00:00Z");
+    const at = (minutes: number) => ({ now: new Date(t0 + minutes * 60_000) });
+    const calls = () => hz.callsTo("openfema");
+    // A good answer first: the San Mateo declaration is in it.
+    hz.setMode("openfema", "ok");
+    expect((await gatherRunHazards(server.ctx, [], at(0))).run.declarations?.map((d) => d.disasterNumber)).toEqual([4901]);
+    hz.setMode("openfema", "error"); // 503 without Retry-After
+    for (const m of [15, 30, 45]) {
+      const before = calls();
+      const { run, summary } = await gatherRunHazards(server.ctx, [], at(m));
+      expect([calls() - before, summary.openfema.failures, summary.openfema.skipped], `run at +${m} min`).toEqual([1, 1, 0]);
+      // The last good answer (within 30 h) still serves the editions.
+      expect(run.declarations?.map((d) => d.disasterNumber)).toEqual([4901]);
+    }
+    // Open after the third failure: 15 minutes without a request.
+    const before = calls();
+    const skipped = await gatherRunHazards(server.ctx, [], at(45 + BREAKER_BASE_MS / 60_000 - 1));
+    expect([calls() - before, skipped.summary.openfema.skipped]).toEqual([0, 1]);
+    expect(skipped.run.declarations?.map((d) => d.disasterNumber)).toEqual([4901]);
+    // Then one trial; it fails, and the pause doubles.
+    expect((await gatherRunHazards(server.ctx, [], at(61))).summary.openfema).toMatchObject({ requests: 1, failures: 1 });
+    expect((await gatherRunHazards(server.ctx, [], at(61 + 29))).summary.openfema).toMatchObject({ requests: 0, skipped: 1 });
+    // Back: the next trial closes the breaker.
+    hz.setMode("openfema", "ok");
+    expect((await gatherRunHazards(server.ctx, [], at(61 + 31))).summary.openfema).toMatchObject({ requests: 1, failures: 0, skipped: 0 });
+    expect((await gatherRunHazards(server.ctx, [], at(61 + 32))).summary.openfema).toMatchObject({ requests: 1, skipped: 0 });
   });
 });
