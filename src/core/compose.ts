@@ -318,7 +318,8 @@ function hazardsSection(h: TownHazards | null | undefined, uvIndexMax: number | 
     const c = uvCategory(uv);
     lines.push(`- **UV index ${uv}, ${c.name}:** ${escapeMarkdown(c.advice ?? "", 600)} (EPA advice)`);
   }
-  const tides = h?.tides && h.tides.extremes.length > 0 ? escapeMarkdown(tideLine(h.tides, timeZone), 600) : null;
+  // "4:59 AM (10.8 ft)" never breaks between a number and its unit on a narrow screen.
+  const tides = h?.tides && h.tides.extremes.length > 0 ? escapeMarkdown(tideLine(h.tides, timeZone), 600).replace(/(\d) (AM|PM|ft\)|m\))/g, "$1\u00a0$2") : null;
   // A quiet day on the coast: the tides alone, as a sentence under their heading (no list of one).
   if (lines.length === 0) return tides ? ["## Tides today", "", tides, ""] : [];
   if (tides) lines.push(`- **Tides:** ${tides}`);

@@ -82,9 +82,9 @@ describe("a week of Bar Harbor, Maine, from public data alone", () => {
     const lines = DATES.map((d) => /((?:High|Low) tide .*?) Predicted for the NOAA tide station at Bar Harbor, 1 mi away;/.exec(text(d).replace(/\s+/g, " "))?.[1]);
     expect(lines.every(Boolean), lines.join("\n")).toBe(true);
     expect(new Set(lines).size).toBe(7);
-    for (const l of lines) expect(l).toMatch(/^(High|Low) tide \d{1,2}:\d\d [AP]M \(−?\d+\.\d ft\)(, (high|low) \d{1,2}:\d\d [AP]M \(−?\d+\.\d ft\)){2,3}\.$/);
+    for (const l of lines) expect(l).toMatch(/^(High|Low) tide \d{1,2}:\d\d\s[AP]M \(−?\d+\.\d\sft\)(, (high|low) \d{1,2}:\d\d\s[AP]M \(−?\d+\.\d\sft\)){2,3}\.$/);
     // A tide range of Bar Harbor's order (10-14 ft between a day's high and low).
-    const heights = lines[0]!.match(/−?\d+\.\d(?= ft)/g)!.map((h) => Number(h.replace("−", "-")));
+    const heights = lines[0]!.match(/−?\d+\.\d(?=\sft)/g)!.map((h) => Number(h.replace("−", "-")));
     expect(Math.max(...heights) - Math.min(...heights)).toBeGreaterThan(9);
   });
 

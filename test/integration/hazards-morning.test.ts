@@ -71,7 +71,7 @@ describe("hazards every town shares, a morning at a time", () => {
     expect(block).toContain("- **Earthquake:** A magnitude 4.1 earthquake 5 km NW of Pacifica, CA at 3:41 AM, about 13 mi from town: 212 people told USGS they felt it. [USGS event page](https://earthquake.usgs.gov/earthquakes/eventpage/nc75090001)");
     expect(block).toContain("- **Disaster declaration:** A federal major disaster declaration for San Mateo County (severe winter storms, flooding, and mudslides), declared Nov 25. [FEMA's page](https://www.fema.gov/disaster/4901)");
     expect(block).toContain("- **UV index 8, very high:** Minimize sun between 10 AM and 4 PM");
-    expect(block).toMatch(/- \*\*Tides:\*\* (High|Low) tide \d{1,2}:\d\d [AP]M \(−?\d+\.\d ft\), (high|low) .* Predicted for the NOAA tide station at Pillar Point Harbor, \d mi away; heights above mean lower low water, not for navigation\./);
+    expect(block).toMatch(/- \*\*Tides:\*\* (High|Low) tide \d{1,2}:\d\d\u00a0[AP]M \(−?\d+\.\d\u00a0ft\), (high|low) .* Predicted for the NOAA tide station at Pillar Point Harbor, \d mi away; heights above mean lower low water, not for navigation\./);
     expect(block).not.toMatch(/Alaska|Bingham|Cantwell/);
     expect(coast).toContain("Earthquakes: [U.S. Geological Survey](https://earthquake.usgs.gov/).");
     expect(coast).toContain("Tides: NOAA harmonics, predicted with [Neaps](https://github.com/openwatersio/neaps)");
@@ -106,7 +106,8 @@ describe("hazards every town shares, a morning at a time", () => {
     expect(coast.tides.extremes.map((e: { type: string }) => e.type)).toEqual(["high", "low", "high", "low"]);
     expect(coast.tides.extremes[0].time).toMatch(/^2026-11-26T\d\d:\d\d:00\.000Z$/);
     // The same times as the edition's tide line, in the town's words.
-    expect(edition(HMB, "2026-11-26")).toContain(`High tide ${new Date(coast.tides.extremes[0].time).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" })}`);
+    const first = new Date(coast.tides.extremes[0].time).toLocaleTimeString("en-US", { timeZone: "America/Los_Angeles", hour: "numeric", minute: "2-digit" });
+    expect(edition(HMB, "2026-11-26")).toContain(`High tide ${first.replace(/\s/, "\u00a0")}`);
     const inland = await (await server.get(`/api/weather/${FRESNO}`)).json() as Record<string, unknown>;
     expect(inland.uvIndexMax).toBe(8.2);
     expect("tides" in inland).toBe(false);

@@ -173,7 +173,7 @@ describe("the hazards block of an edition", () => {
       "- **Earthquake:** A magnitude 4.1 earthq",
       "- **Disaster declaration:** A federal ma",
       "- **UV index 8, very high:** Minimize su",
-      "- **Tides:** High tide 6:42 AM (5.1 ft).",
+      "- **Tides:** High tide 6:42\u00a0AM (5.1\u00a0ft).",
     ]);
     expect(block).toContain("[USGS event page](https://earthquake.usgs.gov/earthquakes/eventpage/nc75012345)");
     expect(block).toContain("[FEMA's page](https://www.fema.gov/disaster/4901)");
@@ -191,7 +191,7 @@ describe("the hazards block of an edition", () => {
   it("gives a quiet coastal day its tides alone under \"Tides today\", and leaves out a UV index under 6", () => {
     const tides: TideDay = { station: { id: "noaa/1", name: "Harbor", distanceKm: 0.4 }, datum: "MLLW", units: "feet", attribution: "Neaps tide database (https://github.com/openwatersio/tide-database)", extremes: [{ time: "2026-11-26T20:58:00.000Z", type: "low", height: 0.04 }] };
     const { markdown } = composeEdition(base({ weather: weather(5.4), sources: { ...NO_TOWN_SOURCES, hazards: { ...NO_TOWN_HAZARDS, tides } } }));
-    expect(markdown).toContain("## Tides today\n\nLow tide 12:58 PM (0.0 ft). Predicted for the NOAA tide station at Harbor; heights above mean lower low water, not for navigation.\n");
+    expect(markdown).toContain("## Tides today\n\nLow tide 12:58\u00a0PM (0.0\u00a0ft). Predicted for the NOAA tide station at Harbor; heights above mean lower low water, not for navigation.\n");
     expect(markdown).not.toContain("UV index");
   });
 });
