@@ -89,7 +89,7 @@ function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   // so the headline line and the table's first row say the same.
   const row = daily[0]!;
   const today = row.date === w.daily[0]?.date ? w.today
-    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}), ...(row.uvIndexMax != null ? { uvIndexMax: row.uvIndexMax } : {}) };
+    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}), ...(w.today.uvIndexMax !== undefined || row.uvIndexMax != null ? { uvIndexMax: row.uvIndexMax ?? null } : {}) };
   return { ...w, today, daily };
 }
 
