@@ -110,7 +110,7 @@ function keptItems<T>(db: DB, provider: Provider, now: Date): T[] | null {
  * with the last answer's validators. Returns the items to use this run (a 304, or a failure within
  * KEPT_MS of the last good answer, gives the kept ones) or null. Never throws.
  */
-async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary,
+async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary, stop: AbortSignal | undefined,
   ask: (validators: Validators | null) => Promise<{ status: "ok"; items: T[]; validators: Validators } | { status: "not-modified" }>): Promise<T[] | null> {
   const at = now.toISOString();
   const row = hazardSource(ctx.db, provider);
@@ -130,6 +130,8 @@ async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, su
     recordHazardOk(ctx.db, provider, at, { itemsJson: JSON.stringify(answer.items), etag: answer.validators.etag, lastModified: answer.validators.lastModified });
     return answer.items;
   } catch (err) {
+    // A run stopped (shutdown) says nothing about the provider: no failure counted, the breaker untouched.
+    if (stop?.aborted) return keptItems<T>(ctx.db, provider, now);
     summary.failures++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     const failures = (row?.consecutive_failures ?? 0) + 1;
@@ -179,11 +181,11 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
     }
   }))]);
   const [quakes, declarations] = await Promise.all([
-    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, async (v) => {
+    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, options.signal, async (v) => {
       const a = await ctx.hazards.earthquakes.recent(v, signal);
       return a.status === "ok" ? { status: "ok", items: a.quakes ?? [], validators: a.validators } : a;
     })),
-    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, async (v) => {
+    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, options.signal, async (v) => {
       const a = await ctx.hazards.declarations.recent(now, v, signal);
       return a.status === "ok" ? { status: "ok", items: a.declarations ?? [], validators: a.validators } : a;
     })),
