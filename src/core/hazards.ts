@@ -146,10 +146,13 @@ export function feltIn(q: Pick<Quake, "mag" | "felt">, km: number): "reports" | 
 /** A declaration is news for this many days after its declaration date (OpenFEMA lists them within a day or two). */
 export const DECLARATION_WINDOW_DAYS = 7;
 
+/** A row for the whole state: county code 000 and "Statewide" (a tribal nation's row may carry 000 too: it is not statewide). */
+export const isStatewide = (d: Declaration) => d.fipsCountyCode === "000" && /^\s*statewide\s*$/i.test(d.designatedArea);
+
 /** Whether a declaration row covers a county (5-digit FIPS): that county, or its whole state. */
 export function declarationCovers(d: Declaration, countyGeoid: string): boolean {
   if (d.fipsStateCode !== countyGeoid.slice(0, 2)) return false;
-  return d.fipsCountyCode === countyGeoid.slice(2) || d.fipsCountyCode === "000";
+  return (d.fipsCountyCode !== "000" && d.fipsCountyCode === countyGeoid.slice(2)) || isStatewide(d);
 }
 
 /** The key remembered once a town's edition has told a hazard (migration 018). */
@@ -269,7 +272,7 @@ const DECLARATION_KIND: Record<Declaration["declarationType"], string> = {
 
 /** "San Mateo (County)" -> "San Mateo County"; "Statewide" -> "the whole state". */
 export function areaWords(d: Declaration): string {
-  if (d.fipsCountyCode === "000" || /^statewide$/i.test(d.designatedArea.trim())) return `all of ${d.state}`;
+  if (isStatewide(d)) return `all of ${d.state}`;
   const m = /^(.*?)\s*\(([^)]+)\)\s*$/.exec(d.designatedArea);
   return m ? `${m[1]} ${m[2]}` : d.designatedArea;
 }

@@ -74,6 +74,7 @@ describe("hazardsForTown", () => {
       declaration({ disasterNumber: 3650, declarationType: "EM", fipsCountyCode: "000", designatedArea: "Statewide", declarationTitle: "WILDFIRES" }),
       declaration({ disasterNumber: 4800, declarationDate: "2026-11-10T00:00:00.000Z" }), // too old to be news
       declaration({ disasterNumber: 4902, fipsStateCode: "41", fipsCountyCode: "081", state: "OR" }), // county 081 of another state
+      declaration({ disasterNumber: 4903, fipsCountyCode: "000", designatedArea: "Hoopa Valley Indian Reservation" }), // a tribal nation's row: not statewide
     ] });
     expect(hazardsForTown(r, HALF_MOON_BAY, "2026-11-26").declarations.map((d) => `${d.declarationType}-${d.disasterNumber}`)).toEqual(["DR-4901", "EM-3650"]);
     expect(hazardsForTown(r, FRESNO, "2026-11-26").declarations.map((d) => `${d.declarationType}-${d.disasterNumber}`)).toEqual(["EM-3650"]);
