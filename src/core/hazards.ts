@@ -174,7 +174,9 @@ export function hazardsForTown(run: RunHazards, place: HazardPlace, date: string
   }).sort((a, b) => b.quake.mag - a.quake.mag || a.quake.time - b.quake.time).slice(0, 3);
   const since = at - DECLARATION_WINDOW_DAYS * 86_400_000;
   const seen = new Set<string>();
-  const declarations = place.countyGeoid ? (run.declarations ?? []).filter((d) => {
+  // A disaster listed for the county and statewide is told once, as the county's (it says more).
+  const rows = [...(run.declarations ?? [])].sort((a, b) => Number(isStatewide(a)) - Number(isStatewide(b)) || b.declarationDate.localeCompare(a.declarationDate));
+  const declarations = place.countyGeoid ? rows.filter((d) => {
     const key = declarationKey(d);
     if (seen.has(key) || told.has(key) || !declarationCovers(d, place.countyGeoid!)) return false;
     const t = Date.parse(d.declarationDate);
@@ -182,7 +184,6 @@ export function hazardsForTown(run: RunHazards, place: HazardPlace, date: string
     seen.add(key);
     return true;
   }) : [];
-  // A county-level row reads better than the statewide one when both exist for a disaster: the filter keeps the first, so counties sort first.
   return { quakes, declarations, tides: run.tides.get(place.geoid) ?? null };
 }
 

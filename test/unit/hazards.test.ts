@@ -69,6 +69,7 @@ describe("hazardsForTown", () => {
 
   it("gives a declaration to towns of its county (or of a statewide one) within a week, once per disaster", () => {
     const r = run({ declarations: [
+      declaration({ fipsCountyCode: "000", designatedArea: "Statewide" }), // the same disaster statewide: told as the county's
       declaration({}),
       declaration({ fipsCountyCode: "081", designatedArea: "San Mateo (County)" }), // the same disaster listed twice
       declaration({ disasterNumber: 3650, declarationType: "EM", fipsCountyCode: "000", designatedArea: "Statewide", declarationTitle: "WILDFIRES" }),
@@ -77,7 +78,8 @@ describe("hazardsForTown", () => {
       declaration({ disasterNumber: 4903, fipsCountyCode: "000", designatedArea: "Hoopa Valley Indian Reservation" }), // a tribal nation's row: not statewide
     ] });
     expect(hazardsForTown(r, HALF_MOON_BAY, "2026-11-26").declarations.map((d) => `${d.declarationType}-${d.disasterNumber}`)).toEqual(["DR-4901", "EM-3650"]);
-    expect(hazardsForTown(r, FRESNO, "2026-11-26").declarations.map((d) => `${d.declarationType}-${d.disasterNumber}`)).toEqual(["EM-3650"]);
+    expect(hazardsForTown(r, HALF_MOON_BAY, "2026-11-26").declarations.map(areaWords)).toEqual(["San Mateo County", "all of CA"]);
+    expect(hazardsForTown(r, FRESNO, "2026-11-26").declarations.map((d) => `${d.declarationType}-${d.disasterNumber}`)).toEqual(["DR-4901", "EM-3650"]);
     expect(hazardsForTown(r, HALF_MOON_BAY, "2026-11-27", new Set(["fema:DR-4901"])).declarations.map((d) => d.disasterNumber)).toEqual([3650]);
     expect(hazardsForTown(r, { ...FRESNO, countyGeoid: null }, "2026-11-26").declarations).toEqual([]);
   });
