@@ -85,6 +85,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
   // The morning pipeline every 15 minutes; `npm start` (this file as entry) also runs it right away.
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
+  // `npm start`: the tide predictor loads in its worker now, not on the first /api/weather of a coastal town.
+  if (import.meta.main) ctx.hazards.tides.warm();
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
   // BACKUP_TARGET: a checked copy of the database uploaded every BACKUP_INTERVAL_SECONDS.

@@ -11,6 +11,7 @@ import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { AppContext, MailSignal } from "./services/context.ts";
 import { createAlertsCache } from "./services/alerts.ts";
+import { createHazardProviders } from "./services/hazards.ts";
 import { createLimits } from "./services/limits.ts";
 import { createSecrets } from "./services/secrets.ts";
 import { createWeatherCache } from "./services/weather-cache.ts";
@@ -45,6 +46,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     connect: config.stripeSecretKey ? createStripeConnect({ secretKey: config.stripeSecretKey, apiUrl: config.stripeApiUrl }) : undefined,
     commits: createGroupCommit(db),
     sources: createSourceProviders(config, log),
+    hazards: createHazardProviders(config.hazards, sourcesUserAgent(config)),
   };
 }
 

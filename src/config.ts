@@ -31,6 +31,8 @@ export interface Config {
   sources: SourcesConfig;
   /** The town directory's open datasets (src/services/directory-import.ts, docs/sources.md). */
   townDirectory: TownDirectoryConfig;
+  /** Earthquakes, disaster declarations and their limits (see `hazardsConfig`). */
+  hazards: HazardsConfig;
   publishHour: number;
   /** `MORNING_SCHEDULE=off` stops the server's 15-minute morning runs (tests run the pipeline by hand). */
   morningSchedule: boolean;
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     censusApiKey: env.CENSUS_API_KEY || undefined,
     sources: sourcesConfig(env),
     townDirectory: townDirectoryConfig(env),
+    hazards: hazardsConfig(env),
     publishHour,
     morningSchedule: env.MORNING_SCHEDULE !== "off",
     adminToken: env.ADMIN_TOKEN || undefined,
@@ -175,6 +178,35 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     feedsAllowAddresses: (env.FEEDS_ALLOW_ADDRESSES ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     legistarApiUrl: origin("LEGISTAR_API_URL", "https://webapi.legistar.com"),
     directoryChecksPerHour: env.DIRECTORY_CHECKS_PER_HOUR === "0" ? 0 : positive("DIRECTORY_CHECKS_PER_HOUR", 12),
+  };
+}
+
+/** The hazards every town shares (src/services/hazards.ts): USGS earthquakes and OpenFEMA declarations, once per run. */
+export interface HazardsConfig {
+  /** `USGS_EARTHQUAKES_URL`: earthquake.usgs.gov's origin. */
+  usgsUrl: string;
+  /** `OPENFEMA_API_URL`: OpenFEMA's API root. */
+  openFemaUrl: string;
+  /** `HAZARDS_TIMEOUT_MS`: budget of one provider request, body included. */
+  timeoutMs: number;
+  /** `HAZARDS_BUDGET_MS`: the whole gathering of a run (every provider, and the towns' tides). */
+  budgetMs: number;
+  /** `HAZARDS_CONCURRENCY`: provider requests in flight at once. */
+  concurrency: number;
+}
+
+export function hazardsConfig(env: NodeJS.ProcessEnv): HazardsConfig {
+  const url = (name: string, fallback: string) => {
+    const value = (env[name] || fallback).replace(/\/+$/, "");
+    if (!/^https?:\/\/[^/]/.test(value)) throw new Error(`${name} must be an http(s) URL, got "${value}"`);
+    return value;
+  };
+  return {
+    usgsUrl: url("USGS_EARTHQUAKES_URL", "https://earthquake.usgs.gov"),
+    openFemaUrl: url("OPENFEMA_API_URL", "https://www.fema.gov/api/open"),
+    timeoutMs: positiveInt(env, "HAZARDS_TIMEOUT_MS", 8000),
+    budgetMs: positiveInt(env, "HAZARDS_BUDGET_MS", 15_000),
+    concurrency: positiveInt(env, "HAZARDS_CONCURRENCY", 2),
   };
 }
 

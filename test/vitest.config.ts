@@ -15,6 +15,7 @@ export default defineConfig({
     env: {
       BASE_URL: "", TOWN_DIRECTORY_IMPORT: "manual",
       OPEN_METEO_URL: "http://127.0.0.1:9", NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
+      USGS_EARTHQUAKES_URL: "http://127.0.0.1:9", OPENFEMA_API_URL: "http://127.0.0.1:9",
     },
     testTimeout: 30_000,
     hookTimeout: 60_000,

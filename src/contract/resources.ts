@@ -135,6 +135,24 @@ export const WeatherAlert = z.object({
   url: z.url().meta({ description: "A page with the point's current hazards and their full text (forecast.weather.gov)" }),
 }).meta({ id: "WeatherAlert", description: "An active National Weather Service alert (warning, watch or advisory) for the city's point." });
 
+export const TideExtreme = z.object({
+  time: z.iso.datetime({ offset: true }).meta({ description: "When, to the minute (UTC)" }),
+  type: z.enum(["high", "low"]),
+  height: z.number().meta({ description: "Predicted height in `units` above `datum`; a low below the datum is negative" }),
+}).meta({ id: "TideExtreme" });
+
+export const TodayTides = z.object({
+  station: z.object({
+    id: z.string().meta({ description: "The tide database's station id, e.g. `noaa/9414131` (NOAA station 9414131)" }),
+    name: z.string(),
+    distanceKm: z.number().meta({ description: "From the city's point, km" }),
+  }),
+  datum: z.string().meta({ description: "The chart datum heights are above: `MLLW` (mean lower low water) for NOAA stations" }),
+  units: z.enum(["feet", "meters"]),
+  extremes: z.array(TideExtreme).meta({ description: "Highs and lows of the city's local day, in order" }),
+  attribution: z.string().meta({ description: "The notice the tide database asks to be shown with its data" }),
+}).meta({ id: "TodayTides", description: "Astronomical tide predictions (NOAA harmonics, computed with Neaps): not for navigation; storm surge and wind are not in them." });
+
 export const WeatherResponse = z.object({
   high: z.number().meta({ description: "Today's high, °F" }),
   low: z.number().meta({ description: "Today's low, °F" }),
@@ -149,5 +167,7 @@ export const WeatherResponse = z.object({
   timezone: z.string().optional().meta({ description: "IANA timezone of the city" }),
   asOf: z.iso.datetime({ offset: true }).optional().meta({ description: "When the forecast was fetched" }),
   alerts: z.array(WeatherAlert).optional().meta({ description: "Active National Weather Service alerts for the city's point, most severe first (live, at most 5 minutes old). `[]`: none active. Absent: the NWS could not be asked just now." }),
+  uvIndexMax: z.number().nullable().optional().meta({ description: "Today's highest UV index (Open-Meteo `uv_index_max`). EPA scale: 0-2 low, 3-5 moderate, 6-7 high, 8-10 very high, 11+ extreme. Absent when the forecast has none." }),
+  tides: TodayTides.optional().meta({ description: "Today's predicted high and low tides (the city's local day) at the nearest NOAA tide station within 15 km. Absent for a city with no station that near (inland)." }),
 }).meta({ id: "WeatherResponse", description: "Today's weather. Units: °F, mph, percent." });
 export type WeatherResponse = z.infer<typeof WeatherResponse>;

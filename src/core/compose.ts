@@ -15,6 +15,7 @@ import { archiveNotes, type DayWeather } from "./archive-notes.ts";
 import { clockWords, eventWhenWords, feedEventToCalendar } from "./event-time.ts";
 import { chooseLead, type Lead } from "./lead.ts";
 import { describeWeatherCode } from "./wmo.ts";
+import { declarationLine, femaDisasterUrl, quakeLine, tideLine, uvCategory, UV_SHOWN_FROM, type TownHazards } from "./hazards.ts";
 
 export { safeUrl, feedEventToCalendar };
 
@@ -292,6 +293,39 @@ function warningSection(alerts: WeatherAlert[], timeZone: string): string[] {
   return out;
 }
 
+/** "Neaps tide database (https://...)" as a link; any other notice as plain text. */
+function noticeText(notice: string): string {
+  const m = /^([^()]+?) \((https:\/\/[^\s()]+)\)\.?$/.exec(notice.trim());
+  const url = m ? safeUrl(m[2]) : null;
+  return m && url ? `[${escapeMarkdown(m[1]!, TITLE_MAX)}](${url})` : escapeMarkdown(notice, 600);
+}
+
+/**
+ * The block next to the warnings: only what is true today in town, each line with its source. Tides
+ * of a coastal town, a quake felt here, a high UV index, a new federal disaster declaration for the
+ * county. Nothing at all on a quiet day inland.
+ */
+function hazardsSection(h: TownHazards | null | undefined, uvIndexMax: number | null | undefined, timeZone: string, date: string): string[] {
+  const lines: string[] = [];
+  for (const q of h?.quakes ?? []) {
+    lines.push(`- **Earthquake:** ${escapeMarkdown(quakeLine(q, timeZone, date), 600)}${linkSuffix(q.quake.url, "USGS event page")}`);
+  }
+  for (const d of h?.declarations ?? []) {
+    lines.push(`- **Disaster declaration:** ${escapeMarkdown(declarationLine(d), 600)}${linkSuffix(femaDisasterUrl(d), "FEMA's page")}`);
+  }
+  const uv = uvIndexMax != null && Number.isFinite(uvIndexMax) ? Math.round(uvIndexMax) : null;
+  if (uv !== null && uv >= UV_SHOWN_FROM) {
+    const c = uvCategory(uv);
+    lines.push(`- **UV index ${uv}, ${c.name}:** ${escapeMarkdown(c.advice ?? "", 600)} (EPA advice)`);
+  }
+  // "4:59 AM (10.8 ft)" never breaks between a number and its unit on a narrow screen.
+  const tides = h?.tides && h.tides.extremes.length > 0 ? escapeMarkdown(tideLine(h.tides, timeZone), 600).replace(/(\d) (AM|PM|ft\)|m\))/g, "$1\u00a0$2") : null;
+  // A quiet day on the coast: the tides alone, as a sentence under their heading (no list of one).
+  if (lines.length === 0) return tides ? ["## Tides today", "", tides, ""] : [];
+  if (tides) lines.push(`- **Tides:** ${tides}`);
+  return [`## ${tides ? "Hazards and tides today" : "Hazards today"}`, "", ...lines, ""];
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -399,6 +433,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
     "",
     ...(i.note ? noteSection(i.note) : []),
     ...warningSection(alerts, tz),
+    ...hazardsSection(i.sources.hazards, i.weather?.daily.find((d) => d.date === i.date)?.uvIndexMax, tz, i.date),
     ...leadSection(lead),
     ...weather,
     ...calendarSection(cal, pageUrl, lead?.kind === "event" ? lead.event.id : null),
@@ -408,7 +443,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   ];
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
   lines.push(...sunSection(i.sun), ...holidaySection(i.holidays));
-  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming])), "");
+  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, i.sources.hazards ?? null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming])), "");
   const draft = lines.join("\n");
   const minutes = readingMinutes(draft);
   const markdown = draft.replace(READ_TIME_MARK, `a ${minutes}-minute read`);
@@ -422,12 +457,19 @@ function creditsUsed(credits: SourceCredit[], headlines: Headline[], events: Cal
   return credits.filter((c) => used.has(c.name) && !seen.has(c.name) && (seen.add(c.name), true));
 }
 
-/** Who the edition's figures come from (Open-Meteo's CC BY 4.0 asks for the credit), and the local outlets it drew on. */
-function sourcesLine(warnings: boolean, airQuality: boolean, local: SourceCredit[] = []): string {
+/**
+ * Who the edition's figures come from (Open-Meteo's CC BY 4.0 and the tide database ask for the
+ * credit), and the local outlets it drew on.
+ */
+function sourcesLine(warnings: boolean, airQuality: boolean, hazards: TownHazards | null, local: SourceCredit[] = []): string {
   const outlets = local.map((c) => `${safeUrl(c.url) ? `[${escapeMarkdown(c.name, TITLE_MAX)}](${safeUrl(c.url)})` : escapeMarkdown(c.name, TITLE_MAX)}${c.countyWide ? " (county-wide)" : ""}`);
+  const tides = hazards?.tides && hazards.tides.extremes.length > 0 ? hazards.tides : null;
   return [
     outlets.length ? `Local news and meetings: ${outlets.join(", ")}.` : "",
     warnings ? "Warnings: National Weather Service." : "",
+    hazards?.quakes.length ? "Earthquakes: [U.S. Geological Survey](https://earthquake.usgs.gov/)." : "",
+    hazards?.declarations.length ? "Disaster declarations: [FEMA](https://www.fema.gov/about/openfema) (OpenFEMA)." : "",
+    tides ? `Tides: NOAA harmonics, predicted with [Neaps](https://github.com/openwatersio/neaps); ${noticeText(tides.attribution)}.` : "",
     `Forecast${airQuality ? " and air quality" : ""}: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).`,
     "Census figures: U.S. Census Bureau.",
   ].filter(Boolean).join(" ");

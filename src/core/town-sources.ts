@@ -2,6 +2,7 @@
 // fetching (src/integrations, src/services/town-sources.ts) and composing (src/core/compose.ts).
 // Plain data, no I/O. Every list may be empty and every field that can be missing is null: a source
 // that is down gives nothing, never an error.
+import { NO_TOWN_HAZARDS, type TownHazards } from "./hazards.ts";
 
 /** An active National Weather Service alert (warning, watch, advisory) for the town's point. */
 export interface WeatherAlert {
@@ -89,6 +90,12 @@ export interface TownSources {
   headlines: Headline[];
   /** The town's feeds with a site to credit (directory sources); the edition names those it drew on. */
   credits?: SourceCredit[];
+  /**
+   * What the hazards every town shares give this town (src/core/hazards.ts): felt quakes, new disaster
+   * declarations for its county, today's tides. Gathered once per run (src/services/hazards.ts);
+   * absent reads as none.
+   */
+  hazards?: TownHazards;
 }
 
 /** A feed's last good items serve for a day after they were fetched (with the hours a morning run may drift). */
@@ -96,4 +103,4 @@ export const FEED_ITEMS_KEPT_MS = 30 * 3_600_000;
 /** Calendar events are read this many days ahead: the edition's week, and the town page's. */
 export const FEED_EVENT_DAYS = 7;
 
-export const NO_TOWN_SOURCES: TownSources = { alerts: [], airQuality: null, events: [], headlines: [] };
+export const NO_TOWN_SOURCES: TownSources = { alerts: [], airQuality: null, events: [], headlines: [], hazards: NO_TOWN_HAZARDS };

@@ -97,7 +97,7 @@ export function developerSections(base: string, operations: readonly Operation[]
     "",
     "## Data sources",
     "",
-    "Census figures: U.S. Census Bureau (ACS 5-year estimates, Gazetteer), public domain; this product uses the Census Bureau Data API but is not endorsed or certified by the Census Bureau. Weather and air quality: Open-Meteo.com (CC BY 4.0). Weather alerts: National Weather Service (public domain).",
+    "Census figures: U.S. Census Bureau (ACS 5-year estimates, Gazetteer), public domain; this product uses the Census Bureau Data API but is not endorsed or certified by the Census Bureau. Weather and air quality: Open-Meteo.com (CC BY 4.0). Weather alerts: National Weather Service (public domain). Earthquakes: U.S. Geological Survey (public domain). Disaster declarations: FEMA's OpenFEMA API (public domain; not endorsed by FEMA). Tides: computed from NOAA harmonic constants (public domain) with Neaps (MIT); not for navigation.",
     "",
     "Where each town's own sites and local news may be found (the town directory, checked before any is used) comes from these open datasets, shipped with the project with their licences:",
     "",

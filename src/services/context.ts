@@ -11,6 +11,7 @@ import type { WeatherProvider } from "../integrations/weather/types.ts";
 import type { Logger } from "../log.ts";
 import type { DB } from "../store/db.ts";
 import type { GroupCommit } from "../store/group-commit.ts";
+import type { HazardProviders } from "./hazards.ts";
 import type { AlertsCache } from "./alerts.ts";
 import type { Limits } from "./limits.ts";
 import type { Secrets } from "./secrets.ts";
@@ -71,4 +72,6 @@ export interface AppContext {
   /** Writes that must be on disk before their answer, committed together per event-loop turn. */
   commits: GroupCommit;
   sources: SourceProviders;
+  /** Hazards every town shares, asked once per morning run (src/services/hazards.ts). */
+  hazards: HazardProviders;
 }

@@ -25,6 +25,7 @@ import { settleAllPayouts } from "./payouts.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 import { startFeedRefresh, townSources, type FeedRefresh, type RefreshSummary } from "./town-sources.ts";
+import { countServed, formatHazardsSummary, gatherRunHazards, recordTownHazards, townHazards, type GatheredHazards, type HazardsSummary } from "./hazards.ts";
 
 export interface MorningSummary {
   /** The instant the run treated as "now" (ISO). */
@@ -48,6 +49,8 @@ export interface MorningSummary {
   digestsQueued: number;
   /** The due towns' feeds: fetched once per address this run (see services/town-sources.ts). */
   feeds?: RefreshSummary;
+  /** The hazards every due town shares: one request per provider this run (see services/hazards.ts). */
+  hazards?: HazardsSummary;
   ms: number;
   /** Set when another live run held the lease: this run did nothing. */
   busy?: Pick<Lease, "pid" | "host">;
@@ -88,7 +91,7 @@ function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
   // so the headline line and the table's first row say the same.
   const row = daily[0]!;
   const today = row.date === w.daily[0]?.date ? w.today
-    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}) };
+    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}), ...(w.today.uvIndexMax !== undefined || row.uvIndexMax != null ? { uvIndexMax: row.uvIndexMax ?? null } : {}) };
   return { ...w, today, daily };
 }
 
@@ -125,8 +128,9 @@ async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now
  * publishing-ledger row and the headlines it shows are one transaction: either all exist or none.
  * Returns the new id, or undefined when another run stored the edition first.
  */
-export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<{ id?: number; weather: boolean }> {
-  const [weather, sources] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal)]);
+export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal, runHazards?: Promise<GatheredHazards>): Promise<{ id?: number; weather: boolean }> {
+  const [weather, sources, gathered] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal), runHazards]);
+  const hazards = gathered ? townHazards(ctx, gathered.run, place, date) : null;
   // The public calendars' events come with the town's sources (gatherSources): the listings alone here.
   const listings = cityListings(ctx.db, place, now, { feeds: false });
   const today = weather?.daily.find((d) => d.date === date);
@@ -142,7 +146,7 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     events: listings.events.filter((e) => e.featured),
     listings: listings.directory,
-    sources,
+    sources: hazards ? { ...sources, hazards } : sources,
     note: noteOf(ctx, place.geoid, date),
     // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
     history: weatherHistory(ctx.db, place.geoid, date, addDays(date, -190)),
@@ -159,9 +163,11 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     if (stored !== undefined) {
       markPending(ctx.db, stored);
       recordHeadlinesShown(ctx.db, place.geoid, date, sources.headlines.map((h) => h.key));
+      if (hazards) recordTownHazards(ctx, place, date, hazards);
     }
     return stored;
   }).immediate();
+  if (id !== undefined && gathered && hazards) countServed(gathered.summary, hazards, today?.uvIndexMax);
   return { id, weather: weather !== null };
 }
 
@@ -244,11 +250,13 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     summary.skipped = places.length - due.length;
     // Each due town's feeds are fetched once per address, alongside composing: a town waits only for its own.
     const refresh = due.length > 0 ? startFeedRefresh(ctx, due.map((d) => d.place.geoid), { now, signal: options.signal }) : undefined;
+    // The hazards every town shares: one request per provider for the whole run, alongside the feeds (never rejects).
+    const hazards = due.length > 0 ? gatherRunHazards(ctx, due.map((d) => d.place), { now, signal: options.signal }) : undefined;
     let done = 0;
     let lastRenew = Date.now();
     await eachLimited(due, options.concurrency ?? 4, async ({ place, date }) => {
       try {
-        const r = await composeCity(ctx, place, date, now, refresh, options.signal);
+        const r = await composeCity(ctx, place, date, now, refresh, options.signal, hazards);
         if (r.id === undefined) summary.skipped++;
         else {
           summary.composed++;
@@ -272,6 +280,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
       return summary;
     }
     if (refresh) summary.feeds = await refresh.done;
+    if (hazards) summary.hazards = (await hazards).summary;
     // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
@@ -296,5 +305,5 @@ export function formatSummary(s: MorningSummary): string {
   const f = s.feeds;
   const feeds = f && f.sources > 0 ? `; feeds: ${f.sources} addresses, ${f.fetched} fetched, ${f.notModified} unchanged, ${f.failed} failed, ${f.skipped} fetched earlier` : "";
   return `morning ${s.at}: ${s.cities} cities, ${s.due} due, ${s.composed} composed${weather}, ${s.skipped} skipped, ${s.failed} failed; `
-    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}; ${(s.ms / 1000).toFixed(2)} s`;
+    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}${s.hazards ? `; ${formatHazardsSummary(s.hazards)}` : ""}; ${(s.ms / 1000).toFixed(2)} s`;
 }

@@ -60,10 +60,33 @@ export async function getCityWeather(ctx: AppContext, place: PlaceRow): Promise<
  */
 export async function getWeather(ctx: AppContext, slug: string): Promise<Reply<WeatherResponse>> {
   const place = requireCity(ctx, slug);
-  const [{ weather, source }, alerts] = await Promise.all([
+  const [{ weather, source }, alerts, tides] = await Promise.all([
     getCityWeather(ctx, place),
     ctx.sources.alertsCache.get(place.geoid, { latitude: place.latitude, longitude: place.longitude }),
+    todaysTides(ctx, place),
   ]);
-  if (alerts === null) return reply(weather, { cacheControl: WEATHER_CACHE[source] });
-  return reply({ ...weather, alerts }, { cacheControl: WEATHER_CACHE.live });
+  const answer = tides ? { ...weather, tides } : weather;
+  if (alerts === null) return reply(answer, { cacheControl: WEATHER_CACHE[source] });
+  return reply({ ...answer, alerts }, { cacheControl: WEATHER_CACHE.live });
+}
+
+/** How long an answer waits for its tides: only the tide worker's first load (a second or two) takes longer. */
+const TIDES_WAIT_MS = 2000;
+
+/** Today's tides for a coastal city, computed locally (no request); undefined inland, if the prediction fails, or while the predictor is still loading. */
+async function todaysTides(ctx: AppContext, place: PlaceRow): Promise<WeatherResponse["tides"]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const t = await Promise.race([
+      ctx.hazards.tides.day(place, localDate(ctx.config.now(), place.timezone)),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TIDES_WAIT_MS))),
+    ]);
+    if (!t) return undefined;
+    return { ...t, extremes: t.extremes.map((e) => ({ ...e, time: new Date(Math.round(Date.parse(e.time) / 60_000) * 60_000).toISOString() })) };
+  } catch (err) {
+    ctx.log.warn({ reason: (err as Error).message, slug: place.slug }, "tide prediction failed; /api/weather answers without tides");
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
 }

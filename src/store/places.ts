@@ -12,6 +12,8 @@ export interface PlaceRow extends CensusColumns {
   state_name: string;
   state_code: string;
   county_name: string | null;
+  /** The county's 5-digit FIPS code (state + county). */
+  county_geoid?: string | null;
   latitude: number;
   longitude: number;
   timezone: string;

@@ -31,6 +31,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     NWS_API_URL: "http://127.0.0.1:9", AIR_QUALITY_API_URL: "http://127.0.0.1:9",
     // The directory's background checks stay off unless a test asks (LEGISTAR_API_URL goes nowhere too).
     DIRECTORY_CHECKS_PER_HOUR: "0", LEGISTAR_API_URL: "http://127.0.0.1:9",
+    USGS_EARTHQUAKES_URL: "http://127.0.0.1:9", OPENFEMA_API_URL: "http://127.0.0.1:9",
     // A test's last requests are done when it stops its server; anything left is cut after a second.
     SHUTDOWN_TIMEOUT_MS: "1000",
     ...env,

@@ -89,7 +89,7 @@ describe("GET /api/weather/{slug}: live forecast", () => {
     expect(q).toEqual({
       latitude: "38.635699", longitude: "-90.244582", timezone: "America/Chicago",
       current: "temperature_2m,weather_code,wind_speed_10m",
-      daily: "weather_code,temperature_2m_max,temperature_2m_min,precipitation_probability_max,sunrise,sunset",
+      daily: "weather_code,temperature_2m_max,temperature_2m_min,precipitation_probability_max,sunrise,sunset,uv_index_max",
       temperature_unit: "fahrenheit", wind_speed_unit: "mph", forecast_days: "7",
     });
   });

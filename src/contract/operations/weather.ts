@@ -20,6 +20,7 @@ export const weatherOperations = {
       "`code` is the WMO weather interpretation code used by Open-Meteo; `condition` and `emoji` describe it. `latitude`, `longitude` and `timezone` are the city's; `asOf` is when the forecast was fetched.",
       "Source: once today's edition (today in the city's own timezone) is published, the forecast snapshot stored with it, so the API and the newsletter agree all day. Before that, a live Open-Meteo forecast for the city's coordinates, reused for 15 minutes.",
       "`alerts`: the National Weather Service's active warnings, watches and advisories for the city's point, most severe first, asked live (reused for at most 5 minutes); expired alerts are never listed. `[]` means none is active; the field is absent when the NWS could not be asked just now (the forecast is still answered).",
+      "`uvIndexMax`: today's highest UV index, when the forecast has one (EPA scale: 6-7 high, 8-10 very high, 11+ extreme). `tides`: for a coastal city, today's predicted highs and lows (its local day) at the nearest NOAA tide station within 15 km, computed from NOAA's harmonic constants with Neaps (no upstream request; heights above the station's datum, MLLW, not for navigation); absent inland. Earthquakes and disaster declarations are not weather: they are in the edition (`/api/archive`).",
       `Caching: a snapshot answers with \`Cache-Control: ${WEATHER_CACHE.snapshot}\`, a live forecast, and any answer that lists alerts, with \`${WEATHER_CACHE.live}\`.`,
       "With no snapshot, an Open-Meteo failure or timeout (5 s by default) is 404 `weather_unavailable`; retry later. Weather data by Open-Meteo.com (CC BY 4.0); alerts from the National Weather Service (api.weather.gov, public domain).",
     ].join("\n\n"),
@@ -33,7 +34,8 @@ export const weatherOperations = {
       description: [
         "Today's weather in a city (by `slug`), in U.S. units: `high`, `low` and `current` in °F, `windSpeed` in mph, `precipitationChance` in percent (0-100, today's maximum); `condition` says it in words (`code` is the WMO code). `asOf` is when the forecast was fetched.",
         "Once today's edition is published it is the forecast stored with that edition, so it agrees with the newsletter all day; before that, a live Open-Meteo forecast, reused for 15 minutes.",
-        "When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0).",
+        "`uvIndexMax` is today's highest UV index (EPA: 6-7 high, 8-10 very high, 11+ extreme); `tides`, for a coastal city only, today's predicted highs and lows at the nearest NOAA station (feet above MLLW, not for navigation).",
+        "When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0); tides: NOAA harmonics via the Neaps tide database.",
       ].join("\n\n"),
     },
   },

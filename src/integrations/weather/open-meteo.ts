@@ -25,6 +25,8 @@ export class WeatherUpstreamError extends Error {
 
 const CURRENT = ["temperature_2m", "weather_code", "wind_speed_10m"] as const;
 const DAILY = ["weather_code", "temperature_2m_max", "temperature_2m_min", "precipitation_probability_max", "sunrise", "sunset"] as const;
+/** Asked too, but optional in the answer: a forecast without it is still a forecast (the edition just says nothing of UV). */
+const DAILY_OPTIONAL = ["uv_index_max"] as const;
 
 const num = z.number();
 const series = <T extends z.ZodType>(item: T) => z.array(item.nullable());
@@ -46,11 +48,13 @@ const ForecastBody = z.object({
     precipitation_probability_max: series(num),
     sunrise: series(z.string()),
     sunset: series(z.string()),
+    uv_index_max: series(num).optional(),
   }),
 }).superRefine((body, check) => {
   const n = body.daily.time.length;
-  for (const key of DAILY) {
-    if (body.daily[key].length !== n) check.addIssue({ code: "custom", path: ["daily", key], message: `has ${body.daily[key].length} values for ${n} days` });
+  for (const key of [...DAILY, ...DAILY_OPTIONAL]) {
+    const values = body.daily[key];
+    if (values && values.length !== n) check.addIssue({ code: "custom", path: ["daily", key], message: `has ${values.length} values for ${n} days` });
   }
   for (const key of ["temperature_2m_max", "temperature_2m_min"] as const) {
     if (body.daily[key][0] == null) check.addIssue({ code: "custom", path: ["daily", key, 0], message: "today's value is missing" });
@@ -65,7 +69,7 @@ export function forecastUrl(baseUrl: string, location: WeatherLocation): URL {
     longitude: String(location.longitude),
     timezone: location.timezone,
     current: CURRENT.join(","),
-    daily: DAILY.join(","),
+    daily: [...DAILY, ...DAILY_OPTIONAL].join(","),
     temperature_unit: "fahrenheit",
     wind_speed_unit: "mph",
     forecast_days: "7",
@@ -84,11 +88,13 @@ function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): 
     if (high == null || low == null || code == null) break;
     const sunrise = d.sunrise[i];
     const sunset = d.sunset[i];
+    const uv = d.uv_index_max?.[i];
     daily.push({
       date, high, low, code,
       precipitationChance: d.precipitation_probability_max[i] ?? null,
       ...(sunrise ? { sunrise } : {}),
       ...(sunset ? { sunset } : {}),
+      ...(uv != null ? { uvIndexMax: uv } : {}),
     });
   }
   // The condition is the one now (like `current`); each day's own code is in `daily`.
@@ -102,6 +108,7 @@ function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): 
       code, condition, emoji,
       precipitationChance: d.precipitation_probability_max[0] ?? null,
       windSpeed: body.current.wind_speed_10m,
+      ...(d.uv_index_max?.[0] != null ? { uvIndexMax: d.uv_index_max[0] } : {}),
       // The city's own coordinates (Open-Meteo echoes its grid cell, a few hundred metres off).
       latitude: location.latitude,
       longitude: location.longitude,
