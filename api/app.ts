@@ -38,7 +38,7 @@ const SLUGLESS_PATHS = ["/api/city", "/api/facts", "/api/weather", "/api/archive
 export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response {
   const instance = event.url.pathname;
   if (error instanceof AppError) {
-    return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers });
+    return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers, extra: error.extra });
   }
   const status = (error as { status?: number }).status;
   if (status === 400) return problemResponse(ctx.config.baseUrl, "validation_error", "The request URL is malformed.", { instance, issues: [{ path: "url", message: "malformed percent-encoding" }] });

@@ -8,7 +8,7 @@ import { z } from "zod";
  */
 export const PROBLEMS = {
   city_not_found: { status: 404, title: "City not found", resolution: "List cities via /api/cities; a U.S. city with no edition has no data, and subscribing to it creates one", mcp: "Find the town with find_place (any U.S. place, its `slug` and `hasNewsletter`) or list_cities (towns with a newsletter); subscribe_city starts the newsletter of a town that has none" },
-  conflict: { status: 409, title: "Conflict", resolution: "Re-read the resource, then decide whether to retry" },
+  conflict: { status: 409, title: "Conflict", resolution: "Re-read the resource, then decide whether to retry", mcp: "Read `reason`: `not_selling` means the town takes no listings until it has a newsletter (its first subscriber, through subscribe_city with a reader's own address) or an operator (start_town_checkout); otherwise re-read (get_town_quote, get_listing_order), then decide whether to retry" },
   edition_not_found: { status: 404, title: "Edition not found", resolution: "Read /api/city/{slug} for existing dates; today's may not exist yet", mcp: "Call get_city and read `archives` for the dates that exist; today's may not exist yet" },
   endpoint_not_found: { status: 404, title: "Endpoint not found", resolution: "See the OpenAPI description (/openapi.json) and API catalog (/.well-known/api-catalog)", mcp: "Call tools/list for the tools this server offers" },
   forbidden: { status: 403, title: "Forbidden", resolution: "Credential valid but action not granted; do not retry" },
@@ -57,6 +57,31 @@ export const Issue = z.object({
   message: z.string(),
 }).meta({ id: "ValidationIssue" });
 
+/**
+ * Additive members that say which case of a code an answer is (clients that branch on `code` keep
+ * working; those that read these can tell a real place from a typo, and a town from a seller).
+ */
+export const ProblemReason = z.enum(["unknown_place", "no_newsletter", "not_selling"]).meta({
+  id: "ProblemReason",
+  description: "Which case of `code` this is. `city_not_found` has two: `unknown_place` (the slug names no U.S. place; `suggestions` may hold the slugs meant) and `no_newsletter` (a real U.S. place, in `place`, that has no newsletter yet, so no editions, archive or weather: its first subscriber starts it). `conflict` of a listing purchase: `not_selling` (the town, in `place`, takes listings once it has a newsletter, i.e. its first subscriber, or an operator leases it).",
+});
+export type ProblemReason = z.infer<typeof ProblemReason>;
+
+export const ProblemPlace = z.object({
+  slug: z.string(),
+  name: z.string(),
+  state: z.string(),
+  hasNewsletter: z.boolean(),
+  sellsListings: z.boolean(),
+  url: z.url().meta({ description: "The place's page: its facts, and how to start its newsletter" }),
+}).meta({ id: "ProblemPlace", description: "The real U.S. place a `no_newsletter` or `not_selling` answer is about" });
+
+export interface ProblemExtra {
+  reason?: ProblemReason;
+  place?: z.infer<typeof ProblemPlace>;
+  suggestions?: string[];
+}
+
 export const Problem = z.object({
   type: z.url().meta({ description: "`{base_url}/developers#error-<code>`" }),
   title: z.string().meta({ description: "Identical for every instance of a code" }),
@@ -69,6 +94,9 @@ export const Problem = z.object({
   error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
   retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited`: seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
+  reason: ProblemReason.optional(),
+  place: ProblemPlace.optional(),
+  suggestions: z.array(z.string()).optional().meta({ description: "On `unknown_place`: the slugs of the places the request probably meant, best first" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 
@@ -76,7 +104,7 @@ export type Problem = z.infer<typeof Problem>;
  * The one builder of problem bodies (RFC 9457, spec section 7): HTTP sends it as
  * application/problem+json (api/problem.ts), MCP as the text of a tool error.
  */
-export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>, transport: ProblemTransport = "http"): Problem {
+export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>, transport: ProblemTransport = "http", extra?: ProblemExtra): Problem {
   const p = PROBLEMS[code];
   return {
     type: `${baseUrl}/developers#error-${code}`,
@@ -89,5 +117,8 @@ export function problemBody(baseUrl: string, code: ProblemCode, detail: string, 
     documentation: `${baseUrl}/developers#error-${code}`,
     error: detail,
     ...(code === "validation_error" ? { issues: issues ?? [] } : {}),
+    ...(extra?.reason ? { reason: extra.reason } : {}),
+    ...(extra?.place ? { place: extra.place } : {}),
+    ...(extra?.suggestions?.length ? { suggestions: extra.suggestions } : {}),
   };
 }

@@ -12,9 +12,11 @@ export const MCP_SERVER_VERSION = "1.0.0";
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28", ...SUPPORTED_PROTOCOL_VERSIONS];
 
 const INSTRUCTIONS = [
-  "citydaily is a free daily newsletter for every U.S. city. Cities are addressed by slug `{city}-{state-name}` (e.g. `st-louis-missouri`): find_place finds any U.S. place by name (typos forgiven) and says whether it has a newsletter yet; list_cities gives every city with one.",
-  "Read with get_city, get_archive (one dated edition, markdown), search_archives and get_weather. subscribe_city sends a real email: only use it for an address whose owner asked.",
-  "A failed call is a tool error whose text is a problem object: branch on `code` and follow `resolution`.",
+  "citydaily is a free daily newsletter for every U.S. town. Towns are addressed by slug `{city}-{state-name}` (e.g. `st-louis-missouri`): find_place finds any of 32,000 U.S. places by name (typos forgiven) and says whether each has a newsletter (`hasNewsletter`) and takes listings (`sellsListings`); list_cities gives every town with a newsletter.",
+  "get_place answers any place's facts: time zone, today's local date, weekday and time there (count \"today\" and \"next Saturday\" from these, not your own clock), sunrise and sunset, holidays, census figures.",
+  "Only towns with a newsletter have editions: get_city, get_archive (the latest edition, or one date's; markdown), search_archives and get_weather; for any other place they answer `city_not_found` with `reason: no_newsletter`. A town's newsletter starts with its first subscriber: subscribe_city sends a real email, so only use it for the address of a reader who asked to subscribe themselves.",
+  "Listings (create_event_listing, create_business_listing) need a town that sells them; any other is `conflict` with `reason: not_selling`.",
+  "A failed call is a tool error whose text is a problem object: branch on `code` (and `reason`), read `detail`, follow `resolution`. Arguments are checked strictly: an unknown one is refused, naming the tool's arguments.",
 ].join(" ");
 
 /**

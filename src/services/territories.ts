@@ -78,7 +78,8 @@ export async function operatorAction(ctx: AppContext, input: OperatorActionReque
   const quote = leaseQuote(activeSubscriberCount(ctx.db, place.geoid));
   const lease = reserveTown(ctx.db, { id: `tl_${crypto.randomUUID()}`, placeGeoid: place.geoid, priceCents: quote.priceCents, reservedUntil: reservedUntil.toISOString() }, now.toISOString());
   if (!lease) {
-    throw new AppError("conflict", `${place.name}, ${place.state_name} is already leased or reserved by another checkout in progress; check GET /api/territories for when it is available.`);
+    const taken = `${place.name}, ${place.state_name} is already leased or reserved by another checkout in progress`;
+    throw new AppError("conflict", `${taken}; check GET /api/territories for when it is available.`, { mcpDetail: `${taken}; get_town_quote says when it is available.` });
   }
   const base = ctx.config.baseUrl;
   try {

@@ -22,6 +22,7 @@ const NOW = "2026-11-22T15:00:00.000Z";
 const EXPECTED_TOOLS = {
   list_cities: "present",
   find_place: "present",
+  get_place: "present",
   get_city: "present",
   get_archive: "present",
   search_archives: "present",
@@ -41,13 +42,15 @@ const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebrask
 const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
   find_place: () => ({ q: "boise" }),
+  get_place: () => ({ slug: "marfa-texas" }),
   get_city: () => ({ slug: "boise-idaho" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
   search_archives: () => ({ q: "frost", slug: "boise-idaho" }),
   get_weather: () => ({ slug: "boise-idaho" }),
   subscribe_city: (n) => ({ email: `generic-${n}@example.org`, slug: "boise-idaho" }),
   get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
-  start_town_checkout: (n) => ({ action: "guest-checkout", city: TOWNS[n % TOWNS.length][0], state: TOWNS[n % TOWNS.length][1] }),
+  // A town of its own per call (another test's counter must not pick a town already reserved).
+  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leases % TOWNS.length][0], state: TOWNS[leases++ % TOWNS.length][1] }),
   get_listing_prices: () => ({}),
   create_event_listing: (n) => ({ ...EVENT, title: `${EVENT.title} ${n}` }),
   create_business_listing: (n) => ({ ...BUSINESS, title: `${BUSINESS.title} ${n}` }),
@@ -90,6 +93,7 @@ const problemOf = (r: ToolResult) => {
 };
 
 let examples = 0;
+let leases = 0;
 
 describe.each(CLIENTS)("MCP %s", (revision, connect) => {
   let c: Connected;
@@ -187,7 +191,7 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     }
     const second = await call(c.client, "start_town_checkout", town);
     expect(second.isError).toBe(true);
-    expect(JSON.parse(textOf(second))).toMatchObject({ code: "conflict", status: 409, resolution: PROBLEMS.conflict.resolution });
+    expect(JSON.parse(textOf(second))).toMatchObject({ code: "conflict", status: 409, resolution: PROBLEMS.conflict.mcp });
     const quote = (await call(c.client, "get_town_quote", { city: "Savannah", state: "Georgia" })).structuredContent as { quote: { available: boolean } };
     expect(quote.quote.available).toBe(false);
   });

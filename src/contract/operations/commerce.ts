@@ -14,7 +14,7 @@ const CHECKOUT_ANSWER = [
   "",
   "The compliance screen runs inside the request against the listing policy (`policy` in /api/pricing): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person.",
   "",
-  "Which towns take listings: one that has a newsletter (a subscriber or an edition) or an operator (an active lease), as `selling` in /api/listing-quote says; a leased town's listings run from its first edition. Unknown slug: `404 city_not_found`; a real town that takes none yet: `409 conflict` (subscribing to it starts its newsletter).",
+  "Which towns take listings: one that has a newsletter (a subscriber or an edition) or an operator (an active lease), as `selling` in /api/listing-quote says; a leased town's listings run from its first edition. Unknown slug: `404 city_not_found` (`reason: unknown_place`); a real town that takes none yet: `409 conflict` with `reason: not_selling` and the town in `place` (subscribing to it starts its newsletter; leasing it gives it an operator).",
   "",
   "Rate limit: shared with the other purchase endpoints, a burst of 10 per client address then one a minute (`429 rate_limited` with `Retry-After`). No key or account: the buyer identifies themselves on the payment page.",
 ].join("\n");
@@ -24,6 +24,8 @@ const CHECKOUT_ANSWER_MCP = [
   "The answer has exactly one of: `checkoutUrl` (a paid tier that passed the screen: give the link to the buyer, who opens it and pays; nothing is charged before), `rejected` (`{rule, reason, field}`: the screen refused it, no payment link, nothing charged), `held` (a person looks before a payment link is issued), `queued` (free tier, waiting for a person's approval). A rejection is an answer, not a tool error: branch on which field is present. Every answer carries `orderId`: call get_listing_order with `{\"id\": orderId}` until `published` is true (a paid order is published within seconds of the payment).",
   "",
   "The listing is screened against the listing policy (`policy` in get_listing_prices): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person. `tier` is an `id` from get_listing_prices (`free`, `standard`, `featured`). Ask the buyer for every field; do not invent them.",
+  "",
+  "Precondition: the town must sell listings (find_place's `sellsListings`): a town does once it has a newsletter (its first subscriber) or an operator (a lease). In any other real town the answer is the tool error `conflict` with `reason: not_selling`: no listing can be bought there until a reader subscribes (subscribe_city, only with a reader's own address at their request) or someone leases the town (start_town_checkout). A slug that names no place is `city_not_found`.",
   "",
   "Rate limit: shared with the other purchase tools, a burst of 10 per client address then one a minute; a `rate_limited` tool error carries `retryAfter` in seconds.",
 ].join("\n");

@@ -33,7 +33,7 @@ export const weatherOperations = {
       description: [
         "Today's weather in a city (by `slug`), in U.S. units: `high`, `low` and `current` in °F, `windSpeed` in mph, `precipitationChance` in percent (0-100, today's maximum); `condition` says it in words (`code` is the WMO code). `asOf` is when the forecast was fetched.",
         "Once today's edition is published it is the forecast stored with that edition, so it agrees with the newsletter all day; before that, a live Open-Meteo forecast, reused for 15 minutes.",
-        "When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0).",
+        "Only for a town with a newsletter (find_place's `hasNewsletter`): any other real place is the tool error `city_not_found` with `reason: no_newsletter` (get_place answers its sunrise, sunset and local date without a forecast). When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0).",
       ].join("\n\n"),
     },
   },
