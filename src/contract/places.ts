@@ -33,7 +33,7 @@ const Holiday = z.object({
   date: IsoDate,
   name: z.string(),
   kind: z.enum(["federal", "state", "observance"]).meta({ description: "`federal` U.S. holiday, `state` public holiday of the town's state, `observance` (widely marked, not a day off)" }),
-});
+}).meta({ id: "Holiday" });
 
 export const PlaceResponse = z.object({
   slug: z.string().meta({ description: "The place's slug `{city}-{state-name}`", examples: ["marfa-texas"] }),

@@ -1,5 +1,7 @@
 import { McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { EXTENSION_ID as APPS_EXTENSION_ID } from "@modelcontextprotocol/ext-apps/server";
 import type { AppContext } from "../services/context.ts";
+import { APP_MIME_TYPE } from "./apps.ts";
 import type { Caller } from "../services/operations.ts";
 import { registerPrompts, type PromptCatalog } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
@@ -32,7 +34,11 @@ const CACHE_HINTS = {
   "resources/list": LIST_TTL,
   "resources/templates/list": LIST_TTL,
 };
-const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } };
+// The MCP Apps extension (SEP-1865): three tools come with `ui://` views (src/mcp/apps.ts).
+const CAPABILITIES = {
+  tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false },
+  extensions: { [APPS_EXTENSION_ID]: { mimeTypes: [APP_MIME_TYPE] } },
+};
 
 /**
  * One MCP server instance: the tools (one per operation with an `mcp` projection), resources and
@@ -45,6 +51,13 @@ export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCata
     { name: MCP_SERVER_NAME, title: "citydaily", version: MCP_SERVER_VERSION, websiteUrl: `${ctx.config.baseUrl}/developers` },
     { instructions: INSTRUCTIONS, supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, cacheHints: CACHE_HINTS },
   );
+  // `server/discover` names every revision served, as the server card and the -32022 error do: the
+  // SDK lists only the modern ones (2025-era clients negotiate through `initialize`), which left a
+  // scanner comparing the card with discover seeing two answers. `_ondiscover` is the SDK's one
+  // builder of that result (not public API: checked by test/integration/mcp-transport.test.ts).
+  const inner = server.server as unknown as { _ondiscover?: () => Record<string, unknown> };
+  const discover = inner._ondiscover?.bind(inner);
+  if (discover) inner._ondiscover = () => ({ ...discover(), supportedVersions: [...MCP_PROTOCOL_VERSIONS] });
   registerTools(server, ctx, caller, tools);
   registerResources(server, ctx, caller);
   registerPrompts(server, ctx.config.baseUrl, prompts);

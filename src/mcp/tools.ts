@@ -50,6 +50,12 @@ function projected(schema: z.ZodObject, op: Operation): z.ZodObject {
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * What an output schema leaves out: a model reads the result's fields, types, enums and meanings, not
+ * the constraints the server already met (the result is validated against the full schema here).
+ */
+const LEAN_DROPS = new Set(["examples", "example", "$schema", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"]);
+
 /** Formats whose zod-written `pattern` only repeats the `format` (a 300-character date regex). */
 const FORMATS_WITH_PATTERN = new Set(["date", "date-time", "time", "email", "uuid", "uri", "url", "ipv4", "ipv6", "duration"]);
 
@@ -69,7 +75,8 @@ export function portableSchema(node: unknown, lean = false): unknown {
   for (const [key, value] of Object.entries(input)) {
     if ((key === "minimum" && value === -Number.MAX_SAFE_INTEGER) || (key === "maximum" && value === Number.MAX_SAFE_INTEGER)) continue;
     if (key === "pattern" && typeof input.format === "string" && FORMATS_WITH_PATTERN.has(input.format)) continue;
-    if (lean && (key === "examples" || key === "example" || key === "$schema")) continue;
+    if (lean && LEAN_DROPS.has(key)) continue;
+    if (lean && key === "additionalProperties" && value === false) continue;
     if (key === "example") out.examples ??= [value];
     else out[key] = key === "properties" || key === "$defs" || key === "definitions" || key === "patternProperties"
       ? Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean)]))
@@ -92,12 +99,22 @@ type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
 
 /** A converter that converts once per direction and target: every request's server reuses it. */
 function convertOnce(converter: JsonConverter): JsonConverter {
+  // A root that is only a `$ref` to one of its `$defs` (zod's shape for a schema with an id) is that definition.
+  const inlineRoot = (schema: Record<string, unknown>) => {
+    const ref = typeof schema.$ref === "string" ? /^#\/\$defs\/([^/]+)$/.exec(schema.$ref)?.[1] : undefined;
+    const defs = schema.$defs as Record<string, Record<string, unknown>> | undefined;
+    if (!ref || !defs?.[ref] || JSON.stringify({ ...defs, [ref]: null }).includes(`"#/$defs/${ref}"`)) return schema;
+    const { [ref]: root, ...rest } = defs;
+    const { $ref: _, $defs: __, ...outer } = schema;
+    return { ...outer, ...root, ...(Object.keys(rest).length ? { $defs: rest } : {}) };
+  };
   const done = new Map<string, Record<string, unknown>>();
   const once = (io: "input" | "output") => (options: Parameters<JsonConverter["input"]>[0]) => {
     const key = `${io} ${options.target}`;
     let schema = done.get(key);
     if (!schema) {
       schema = portableSchema(converter[io](options), io === "output") as Record<string, unknown>;
+      if (io === "output") schema = inlineRoot(schema);
       // A tool's arguments are exactly its properties (an unknown one is refused: strictArguments).
       if (io === "input" && schema.type === "object") schema = { ...schema, additionalProperties: false };
       done.set(key, schema);
