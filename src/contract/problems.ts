@@ -37,6 +37,15 @@ export const PROBLEMS = {
   feed_exists: { status: 409, title: "Feed already added", resolution: "The town already has this feed; list its feeds to see it" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string; mcp?: string }>;
 
+/**
+ * The cases of a code that the additive `reason` member tells apart (the developer page documents
+ * them under the code's entry): the code stays what clients branch on, `reason` says which case.
+ */
+export const PROBLEM_CASES: Partial<Record<keyof typeof PROBLEMS, string>> = {
+  city_not_found: "Two cases, told apart by `reason`. `unknown_place`: the slug names no U.S. place; `suggestions` lists the slugs it probably meant (`GET /api/places?q=` finds any place by name). `no_newsletter`: a real U.S. place (in `place`, with `hasNewsletter` and `sellsListings`) that has no newsletter yet, so the edition endpoints (`/api/city`, `/api/archive`, `/api/weather`, `/api/facts`, `/api/search?slug=`) have nothing for it; `detail` names it and says what starts its newsletter: its first subscriber (`POST /api/subscribe` with the address of a reader who asked). Its facts (time zone, local date, sun times, holidays, census figures) are at `GET /api/place/{slug}` for every place.",
+  conflict: "For a listing purchase (`/api/listing-checkout`, `/api/business-checkout`), `reason: not_selling`: the town (in `place`) does not sell listings yet; a town does once it has a newsletter (its first subscriber) or an operator (a lease, `POST /api/operator-actions`). Other conflicts (a town already leased or reserved, an order in the wrong state) carry no `reason`: re-read and decide.",
+};
+
 /** Where a problem is read: the HTTP API (problem+json) or an MCP tool error. */
 export type ProblemTransport = "http" | "mcp";
 

@@ -1,5 +1,5 @@
 import type { Operation } from "../contract/operation.ts";
-import { PROBLEMS } from "../contract/problems.ts";
+import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/web-edition.ts";
@@ -275,6 +275,7 @@ export function developersMarkdown(base: string, operations: readonly Operation[
     "",
     mdTable(["Code", "HTTP", "Title", "What to do"], codes.map(([code, p]) => [`\`${code}\``, String(p.status), md(p.title), md(p.resolution)])),
     "",
+    ...Object.entries(PROBLEM_CASES).flatMap(([code, cases]) => [`\`${code}\`: ${cases}`, ""]),
     "## Feeds and files",
     "",
     `- ${mdLink("RSS feed of recent editions", `${base}/feed.xml`)}; one per city at \`${base}/{slug}/feed.xml\``,
