@@ -20,6 +20,13 @@ import { readPublishedFile } from "../services/site-files.ts";
  */
 
 const MARKDOWN = "text/markdown";
+
+/**
+ * How long a 2026-07-28 client may keep a read (`ttlMs`, SEP-2549): a dated edition never changes once
+ * published, a `ui://` view only with a deploy; other reads follow the server's default (CACHE_HINTS).
+ */
+const EDITION_TTL = { ttlMs: 24 * 60 * 60 * 1000, cacheScope: "public" } as const;
+const VIEW_TTL = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 const JSON_TYPE = "application/json";
 
 function published(ctx: AppContext, uri: URL, rel: string, mimeType: string): ReadResourceResult {
@@ -74,7 +81,7 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
   server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "One dated edition (markdown)", mimeType: MARKDOWN,
     description: "A city's newsletter of one date: `slug` as in the city directory, `date` YYYY-MM-DD in the city's own timezone.",
-  }, (uri, vars) => fromOperation(ctx, caller, uri, "getArchive", { slug: String(normalSlug(String(vars.slug))), date: String(vars.date) }, "markdown"));
+  }, async (uri, vars) => ({ ...(await fromOperation(ctx, caller, uri, "getArchive", { slug: String(normalSlug(String(vars.slug))), date: String(vars.date) }, "markdown")), ...EDITION_TTL }));
   server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "A town's page (markdown)", mimeType: MARKDOWN,
     description: "Any U.S. place's page, its time zone and today's local date in the front matter. A town with a newsletter: the latest edition, the archive index and the census figures. Any other place: its facts today (local date and time, sunrise and sunset, holidays, census figures) and how its newsletter starts.",
@@ -89,6 +96,6 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
   // The MCP Apps views of get_archive, get_city and get_listing_order (src/mcp/apps.ts).
   for (const [name, view] of Object.entries(APP_VIEWS) as Array<[AppViewName, (typeof APP_VIEWS)[AppViewName]]>) {
     registerAppResource(server, `view-${name}`, view.uri, { title: view.title, description: view.description, _meta: { ui: { csp: {}, prefersBorder: true } } },
-      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }] }));
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }], ...VIEW_TTL }));
   }
 }

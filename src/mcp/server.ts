@@ -33,6 +33,9 @@ const CACHE_HINTS = {
   "prompts/list": LIST_TTL,
   "resources/list": LIST_TTL,
   "resources/templates/list": LIST_TTL,
+  // Other reads (llms.txt, the live city directory, a town's page) may be a minute old; dated
+  // editions and app views say longer themselves (src/mcp/resources.ts).
+  "resources/read": { ttlMs: 60 * 1000, cacheScope: "public" as const },
 };
 // The MCP Apps extension (SEP-1865): three tools come with `ui://` views (src/mcp/apps.ts).
 const CAPABILITIES = {

@@ -340,6 +340,12 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${server.url}/{slug}/{date}.md`, `${server.url}/{slug}.md`]);
     const edition = await c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-19.md` });
     expect((edition.contents[0] as { text: string }).text).toContain("Boise: a clear, cold Thursday");
+    // Immutable reads say so to 2026-07-28 clients: a dated edition for a day, an app view for an hour.
+    if (revision === "2026-07-28") {
+      expect(edition).toMatchObject({ ttlMs: 86_400_000, cacheScope: "public" });
+      expect(await c.client.readResource({ uri: "ui://citydaily/city.html" })).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+      expect(await c.client.readResource({ uri: `${server.url}/llms.txt` })).toMatchObject({ ttlMs: 60_000 });
+    }
     const city = await c.client.readResource({ uri: `${server.url}/boise-idaho.md` });
     expect((city.contents[0] as { text: string }).text).toContain("2026-11-20");
     await expect(c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` })).rejects.toThrow(/edition_not_found/);
