@@ -67,20 +67,22 @@ const FORMATS_WITH_PATTERN = new Set(["date", "date-time", "time", "email", "uui
  * (`±9007199254740991` on every `z.int()`), a `pattern` that repeats its `format`, and, with
  * `lean` (output schemas), `examples` and `$schema`; descriptions stay, they are what a model reads.
  */
-export function portableSchema(node: unknown, lean = false): unknown {
-  if (Array.isArray(node)) return node.map((n) => portableSchema(n, lean));
+export function portableSchema(node: unknown, lean = false, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => portableSchema(n, lean, depth));
   if (node === null || typeof node !== "object") return node;
   const out: JsonObject = {};
   const input = node as JsonObject;
   for (const [key, value] of Object.entries(input)) {
+    // Lean: the meaning of the result's own fields and of each named type stays; that of fields nested deeper goes.
+    if (lean && key === "description" && depth > 1) continue;
     if ((key === "minimum" && value === -Number.MAX_SAFE_INTEGER) || (key === "maximum" && value === Number.MAX_SAFE_INTEGER)) continue;
     if (key === "pattern" && typeof input.format === "string" && FORMATS_WITH_PATTERN.has(input.format)) continue;
     if (lean && LEAN_DROPS.has(key)) continue;
     if (lean && key === "additionalProperties" && value === false) continue;
     if (key === "example") out.examples ??= [value];
-    else out[key] = key === "properties" || key === "$defs" || key === "definitions" || key === "patternProperties"
-      ? Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean)]))
-      : portableSchema(value, lean);
+    else if (key === "$defs" || key === "definitions") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, 1)]));
+    else if (key === "properties" || key === "patternProperties") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, depth + 1)]));
+    else out[key] = portableSchema(value, lean, depth);
   }
   const type = out.type;
   if (Array.isArray(type)) {
@@ -113,8 +115,8 @@ function convertOnce(converter: JsonConverter): JsonConverter {
     const key = `${io} ${options.target}`;
     let schema = done.get(key);
     if (!schema) {
-      schema = portableSchema(converter[io](options), io === "output") as Record<string, unknown>;
-      if (io === "output") schema = inlineRoot(schema);
+      const raw = converter[io](options) as Record<string, unknown>;
+      schema = portableSchema(io === "output" ? inlineRoot(raw) : raw, io === "output") as Record<string, unknown>;
       // A tool's arguments are exactly its properties (an unknown one is refused: strictArguments).
       if (io === "input" && schema.type === "object") schema = { ...schema, additionalProperties: false };
       done.set(key, schema);

@@ -269,6 +269,23 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(JSON.stringify(byName.get("get_city")!.inputSchema)).toContain('"examples":["st-louis-missouri"]');
   });
 
+  it("keeps tools/list to what a model needs: no safe-integer bounds, no pattern repeating a format, lean output schemas, strict inputs", async () => {
+    const { tools } = await c.client.listTools();
+    const text = JSON.stringify({ tools });
+    // 51.9 KB for 13 tools before #29 (52 copies of zod's ±9007199254740991); 45 KB for 14 after (docs/mcp.md).
+    expect(Buffer.byteLength(text)).toBeLessThan(52_000);
+    expect(text).not.toContain("9007199254740991");
+    expect(text).not.toContain("[2468][048]"); // the date regex zod writes next to `format: date`
+    for (const t of tools) {
+      expect(t.inputSchema, t.name).toMatchObject({ type: "object", additionalProperties: false });
+      const output = JSON.stringify(t.outputSchema);
+      expect(output, t.name).not.toMatch(/"(minimum|maximum|maxLength|pattern|examples|\$schema)":/);
+    }
+    // The result's own fields keep their meaning.
+    const city = tools.find((t) => t.name === "get_city")!.outputSchema as { properties: Record<string, { description?: string }> };
+    expect(city.properties.localDate.description).toContain("Today's date in the town");
+  });
+
   it("completes slug arguments of prompts and resource templates (completion/complete)", async () => {
     const complete = (c.client as { complete: (p: unknown) => Promise<{ completion: { values: string[] } }> }).complete.bind(c.client);
     const prompt = await complete({ ref: { type: "ref/prompt", name: "brief_me_on_a_town" }, argument: { name: "slug", value: "boise-id" } });
