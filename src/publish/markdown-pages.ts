@@ -147,7 +147,7 @@ export function placeMarkdown(base: string, view: CityView, facts: PlaceResponse
     "",
     `## Today in ${md(place.name)}`,
     "",
-    `- Local date and time: ${facts.weekday}, ${formatDate(facts.localDate)}, ${facts.localTime} ${md(facts.timezoneName)} (${facts.timezone})`,
+    `- Local date and time: ${formatDate(facts.localDate)}, ${facts.localTime} ${md(facts.timezoneName)} (${facts.timezone})`,
     `- Sunrise ${facts.sun.sunrise ?? "none today"}, sunset ${facts.sun.sunset ?? "none today"}${daylight}`,
     `- Holidays: ${holidays.length ? holidays.join("; ") : "none today or in the next 7 days"}`,
     `- Coordinates: ${facts.latitude}, ${facts.longitude}`,

@@ -1,29 +1,15 @@
-import type { LocalClock } from "../contract/common.ts";
 import type { PlaceResponse } from "../contract/places.ts";
 import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
-import { localDate, localWallTime } from "../core/time.ts";
-import { timeZoneName } from "../core/zone-names.ts";
+import { localClock } from "../core/local-clock.ts";
+
+export { localClock };
 import { isWellFormedSlug } from "../core/slug.ts";
 import { placeMarkdown } from "../publish/markdown-pages.ts";
 import { createSiteData } from "../site/views.ts";
 import { findPlaceBySlug, type PlaceRow } from "../store/places.ts";
 import { censusOf, problemPlace, requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
-
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
-/** The town's clock at `now`: today's date, weekday and time there, so no model counts days from its own clock. */
-export function localClock(timezone: string, now: Date): LocalClock {
-  const date = localDate(now, timezone);
-  return {
-    timezone,
-    timezoneName: timeZoneName(timezone),
-    localDate: date,
-    weekday: WEEKDAYS[new Date(`${date}T12:00:00Z`).getUTCDay()]!,
-    localTime: localWallTime(now, timezone).slice(11, 16),
-  };
-}
 
 /**
  * get_place (GET /api/place/{slug}): what the dataset and the clock say about any U.S. place, with a

@@ -95,10 +95,14 @@ describe.each(CLIENTS)("agent tasks over MCP %s", (revision, connect) => {
     for (const text of [resource, await (await server.get("/marfa-texas.md")).text(), await (await server.get("/marfa-texas", { headers: { Accept: "text/markdown" } })).text()]) {
       expect(text).toContain("# Marfa, Texas");
       expect(text).toContain("It has no citydaily newsletter yet");
-      expect(text).toContain("Local date and time: Friday, ");
+      expect(text).toContain("Local date and time: Friday, November 27, 2026, 23:00 Central Time (America/Chicago)");
       expect(text).toMatch(/Sunrise 7:\d\d AM, sunset 5:\d\d PM/);
       expect(text).toContain("| Population | 2,179 |");
     }
+    // The page itself shows the same day.
+    const html = await (await server.get("/marfa-texas")).text();
+    expect(html).toContain("Today in Marfa");
+    expect(html).toContain("Friday, November 27, 2026, 23:00 Central Time");
     const city = ((await c.client.readResource({ uri: `${server.url}/boise-idaho.md` })).contents[0] as { text: string }).text;
     expect(city).toMatch(/^---\ntimezone: America\/Boise\nlocal_date: 2026-11-27\nweekday: Friday\n/);
     // Slugs that differ only in case are the same place; a near miss suggests the right slug.
