@@ -124,7 +124,7 @@ describe("MCP Apps views at 360 px", () => {
       const text = await frame.locator("#view").innerText();
       expect(text).toContain("City not found");
       expect(text).toContain("Marfa, Texas is a real U.S. place, but it has no newsletter yet");
-      expect(text).toContain("What to do: Find the town with find_place");
+      expect(text).toContain("What to do: Read reason. unknown_place: the slug names no U.S. place");
       expect(text).toContain("Open Marfa, Texas on citydaily");
       expect(text).not.toMatch(/[{}]|"code"|"detail"/);
       await page.screenshot({ path: "/tmp/mcp-apps/city-error-light-360.png" });
