@@ -107,6 +107,8 @@ export interface CityView {
 }
 
 export interface PlaceToday extends LocalClock {
+  /** `localTime` as people read it, `11:00 PM`. */
+  clock: string;
   sunrise: string | null;
   sunset: string | null;
   holidays: Array<{ date: string; name: string; kind: string }>;
@@ -116,7 +118,8 @@ export interface PlaceToday extends LocalClock {
 export function placeToday(p: Pick<PlaceRow, "timezone" | "latitude" | "longitude" | "state_code">, now: Date): PlaceToday {
   const clock = localClock(p.timezone, now);
   const sun = sunTimes({ date: clock.localDate, latitude: p.latitude, longitude: p.longitude, timezone: p.timezone });
-  return { ...clock, sunrise: sun.sunrise, sunset: sun.sunset, holidays: [...holidaysOn(clock.localDate, p.state_code), ...upcomingHolidays(clock.localDate, p.state_code)] };
+  const [h, m] = clock.localTime.split(":").map(Number) as [number, number];
+  return { ...clock, clock: `${h % 12 || 12}:${String(m).padStart(2, "0")} ${h < 12 ? "AM" : "PM"}`, sunrise: sun.sunrise, sunset: sun.sunset, holidays: [...holidaysOn(clock.localDate, p.state_code), ...upcomingHolidays(clock.localDate, p.state_code)] };
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined; next: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }

@@ -102,7 +102,8 @@ describe.each(CLIENTS)("agent tasks over MCP %s", (revision, connect) => {
     // The page itself shows the same day.
     const html = await (await server.get("/marfa-texas")).text();
     expect(html).toContain("Today in Marfa");
-    expect(html).toContain("Friday, November 27, 2026, 23:00 Central Time");
+    expect(html).toContain("Friday, November 27, 2026, 11:00 PM Central Time");
+    expect(html).toContain("Day after Thanksgiving (today)");
     const city = ((await c.client.readResource({ uri: `${server.url}/boise-idaho.md` })).contents[0] as { text: string }).text;
     expect(city).toMatch(/^---\ntimezone: America\/Boise\nlocal_date: 2026-11-27\nweekday: Friday\n/);
     // Slugs that differ only in case are the same place; a near miss suggests the right slug.
