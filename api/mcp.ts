@@ -108,7 +108,8 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
   });
   app.all("/mcp", async (event) => {
-    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx);
+    // HEAD as GET: the set-up page's headers (Node sends no body).
+    if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");

@@ -170,7 +170,7 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
 
 describe("what a scanner or host checks (#29)", () => {
   it("HEAD is answered wherever GET is, with the GET's headers and no body", async () => {
-    for (const p of ["/openapi.json", "/places?q=ely", "/developers", "/api/cities", "/mcp/server-card", "/.well-known/mcp/catalog.json", "/robots.txt", "/boise-idaho", "/marfa-texas", "/marfa-texas.md", "/api", "/listing-policy"]) {
+    for (const p of ["/openapi.json", "/places?q=ely", "/developers", "/api/cities", "/mcp/server-card", "/.well-known/mcp/catalog.json", "/robots.txt", "/boise-idaho", "/marfa-texas", "/marfa-texas.md", "/api", "/listing-policy", "/mcp"]) {
       const [get, head] = [await server.get(p), await server.get(p, { method: "HEAD" })];
       expect(get.status, p).toBe(200);
       expect(head.status, p).toBe(200);
