@@ -42,8 +42,8 @@ export const PROBLEMS = {
  * them under the code's entry): the code stays what clients branch on, `reason` says which case.
  */
 export const PROBLEM_CASES: Partial<Record<keyof typeof PROBLEMS, string>> = {
-  city_not_found: "Two cases, told apart by `reason`. `unknown_place`: the slug names no U.S. place; `suggestions` lists the slugs it probably meant (`GET /api/places?q=` finds any place by name). `no_newsletter`: a real U.S. place (in `place`, with `hasNewsletter` and `sellsListings`) that has no newsletter yet, so the edition endpoints (`/api/city`, `/api/archive`, `/api/weather`, `/api/facts`, `/api/search?slug=`) have nothing for it; `detail` names it and says what starts its newsletter: its first subscriber (`POST /api/subscribe` with the address of a reader who asked). Its facts (time zone, local date, sun times, holidays, census figures) are at `GET /api/place/{slug}` for every place.",
-  conflict: "For a listing purchase (`/api/listing-checkout`, `/api/business-checkout`), `reason: not_selling`: the town (in `place`) does not sell listings yet; a town does once it has a newsletter (its first subscriber) or an operator (a lease, `POST /api/operator-actions`). Other conflicts (a town already leased or reserved, an order in the wrong state) carry no `reason`: re-read and decide.",
+  city_not_found: "Two cases, told apart by `reason`. `unknown_place`: the slug names no U.S. place; `suggestions` lists the slugs it probably meant (`GET /api/places?q=` finds any place by name). `no_newsletter`: a real U.S. place (in `place`, with `hasNewsletter` and `sellsListings`) that has no newsletter yet, so the edition endpoints (`/api/city`, `/api/archive`, `/api/weather`, `/api/facts`, `/api/search?slug=`) have nothing for it; `detail` names it and says what starts its newsletter, `howToStart` says it without paths: its first subscriber (`POST /api/subscribe` with the address of a reader who asked). Its facts (time zone, local date, sun times, holidays, census figures) are at `GET /api/place/{slug}` for every place.",
+  conflict: "For a listing purchase (`/api/listing-checkout`, `/api/business-checkout`), `reason: not_selling`: the town (in `place`) does not sell listings yet; `howToStart` says that a town does once it has a newsletter (its first subscriber) or an operator (a lease, `POST /api/operator-actions`). Other conflicts (a town already leased or reserved, an order in the wrong state) carry no `reason`: re-read and decide.",
 };
 
 /** Where a problem is read: the HTTP API (problem+json) or an MCP tool error. */
@@ -89,6 +89,7 @@ export interface ProblemExtra {
   reason?: ProblemReason;
   place?: z.infer<typeof ProblemPlace>;
   suggestions?: string[];
+  howToStart?: string;
 }
 
 export const Problem = z.object({
@@ -106,6 +107,7 @@ export const Problem = z.object({
   reason: ProblemReason.optional(),
   place: ProblemPlace.optional(),
   suggestions: z.array(z.string()).optional().meta({ description: "On `unknown_place`: the slugs of the places the request probably meant, best first" }),
+  howToStart: z.string().optional().meta({ description: "On `no_newsletter` and `not_selling`: what starts the town's newsletter (and its listings), in words" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 
@@ -129,5 +131,6 @@ export function problemBody(baseUrl: string, code: ProblemCode, detail: string, 
     ...(extra?.reason ? { reason: extra.reason } : {}),
     ...(extra?.place ? { place: extra.place } : {}),
     ...(extra?.suggestions?.length ? { suggestions: extra.suggestions } : {}),
+    ...(extra?.howToStart ? { howToStart: extra.howToStart } : {}),
   };
 }

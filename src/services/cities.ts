@@ -48,6 +48,10 @@ export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRo
   return place;
 }
 
+/** What starts a town's newsletter, and its listings (the `howToStart` problem member, transport-neutral). */
+export const HOW_A_NEWSLETTER_STARTS = "Its first subscriber starts the town's newsletter: a reader subscribes their own address, and the first edition is published the next morning.";
+export const HOW_SELLING_STARTS = "A town sells listings once it has a newsletter (its first subscriber: a reader subscribes their own address) or an operator (someone leases the town).";
+
 /** A real place as a problem names it: whether it has a newsletter and whether it sells listings. */
 export function problemPlace(ctx: AppContext, place: PlaceRow): NonNullable<ProblemExtra["place"]> {
   const hasNewsletter = isTrackedCity(ctx.db, place.geoid);
@@ -68,7 +72,7 @@ export function requireCity(ctx: AppContext, slug: string | undefined): PlaceRow
   if (!isTrackedCity(ctx.db, place.geoid)) {
     const where = `${place.name}, ${place.state_name}`;
     throw new AppError("city_not_found", `${where} has no newsletter yet; subscribing to it starts one (POST /api/subscribe with the slug ${place.slug}). It is a real U.S. place: its facts are at /api/place/${place.slug}.`, {
-      extra: { reason: "no_newsletter", place: problemPlace(ctx, place) },
+      extra: { reason: "no_newsletter", place: problemPlace(ctx, place), howToStart: HOW_A_NEWSLETTER_STARTS },
       mcpDetail: `${where} is a real U.S. place, but it has no newsletter yet, so it has no editions, archive or stored weather. subscribe_city with slug "${place.slug}" starts its newsletter, but only for the address of a reader who asked to subscribe themselves (never invent or guess one). get_place with slug "${place.slug}" answers its facts now: time zone, local date, sunrise and sunset, holidays, census figures.`,
     });
   }

@@ -13,7 +13,7 @@ import { SmtpSink } from "../helpers/smtp-sink.ts";
 const NOW = "2026-11-28T05:00:00.000Z";
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
-type Problem = { code: string; status: number; detail: string; resolution: string; reason?: string; place?: Record<string, unknown>; suggestions?: string[]; issues?: Array<{ path: string; message: string }> };
+type Problem = { code: string; status: number; detail: string; resolution: string; reason?: string; howToStart?: string; place?: Record<string, unknown>; suggestions?: string[]; issues?: Array<{ path: string; message: string }> };
 const call = (client: AnyClient, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<ToolResult>;
 const textOf = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("");
 const problemOf = (r: ToolResult): Problem => {
@@ -72,6 +72,7 @@ describe.each(CLIENTS)("agent tasks over MCP %s", (revision, connect) => {
       const p = problemOf(await call(c.client, tool, { slug: "marfa-texas", ...args }));
       expect(p, tool).toMatchObject({ code: "city_not_found", status: 404, reason: "no_newsletter", place: { slug: "marfa-texas", name: "Marfa", state: "Texas", hasNewsletter: false, sellsListings: false } });
       expect(p.detail, tool).toContain("Marfa, Texas is a real U.S. place, but it has no newsletter yet");
+      expect(p.howToStart, tool).toContain("Its first subscriber starts the town's newsletter");
       expect(p.detail, tool).toContain("subscribe_city");
       expect(p.detail, tool).toMatch(/only for the address of a reader who asked to subscribe themselves/);
       expect(p.detail, tool).toContain("get_place");
@@ -131,6 +132,7 @@ describe.each(CLIENTS)("agent tasks over MCP %s", (revision, connect) => {
     const refused = problemOf(await call(c.client, "create_event_listing", listing));
     expect(refused).toMatchObject({ code: "conflict", status: 409, reason: "not_selling", resolution: PROBLEMS.conflict.mcp, place: { slug: ely.slug, hasNewsletter: false, sellsListings: false } });
     expect(refused.detail).toContain(`${ely.name} does not sell listings yet`);
+    expect(refused.howToStart).toBe("A town sells listings once it has a newsletter (its first subscriber: a reader subscribes their own address) or an operator (someone leases the town).");
     expect(refused.detail).toContain("subscribe_city");
     expect(refused.detail).toContain("start_town_checkout");
     expect(refused.detail).not.toMatch(/\/api\/|\bPOST\b/);
