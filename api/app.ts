@@ -13,7 +13,7 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
-import { apiCatalogLink } from "../src/services/discovery.ts";
+import { apiIndex, pageDiscoveryLinks } from "../src/services/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { advertiseRoutes } from "./routes/advertise.ts";
@@ -62,7 +62,7 @@ async function storageFullPage(ctx: AppContext, full: AppError, instance: string
 export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response | Promise<Response> {
   const instance = event.url.pathname;
   if (error instanceof AppError) {
-    return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers });
+    return problemResponse(ctx.config.baseUrl, error.code, error.message, { instance, issues: error.issues, headers: error.headers, extra: error.extra });
   }
   const status = (error as { status?: number }).status;
   if (status === 400) return problemResponse(ctx.config.baseUrl, "validation_error", "The request URL is malformed.", { instance, issues: [{ path: "url", message: "malformed percent-encoding" }] });
@@ -98,8 +98,10 @@ function isClientGone(error: unknown): boolean {
 function finishHeaders(ctx: AppContext, headers: Headers, pathname: string): void {
   baseSecurityHeaders(headers);
   if (isApi(pathname)) apiHeaders(headers);
-  // The home page advertises the API catalog (RFC 9727 section 3).
-  if (pathname === "/") headers.append("Link", apiCatalogLink(ctx.config.baseUrl));
+  // Pages advertise the API catalog (RFC 9727 section 3) and the MCP server card; the site adds each page's markdown twin.
+  if (pathname === "/" || (!isApi(pathname) && (headers.get("content-type") ?? "").startsWith("text/html"))) {
+    for (const link of pageDiscoveryLinks(ctx.config.baseUrl)) headers.append("Link", link);
+  }
 }
 
 const requestIdOf = (incoming: string | null | undefined) => (incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
@@ -128,6 +130,13 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
       logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt));
     },
   });
+
+  // HEAD wherever GET: every route registered with `get` answers HEAD too (Node drops the body).
+  const get = app.get.bind(app);
+  app.get = ((path: string, handler: Parameters<H3["get"]>[1], opts?: Parameters<H3["get"]>[2]) => {
+    get(path, handler, opts);
+    return app.head(path, handler, opts);
+  }) as H3["get"];
 
   if (edge) app.use(edge.middleware);
   // Outermost first: compression sees the final page, security headers the uncompressed one.
@@ -173,8 +182,14 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
     if (event.req.method === "OPTIONS") return preflight("GET, HEAD, POST, OPTIONS");
     throw new AppError("endpoint_not_found", `There is no API endpoint ${event.req.method} ${event.url.pathname}.`);
   });
+  // The API catalog's anchors answer: where the description, documentation and status are.
+  for (const anchor of ["/api", "/api/v1"]) {
+    app.get(anchor, (event) => cachedResponse(event, JSON.stringify(apiIndex(ctx.config.baseUrl, ctx.config.baseUrl + anchor), null, 2), "application/json; charset=utf-8", "public, max-age=300", {
+      Link: [`<${ctx.config.baseUrl}/openapi.json>; rel="service-desc"; type="application/vnd.oai.openapi+json;version=3.1"`, `<${ctx.config.baseUrl}/developers>; rel="service-doc"`, `<${ctx.config.baseUrl}/api/status>; rel="status"`].join(", "),
+    }));
+  }
   app.all("/api", () => {
-    throw new AppError("endpoint_not_found", "There is no API endpoint at /api; see /openapi.json.");
+    throw new AppError("endpoint_not_found", "There is no API endpoint at /api for this method; see /openapi.json.");
   });
   // The built site answers every other GET/HEAD (specific routes above still win).
   siteRoutes(app, ctx);

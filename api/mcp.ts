@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import { createMcpHandler, localhostAllowedOrigins, originValidationResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
@@ -20,6 +20,40 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), {
     status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
   });
+}
+
+/**
+ * An MCP-Protocol-Version this server does not speak: `-32022` with the versions it does, as the
+ * 2026-07-28 revision specifies (basic/versioning), answered to the request's own `id` when it has one.
+ */
+function unsupportedVersion(requested: string, id: unknown, supported: readonly string[]): Response {
+  const error = { code: -32022, message: "Unsupported protocol version", data: { supported: [...supported], requested: requested.slice(0, 40) } };
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error }), {
+    status: 400, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
+}
+
+const LEGACY_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
+
+/**
+ * A `resources/read` miss as each revision specifies it: the SDK answers `-32602` with `data: {uri}`
+ * on every revision (the 2026-07-28 rule); 2025-11-25 and earlier specify `-32002` (server/resources,
+ * "Error Handling"), so a 2025-era client gets that code, with the same data.
+ */
+async function legacyResourceNotFound(response: Response): Promise<Response> {
+  const type = response.headers.get("content-type") ?? "";
+  const text = await response.text();
+  const json = type.startsWith("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("") : text;
+  let message: { error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
+  try {
+    message = JSON.parse(json) as typeof message;
+  } catch {
+    message = undefined;
+  }
+  const data = message?.error?.data as Record<string, unknown> | undefined;
+  if (!message?.error || message.error.code !== -32602 || typeof data?.uri !== "string") return new Response(text, response);
+  message.error.code = -32002;
+  return new Response(JSON.stringify(message), { status: response.status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
 function escapeHtml(s: string): string {
@@ -74,12 +108,15 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
   });
   app.all("/mcp", async (event) => {
-    if (event.req.method === "GET" && wantsPage(event)) return setupPage(ctx);
+    // HEAD as GET: the set-up page's headers (Node sends no body).
+    if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
     const rejected = originValidationResponse(event.req, allowedOrigins());
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
     if (version !== null && !versions.has(version)) {
-      return jsonRpcError(400, -32600, `Unsupported MCP-Protocol-Version ${version.slice(0, 40)}; supported: ${[...versions].join(", ")}.`);
+      let id: unknown;
+      if (event.req.method === "POST") id = await readBodyText(event).then((t) => (JSON.parse(t) as { id?: unknown }).id, () => undefined);
+      return unsupportedVersion(version, id, MCP_PROTOCOL_VERSIONS);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
     const request = event.req as unknown as Request;
@@ -106,6 +143,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     const versionBefore = replay.version();
     const response = await callers.run(caller, () => handler.fetch(request, { parsedBody }));
     if (key) replay.learn(key, response.clone(), versionBefore);
+    if (version !== null && LEGACY_VERSIONS.has(version) && (parsedBody as { method?: unknown } | null)?.method === "resources/read") return legacyResourceNotFound(response);
     return response;
   });
 }

@@ -2,7 +2,7 @@ import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../src/services/discovery.ts";
-import { AI_CATALOG_TYPE, aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../src/mcp/server-card.ts";
+import { AI_CATALOG_TYPE, aiCatalog, mcpCatalog, SERVER_CARD_TYPE, serverCard } from "../../src/mcp/server-card.ts";
 import { cachedResponse } from "../caching.ts";
 import { markdownTokens } from "../negotiation.ts";
 
@@ -13,10 +13,9 @@ const OPEN = { "Access-Control-Allow-Origin": "*" };
 /** The well-known discovery documents and robots.txt (spec section 4, "Discovery and format endpoints"). */
 export function discoveryRoutes(app: H3, ctx: AppContext): void {
   const base = () => ctx.config.baseUrl;
-  // GET and HEAD alike (cachedResponse drops the body for HEAD).
+  // GET and HEAD alike (createApp's `get` registers both; cachedResponse drops the body for HEAD).
   const read = (path: string, handler: (event: H3Event) => Response) => {
     app.get(path, handler);
-    app.head(path, handler);
   };
 
   read("/.well-known/api-catalog", (event) =>
@@ -37,6 +36,9 @@ export function discoveryRoutes(app: H3, ctx: AppContext): void {
   const card = (event: H3Event) => cachedResponse(event, JSON.stringify(serverCard(base()), null, 2), SERVER_CARD_TYPE, "public, max-age=3600", CARD_HEADERS);
   read("/mcp/server-card", card);
   read("/.well-known/mcp/server-card.json", card);
+  // The MCP Catalog of the server-card extension's draft before it moved to the AI Catalog (kept for clients of that draft).
+  read("/.well-known/mcp/catalog.json", (event) =>
+    cachedResponse(event, JSON.stringify(mcpCatalog(base()), null, 2), "application/json", "public, max-age=3600", CARD_HEADERS));
   read("/.well-known/ai-catalog.json", (event) =>
     cachedResponse(event, JSON.stringify(aiCatalog(base()), null, 2), AI_CATALOG_TYPE, "public, max-age=3600", CARD_HEADERS));
 

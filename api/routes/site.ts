@@ -9,6 +9,7 @@ import { loadRenderer, rendererClientDir } from "../../src/publish/site-renderer
 import type { AppContext } from "../../src/services/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places.ts";
+import { placeTwin } from "../../src/services/place-facts.ts";
 import { bodilessResponse, cachedResponse, etagOf } from "../caching.ts";
 import { keepAtEdge } from "../edge-cache.ts";
 import { markdownHeaders, prefersMarkdown } from "../negotiation.ts";
@@ -131,16 +132,23 @@ async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
  * only cities with editions are published. The others get their page rendered on demand by the same
  * Astro renderer: it invites the first subscriber, and the first edition's publish replaces it.
  */
-async function placePage(ctx: AppContext, event: H3Event, rel: string): Promise<Response | undefined> {
-  const slug = rel.slice(0, -".html".length);
-  if (slug.includes("/") || !isWellFormedSlug(slug) || !findPlaceBySlug(ctx.db, slug)) return undefined;
-  const renderer = await loadRenderer();
+async function placePage(ctx: AppContext, event: H3Event, rel: string, as: "html" | "markdown"): Promise<Response | undefined> {
+  const slug = rel.replace(/\.(html|md)$/, "");
+  const place = !slug.includes("/") && isWellFormedSlug(slug) ? findPlaceBySlug(ctx.db, slug) : undefined;
+  if (!place) return undefined;
   const now = ctx.config.now().getTime();
-  const html = await renderer.render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl, { now: () => new Date(now) }));
-  if (html === undefined) return undefined;
   // Rendered from the database at this instant: good for the edge until the clock's next second.
   keepAtEdge(event, Math.floor(now / 1000) * 1000 + 1000);
-  return cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept" });
+  const twin = `</${slug}.md>; rel="alternate"; type="text/markdown"`;
+  if (as === "markdown") {
+    // Its markdown twin: the same facts, and the clock, sun and holidays of today there.
+    const body = placeTwin(ctx, slug);
+    if (body === undefined) return undefined;
+    return cachedResponse(event, body, "text/markdown; charset=utf-8", SHORT, { ...markdownHeaders(body), Vary: "Accept", Link: twin });
+  }
+  const html = await (await loadRenderer()).render(`/${slug}`, createSiteData(ctx.db, ctx.config.baseUrl, { now: () => new Date(now) }));
+  if (html === undefined) return undefined;
+  return cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept", Link: twin });
 }
 
 export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContext): Promise<Response> {
@@ -161,6 +169,11 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
       keepAtEdge(event);
       return markdown(event, twin, twinRel);
     }
+    // A place without a newsletter has no published twin: the server writes one (llms.txt promises every page has one).
+    if (ctx && rel !== "index.html") {
+      const made = await placePage(ctx, event, rel, "markdown");
+      if (made) return made;
+    }
   }
   const type = contentTypeOf(rel);
   if (type && !isPage && !rel.endsWith(".md") && (event.req.method === "HEAD" || event.req.headers.has("if-none-match"))) {
@@ -170,7 +183,10 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
     if (bodiless) return bodiless;
   }
   const file = type && (await site.read(rel));
-  if (!type || !file) return (isPage && ctx && (await placePage(ctx, event, rel))) || notFound(event, site);
+  if (!type || !file) {
+    const onDemand = ctx && (isPage || rel.endsWith(".md")) ? await placePage(ctx, event, rel, isPage ? "html" : "markdown") : undefined;
+    return onDemand ?? notFound(event, site);
+  }
   // A published file changes only with a new generation (the edge keys its entries on it).
   keepAtEdge(event);
   if (rel.endsWith(".md")) return markdown(event, file, rel);

@@ -7,8 +7,8 @@ import { z } from "zod";
  * catalogue, a resolution per transport.
  */
 export const PROBLEMS = {
-  city_not_found: { status: 404, title: "City not found", resolution: "List cities via /api/cities; a U.S. city with no edition has no data, and subscribing to it creates one", mcp: "Find the town with find_place (any U.S. place, its `slug` and `hasNewsletter`) or list_cities (towns with a newsletter); subscribe_city starts the newsletter of a town that has none" },
-  conflict: { status: 409, title: "Conflict", resolution: "Re-read the resource, then decide whether to retry" },
+  city_not_found: { status: 404, title: "City not found", resolution: "List cities via /api/cities; a U.S. city with no edition has no data, and subscribing to it creates one", mcp: "Read `reason`. `unknown_place`: the slug names no U.S. place; take one of `suggestions`, or find the town with find_place. `no_newsletter`: a real place (in `place`) with no editions, archive or weather yet; get_place answers its facts, and subscribe_city starts its newsletter, only for the address of a reader who asked to subscribe themselves" },
+  conflict: { status: 409, title: "Conflict", resolution: "Re-read the resource, then decide whether to retry", mcp: "Read `reason`: `not_selling` means the town takes no listings until it has a newsletter (its first subscriber, through subscribe_city with a reader's own address) or an operator (start_town_checkout); otherwise re-read (get_town_quote, get_listing_order), then decide whether to retry" },
   edition_not_found: { status: 404, title: "Edition not found", resolution: "Read /api/city/{slug} for existing dates; today's may not exist yet", mcp: "Call get_city and read `archives` for the dates that exist; today's may not exist yet" },
   endpoint_not_found: { status: 404, title: "Endpoint not found", resolution: "See the OpenAPI description (/openapi.json) and API catalog (/.well-known/api-catalog)", mcp: "Call tools/list for the tools this server offers" },
   forbidden: { status: 403, title: "Forbidden", resolution: "Credential valid but action not granted; do not retry" },
@@ -43,6 +43,15 @@ export const PROBLEMS = {
   idempotency_in_progress: { status: 409, title: "Request with this idempotency key in progress", resolution: "The first request with this key is still running; retry after the seconds in the Retry-After header to read its answer", mcp: "The first call with this `idempotencyKey` is still running; wait the seconds in `retryAfter`, then call again with the same key to read its answer" },
 } as const satisfies Record<string, { status: number; title: string; resolution: string; mcp?: string }>;
 
+/**
+ * The cases of a code that the additive `reason` member tells apart (the developer page documents
+ * them under the code's entry): the code stays what clients branch on, `reason` says which case.
+ */
+export const PROBLEM_CASES: Partial<Record<keyof typeof PROBLEMS, string>> = {
+  city_not_found: "Two cases, told apart by `reason`. `unknown_place`: the slug names no U.S. place; `suggestions` lists the slugs it probably meant (`GET /api/places?q=` finds any place by name). `no_newsletter`: a real U.S. place (in `place`, with `hasNewsletter` and `sellsListings`) that has no newsletter yet, so the edition endpoints (`/api/city`, `/api/archive`, `/api/weather`, `/api/facts`, `/api/search?slug=`) have nothing for it; `detail` names it and says what starts its newsletter, `howToStart` says it without paths: its first subscriber (`POST /api/subscribe` with the address of a reader who asked). Its facts (time zone, local date, sun times, holidays, census figures) are at `GET /api/place/{slug}` for every place.",
+  conflict: "For a listing purchase (`/api/listing-checkout`, `/api/business-checkout`), `reason: not_selling`: the town (in `place`) does not sell listings yet; `howToStart` says that a town does once it has a newsletter (its first subscriber) or an operator (a lease, `POST /api/operator-actions`). Other conflicts (a town already leased or reserved, an order in the wrong state) carry no `reason`: re-read and decide.",
+};
+
 /** Where a problem is read: the HTTP API (problem+json) or an MCP tool error. */
 export type ProblemTransport = "http" | "mcp";
 
@@ -63,6 +72,32 @@ export const Issue = z.object({
   message: z.string(),
 }).meta({ id: "ValidationIssue" });
 
+/**
+ * Additive members that say which case of a code an answer is (clients that branch on `code` keep
+ * working; those that read these can tell a real place from a typo, and a town from a seller).
+ */
+export const ProblemReason = z.enum(["unknown_place", "no_newsletter", "not_selling"]).meta({
+  id: "ProblemReason",
+  description: "Which case of `code` this is. `city_not_found` has two: `unknown_place` (the slug names no U.S. place; `suggestions` may hold the slugs meant) and `no_newsletter` (a real U.S. place, in `place`, that has no newsletter yet, so no editions, archive or weather: its first subscriber starts it). `conflict` of a listing purchase: `not_selling` (the town, in `place`, takes listings once it has a newsletter, i.e. its first subscriber, or an operator leases it).",
+});
+export type ProblemReason = z.infer<typeof ProblemReason>;
+
+export const ProblemPlace = z.object({
+  slug: z.string(),
+  name: z.string(),
+  state: z.string(),
+  hasNewsletter: z.boolean(),
+  sellsListings: z.boolean(),
+  url: z.url().meta({ description: "The place's page: its facts, and how to start its newsletter" }),
+}).meta({ id: "ProblemPlace", description: "The real U.S. place a `no_newsletter` or `not_selling` answer is about" });
+
+export interface ProblemExtra {
+  reason?: ProblemReason;
+  place?: z.infer<typeof ProblemPlace>;
+  suggestions?: string[];
+  howToStart?: string;
+}
+
 export const Problem = z.object({
   type: z.url().meta({ description: "`{base_url}/developers#error-<code>`" }),
   title: z.string().meta({ description: "Identical for every instance of a code" }),
@@ -75,6 +110,10 @@ export const Problem = z.object({
   error: z.string().meta({ description: "Duplicate of `detail` for older clients" }),
   issues: z.array(Issue).optional().meta({ description: "Per-field failures; present on validation failures only" }),
   retryAfter: z.int().min(0).optional().meta({ description: "Over MCP, on `rate_limited` and `idempotency_in_progress` (and `storage_full`): seconds to wait before calling again (HTTP sends the `Retry-After` header instead)" }),
+  reason: ProblemReason.optional(),
+  place: ProblemPlace.optional(),
+  suggestions: z.array(z.string()).optional().meta({ description: "On `unknown_place`: the slugs of the places the request probably meant, best first" }),
+  howToStart: z.string().optional().meta({ description: "On `no_newsletter` and `not_selling`: what starts the town's newsletter (and its listings), in words" }),
 }).meta({ id: "Problem", description: "RFC 9457 problem details (application/problem+json)" });
 export type Problem = z.infer<typeof Problem>;
 
@@ -82,7 +121,7 @@ export type Problem = z.infer<typeof Problem>;
  * The one builder of problem bodies (RFC 9457, spec section 7): HTTP sends it as
  * application/problem+json (api/problem.ts), MCP as the text of a tool error.
  */
-export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>, transport: ProblemTransport = "http"): Problem {
+export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>, transport: ProblemTransport = "http", extra?: ProblemExtra): Problem {
   const p = PROBLEMS[code];
   return {
     type: `${baseUrl}/developers#error-${code}`,
@@ -95,5 +134,9 @@ export function problemBody(baseUrl: string, code: ProblemCode, detail: string, 
     documentation: `${baseUrl}/developers#error-${code}`,
     error: detail,
     ...(code === "validation_error" ? { issues: issues ?? [] } : {}),
+    ...(extra?.reason ? { reason: extra.reason } : {}),
+    ...(extra?.place ? { place: extra.place } : {}),
+    ...(extra?.suggestions?.length ? { suggestions: extra.suggestions } : {}),
+    ...(extra?.howToStart ? { howToStart: extra.howToStart } : {}),
   };
 }

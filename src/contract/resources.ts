@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CENSUS_FIELDS, type CensusKey } from "../core/census-fields.ts";
-import { IsoDate, Slug } from "./common.ts";
+import { IsoDate, LocalClock, Slug } from "./common.ts";
 
 // Resources of spec section 2. Response bodies are built from these schemas; types are inferred here.
 
@@ -83,6 +83,7 @@ export const CityResponse = z.object({
   slug: Slug,
   city: z.string(),
   state: z.string(),
+  ...LocalClock.shape,
   subscriberCount: z.int().meta({ description: "Active subscribers" }),
   archives: z.array(ArchiveEntry).meta({ description: "Published editions, newest first" }),
   census: Census.optional(),

@@ -1,4 +1,4 @@
-import type { ProblemCode } from "../contract/problems.ts";
+import type { ProblemCode, ProblemExtra } from "../contract/problems.ts";
 
 export interface FieldIssue {
   path: string;
@@ -13,12 +13,18 @@ export class AppError extends Error {
   readonly code: ProblemCode;
   readonly issues?: FieldIssue[];
   readonly headers?: Record<string, string>;
-  constructor(code: ProblemCode, detail: string, options: { issues?: FieldIssue[]; headers?: Record<string, string> } = {}) {
+  /** Additive problem members: which case of the code this is (`reason`, `place`, `suggestions`). */
+  readonly extra?: ProblemExtra;
+  /** The detail as an MCP client reads it (tools and arguments, not paths), when it differs. */
+  readonly mcpDetail?: string;
+  constructor(code: ProblemCode, detail: string, options: { issues?: FieldIssue[]; headers?: Record<string, string>; extra?: ProblemExtra; mcpDetail?: string } = {}) {
     super(detail);
     this.name = "AppError";
     this.code = code;
     this.issues = options.issues;
     this.headers = options.headers;
+    this.extra = options.extra;
+    this.mcpDetail = options.mcpDetail;
   }
 }
 

@@ -84,10 +84,24 @@ window.addEventListener("message", (ev) => {
   else if (m.method === "ui/notifications/host-context-changed") theme(m.params);
   else if (m.id !== undefined && m.method) post({ id: m.id, result: {} });
 });
+// A tool error as sentences: the problem's title, its detail and what to do (never its JSON).
+const sentence = (t) => { const x = String(t || "").replace(/\`/g, "").trim(); return x && !/[.!?]$/.test(x) ? x + "." : x; };
+function problemView(result) {
+  let p = result && result._meta && result._meta["citydaily/problem"];
+  if (!p) { try { p = JSON.parse(result.content[0].text); } catch (e) { p = undefined; } }
+  if (!p || !p.detail) return [el("p", { class: "brand" }, "city", el("span", { text: "daily" })), el("h1", { text: "Nothing to show" }), el("p", { class: "empty", text: "The tool gave no result to show." })];
+  return [
+    el("p", { class: "brand" }, "city", el("span", { text: "daily" })),
+    el("h1", { text: p.title || "Something went wrong" }),
+    el("p", { class: "card", role: "status", text: sentence(p.detail) }),
+    p.resolution ? el("p", { class: "meta", text: "What to do: " + sentence(p.resolution) }) : null,
+    p.place && p.place.url ? el("p", {}, el("a", { href: p.place.url, text: "Open " + p.place.name + ", " + p.place.state + " on citydaily" })) : null,
+  ];
+}
 function show(result) {
   const main = document.getElementById("view");
   const data = result && result.structuredContent;
-  if (!data || result.isError) { main.replaceChildren(el("p", { class: "empty", text: "Nothing to show: " + ((result && result.content && result.content[0] && result.content[0].text) || "no result") })); size(); return; }
+  if (!data || result.isError) { main.replaceChildren(...problemView(result).filter(Boolean)); size(); return; }
   main.replaceChildren(...render(data, args).filter((n) => n !== null && n !== undefined && n !== false));
   size();
 }
@@ -141,6 +155,9 @@ function render(d) {
 const STEPS = ["created", "paid", "published"];
 const REACHED = { awaiting_review: 0, held: 0, pending_payment: 0, paid: 1, published: 2, ended: 2, refunded: 1, rejected: 0, expired: 0 };
 const WORDS = { awaiting_review: "Waiting for a person's approval", held: "Held: a person looks before a payment link is issued", pending_payment: "Waiting for payment", paid: "Paid: being published", published: "Published", ended: "Ended", refunded: "Refunded", rejected: "Rejected", expired: "Expired unpaid" };
+// An event's day and time as the town's clock reads them (\`startsAt\` is local wall time), and where.
+const fmtTime = (s) => { const m = /T([0-9]{2}):([0-9]{2})/.exec(s || ""); if (!m) return ""; const h = Number(m[1]); return (h % 12 || 12) + ":" + m[2] + (h < 12 ? " AM" : " PM"); };
+const when = (d) => d.startsAt ? [fmtDate(d.startsAt.slice(0, 10)) + (fmtTime(d.startsAt) ? ", " + fmtTime(d.startsAt) : ""), d.endsAt ? "until " + (d.endsAt.slice(0, 10) === d.startsAt.slice(0, 10) ? fmtTime(d.endsAt) : fmtDate(d.endsAt.slice(0, 10)) + (fmtTime(d.endsAt) ? ", " + fmtTime(d.endsAt) : "")) : ""].filter(Boolean).join(" ") : "";
 function render(d) {
   const stopped = ["rejected", "expired", "refunded", "ended"].includes(d.status);
   const reached = REACHED[d.status] ?? 0;
@@ -149,6 +166,7 @@ function render(d) {
     el("p", { class: "brand" }, "city", el("span", { text: "daily" })),
     el("h1", { text: d.title }),
     el("p", { class: "meta", text: (d.product === "event" ? "Event" : "Business") + " listing · " + d.tier + " (" + price + ") · " + d.town.city + ", " + d.town.state }),
+    d.product === "event" && d.startsAt ? el("p", { class: "meta" }, el("strong", { text: when(d) }), d.venue || d.address ? el("span", { text: " · " + [d.venue, d.address].filter(Boolean).join(", ") }) : null) : null,
     el("ol", { class: "steps", "aria-label": "Progress" }, ...STEPS.map((s, i) => el("li", { class: i < reached || (i === reached && d.status === "published") ? "done" : i === reached && !stopped ? "now" : "" , text: s })), stopped ? el("li", { class: "stopped", text: d.status }) : null),
     el("p", { class: "card", role: "status" }, el("strong", { text: WORDS[d.status] || d.status }), d.rejected ? el("span", { text: ": " + d.rejected.reason }) : d.held ? el("span", { text: ": " + d.held.reason }) : null),
     d.checkoutUrl && d.status === "pending_payment" ? el("p", {}, el("a", { class: "button", href: d.checkoutUrl, text: "Pay " + price }), d.checkoutExpiresAt ? el("span", { class: "meta", text: " until " + fmtDate(d.checkoutExpiresAt) }) : null) : null,

@@ -80,11 +80,11 @@ export const PROMPTS: PromptPlan[] = [
     plan: ({ slug }) => ({
       intro: `Find the events happening this week in the town with slug ${code(slug)}.`,
       steps: [
-        { tool: tool("getCity"), args: { slug }, then: "its `events` list is the town's calendar." },
+        { tool: tool("getCity"), args: { slug }, then: "its `events` list is the town's calendar; its `localDate` and `weekday` are today there, the day \"this week\" counts from." },
         { tool: tool("searchArchive"), args: { q: "event OR festival OR market OR concert", slug, limit: 10 }, then: "events mentioned in recent editions." },
       ],
-      outro: "List the events of the next seven days by date with time, place and a one-line description; leave out past ones. " +
-        `If the town has no calendar yet, say so and suggest subscribing (${tool("subscribe")}) or listing an event (${tool("createListingCheckout")}).`,
+      outro: "List the events of the next seven days (from the town's `localDate`, not your own clock) by date with time, place and a one-line description; leave out past ones. " +
+        `If the town has no newsletter (a \`city_not_found\` with \`reason: no_newsletter\`), say so plainly, give its facts from ${tool("getPlace")}, and say a reader's own subscription (${tool("subscribe")}) starts it; if it has no calendar yet, say so and suggest listing an event (${tool("createListingCheckout")}) where the town sells listings.`,
     }),
   },
   {

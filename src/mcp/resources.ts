@@ -5,9 +5,12 @@ import { APP_MIME_TYPE, APP_VIEWS, appViewHtml, type AppViewName } from "./apps.
 import { operationsById } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
+import { isWellFormedSlug } from "../core/slug.ts";
 import type { AppContext } from "../services/context.ts";
 import { admit, runOperation, type Caller } from "../services/operations.ts";
+import { placeTwin, withLocalClock } from "../services/place-facts.ts";
 import { completeSlug } from "../services/places.ts";
+import { normalSlug } from "./tools.ts";
 import { readPublishedFile } from "../services/site-files.ts";
 
 /**
@@ -17,6 +20,13 @@ import { readPublishedFile } from "../services/site-files.ts";
  */
 
 const MARKDOWN = "text/markdown";
+
+/**
+ * How long a 2026-07-28 client may keep a read (`ttlMs`, SEP-2549): a dated edition never changes once
+ * published, a `ui://` view only with a deploy; other reads follow the server's default (CACHE_HINTS).
+ */
+const EDITION_TTL = { ttlMs: 24 * 60 * 60 * 1000, cacheScope: "public" } as const;
+const VIEW_TTL = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 const JSON_TYPE = "application/json";
 
 function published(ctx: AppContext, uri: URL, rel: string, mimeType: string): ReadResourceResult {
@@ -35,8 +45,11 @@ async function fromOperation(ctx: AppContext, caller: Caller, uri: URL, id: keyo
     return { contents: [{ uri: uri.href, mimeType: as === "markdown" ? MARKDOWN : JSON_TYPE, text }] };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues, "mcp");
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, problem);
+    const detail = error.mcpDetail ?? error.message;
+    // No such town or edition: the resource does not exist (resource-not-found, `data: {uri}`; api/mcp.ts gives 2025-era clients -32002).
+    if (error.code === "city_not_found" || error.code === "edition_not_found") throw new ResourceNotFoundError(uri.href, `${error.code}: ${detail}`);
+    const problem = problemBody(ctx.config.baseUrl, error.code, detail, undefined, error.issues, "mcp", error.extra);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${detail}`, problem);
   }
 }
 
@@ -54,7 +67,7 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
   }, (uri) => ({ contents: [{ uri: uri.href, mimeType: JSON_TYPE, text: (openapi ??= JSON.stringify(openApiDocument(base))) }] }));
   server.registerResource("city-directory", `${base}/api/cities`, {
     title: "City directory (live)", mimeType: JSON_TYPE,
-    description: "Every city with a newsletter, grouped by state, with its slug: the same answer as GET /api/cities.",
+    description: "Every town with a newsletter, grouped by state, with its slug: the same answer as list_cities.",
   }, (uri) => fromOperation(ctx, caller, uri, "listCities", {}, "json"));
   server.registerResource("recent-editions", `${base}/feed.md`, {
     title: "Recent editions", mimeType: MARKDOWN,
@@ -68,14 +81,21 @@ export function registerResources(server: McpServer, ctx: AppContext, caller: Ca
   server.registerResource("edition", new ResourceTemplate(`${base}/{slug}/{date}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
     title: "One dated edition (markdown)", mimeType: MARKDOWN,
     description: "A city's newsletter of one date: `slug` as in the city directory, `date` YYYY-MM-DD in the city's own timezone.",
-  }, (uri, vars) => fromOperation(ctx, caller, uri, "getArchive", { slug: String(vars.slug), date: String(vars.date) }, "markdown"));
+  }, async (uri, vars) => ({ ...(await fromOperation(ctx, caller, uri, "getArchive", { slug: String(normalSlug(String(vars.slug))), date: String(vars.date) }, "markdown")), ...EDITION_TTL }));
   server.registerResource("city", new ResourceTemplate(`${base}/{slug}.md`, { list: undefined, complete: { slug: (v) => completeSlug(ctx, v) } }), {
-    title: "A city page (markdown)", mimeType: MARKDOWN,
-    description: "A city's page: the latest edition, the archive index and the census figures.",
-  }, (uri, vars) => published(ctx, uri, `${String(vars.slug)}.md`, MARKDOWN));
+    title: "A town's page (markdown)", mimeType: MARKDOWN,
+    description: "Any U.S. place's page, its time zone and today's local date in the front matter. A town with a newsletter: the latest edition, the archive index and the census figures. Any other place: its facts today (local date and time, sunrise and sunset, holidays, census figures) and how its newsletter starts.",
+  }, (uri, vars) => {
+    const slug = String(normalSlug(String(vars.slug)));
+    const text = isWellFormedSlug(slug) ? readPublishedFile(ctx, `${slug}.md`) : undefined;
+    if (text !== undefined) return { contents: [{ uri: uri.href, mimeType: MARKDOWN, text: withLocalClock(ctx, slug, text) }] };
+    const twin = placeTwin(ctx, slug);
+    if (twin === undefined) throw new ResourceNotFoundError(uri.href, `No U.S. place has the slug "${slug.slice(0, 130)}"; find_place finds any place's slug.`);
+    return { contents: [{ uri: uri.href, mimeType: MARKDOWN, text: twin }] };
+  });
   // The MCP Apps views of get_archive, get_city and get_listing_order (src/mcp/apps.ts).
   for (const [name, view] of Object.entries(APP_VIEWS) as Array<[AppViewName, (typeof APP_VIEWS)[AppViewName]]>) {
     registerAppResource(server, `view-${name}`, view.uri, { title: view.title, description: view.description, _meta: { ui: { csp: {}, prefersBorder: true } } },
-      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }] }));
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: appViewHtml(name, base), _meta: { ui: { csp: {}, prefersBorder: true } } }], ...VIEW_TTL }));
   }
 }

@@ -40,3 +40,12 @@ export function aiCatalog(base: string) {
     entries: [{ identifier: `urn:air:${hostOf(base)}:mcp:${MCP_SERVER_NAME}`, type: SERVER_CARD_TYPE, url: `${base}/mcp/server-card` }],
   };
 }
+
+/**
+ * The MCP Catalog at `/.well-known/mcp/catalog.json`, as the extension's discovery draft specified it
+ * (`specVersion: "draft"`, entries of the AI Catalog's shape) before it adopted the AI Catalog (commit
+ * 1491bd2); its entries are the AI Catalog's, so the two never disagree.
+ */
+export function mcpCatalog(base: string) {
+  return { specVersion: "draft", entries: aiCatalog(base).entries };
+}

@@ -5,7 +5,8 @@ import { IdempotencyKey } from "../contract/common.ts";
 import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
-import { AppError, storageFullError, toFieldIssues } from "../core/errors.ts";
+import { AppError, storageFullError, toFieldIssues, type FieldIssue } from "../core/errors.ts";
+import { isWellFormedSlug } from "../core/slug.ts";
 import type { AppContext } from "../services/context.ts";
 import { nextCommerceDueCached } from "../services/listings.ts";
 import { runOperationOnce } from "../services/idempotency.ts";
@@ -56,19 +57,38 @@ function projected(fields: z.ZodObject, op: Operation): z.ZodObject {
 type JsonObject = Record<string, unknown>;
 
 /**
+ * What an output schema leaves out: a model reads the result's fields, types, enums and meanings, not
+ * the constraints the server already met (the result is validated against the full schema here).
+ */
+const LEAN_DROPS = new Set(["examples", "example", "$schema", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"]);
+
+/** Formats whose zod-written `pattern` only repeats the `format` (a 300-character date regex). */
+const FORMATS_WITH_PATTERN = new Set(["date", "date-time", "time", "email", "uuid", "uri", "url", "ipv4", "ipv6", "duration"]);
+
+/**
  * JSON Schema as MCP clients check it: a nullable primitive is `anyOf` of the type and `null`
  * rather than a `type` array (`["number", "null"]`), which strict validators such as the MCP
- * Inspector's warn on; `example` (not a JSON Schema keyword) becomes `examples`.
+ * Inspector's warn on; `example` (not a JSON Schema keyword) becomes `examples`. And what a model
+ * does not need is left out (tools/list was 52 KB, 60% output schemas): zod's safe-integer bounds
+ * (`±9007199254740991` on every `z.int()`), a `pattern` that repeats its `format`, and, with
+ * `lean` (output schemas), `examples` and `$schema`; descriptions stay, they are what a model reads.
  */
-export function portableSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(portableSchema);
+export function portableSchema(node: unknown, lean = false, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => portableSchema(n, lean, depth));
   if (node === null || typeof node !== "object") return node;
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node as JsonObject)) {
+  const input = node as JsonObject;
+  for (const [key, value] of Object.entries(input)) {
+    // Lean: the meaning of the result's own fields and of each named type stays; that of fields nested deeper goes.
+    if (lean && key === "description" && depth > 1) continue;
+    if ((key === "minimum" && value === -Number.MAX_SAFE_INTEGER) || (key === "maximum" && value === Number.MAX_SAFE_INTEGER)) continue;
+    if (key === "pattern" && typeof input.format === "string" && FORMATS_WITH_PATTERN.has(input.format)) continue;
+    if (lean && LEAN_DROPS.has(key)) continue;
+    if (lean && key === "additionalProperties" && value === false) continue;
     if (key === "example") out.examples ??= [value];
-    else out[key] = key === "properties" || key === "$defs" || key === "definitions" || key === "patternProperties"
-      ? Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v)]))
-      : portableSchema(value);
+    else if (key === "$defs" || key === "definitions") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, 1)]));
+    else if (key === "properties" || key === "patternProperties") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, depth + 1)]));
+    else out[key] = portableSchema(value, lean, depth);
   }
   const type = out.type;
   if (Array.isArray(type)) {
@@ -87,11 +107,26 @@ type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
 
 /** A converter that converts once per direction and target: every request's server reuses it. */
 function convertOnce(converter: JsonConverter): JsonConverter {
+  // A root that is only a `$ref` to one of its `$defs` (zod's shape for a schema with an id) is that definition.
+  const inlineRoot = (schema: Record<string, unknown>) => {
+    const ref = typeof schema.$ref === "string" ? /^#\/\$defs\/([^/]+)$/.exec(schema.$ref)?.[1] : undefined;
+    const defs = schema.$defs as Record<string, Record<string, unknown>> | undefined;
+    if (!ref || !defs?.[ref] || JSON.stringify({ ...defs, [ref]: null }).includes(`"#/$defs/${ref}"`)) return schema;
+    const { [ref]: root, ...rest } = defs;
+    const { $ref: _, $defs: __, ...outer } = schema;
+    return { ...outer, ...root, ...(Object.keys(rest).length ? { $defs: rest } : {}) };
+  };
   const done = new Map<string, Record<string, unknown>>();
   const once = (io: "input" | "output") => (options: Parameters<JsonConverter["input"]>[0]) => {
     const key = `${io} ${options.target}`;
     let schema = done.get(key);
-    if (!schema) done.set(key, (schema = portableSchema(converter[io](options)) as Record<string, unknown>));
+    if (!schema) {
+      const raw = converter[io](options) as Record<string, unknown>;
+      schema = portableSchema(io === "output" ? inlineRoot(raw) : raw, io === "output") as Record<string, unknown>;
+      // A tool's arguments are exactly its properties (an unknown one is refused: strictArguments).
+      if (io === "input" && schema.type === "object") schema = { ...schema, additionalProperties: false };
+      done.set(key, schema);
+    }
     return schema;
   };
   return { input: once("input"), output: once("output") };
@@ -145,10 +180,63 @@ async function callTool(ctx: AppContext, op: ToolOperation, input: Record<string
 /** A kept result, copied so the SDK's handling of one answer cannot change the next. */
 const copyOf = (result: CallToolResult): CallToolResult => ({ ...result, content: result.content.map((c) => ({ ...c })) });
 
-function parseInput(schema: z.ZodType, args: unknown): Record<string, unknown> {
-  const result = schema.safeParse(args ?? {});
-  if (!result.success) {
-    const issues = toFieldIssues(result.error.issues);
+/** What a model writes for an argument under another name, by the name the tools use. */
+const ALIASES: Record<string, readonly string[]> = {
+  slug: ["city", "town", "place", "city_slug", "cityslug", "town_slug", "townslug", "location"],
+  q: ["query", "search", "term", "terms", "text", "keywords", "name"],
+  id: ["orderid", "order_id", "order"],
+  date: ["day", "edition_date", "editiondate"],
+};
+
+/** Edits between two names, a swap of neighbours counting one (optimal string alignment): `slgu` is one from `slug`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The allowed argument an unknown one probably meant: same name in another case, a near spelling, a synonym, or a slug's value. */
+export function meantArgument(key: string, value: unknown, allowed: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  const exact = allowed.find((a) => a.toLowerCase() === k);
+  if (exact) return exact;
+  const near = allowed.map((a) => [a, editDistance(k, a.toLowerCase())] as const).filter(([a, d]) => d <= Math.min(2, Math.floor(a.length / 3))).sort((x, y) => x[1] - y[1])[0];
+  if (near) return near[0];
+  const alias = allowed.find((a) => ALIASES[a]?.includes(k));
+  if (alias) return alias;
+  if (allowed.includes("slug") && typeof value === "string" && isWellFormedSlug(value.trim().toLowerCase())) return "slug";
+  return undefined;
+}
+
+/**
+ * A tool's arguments checked strictly: an argument the tool does not have is refused, naming the
+ * ones it takes (a misspelled `city` for `slug` used to be dropped, and search_archives searched
+ * every town instead of one). Generic: the allowed names are the tool's input schema's properties.
+ */
+function unknownArguments(tool: string, schema: z.ZodObject, args: Record<string, unknown>): FieldIssue[] {
+  const allowed = Object.keys(schema.shape);
+  return Object.keys(args).filter((k) => !Object.hasOwn(schema.shape, k)).map((k) => {
+    const meant = meantArgument(k, args[k], allowed);
+    const takes = allowed.length ? `${tool} takes ${allowed.map((a) => `\`${a}\``).join(", ")}` : `${tool} takes no arguments`;
+    return { path: k, message: `unknown argument: ${takes}${meant ? `; did you mean \`${meant}\`?` : ""}` };
+  });
+}
+
+/** A slug as a model may write it (`Marfa-Texas`, ` marfa-texas`): slugs that differ only in case name one place. */
+export const normalSlug = (value: unknown) => (typeof value === "string" ? value.trim().toLowerCase() : value);
+
+function parseInput(tool: string, schema: z.ZodObject, args: unknown): Record<string, unknown> {
+  let given = args ?? {};
+  if (typeof given === "object" && given !== null && "slug" in given) given = { ...given, slug: normalSlug((given as { slug: unknown }).slug) };
+  const unknown = typeof given === "object" && !Array.isArray(given) ? unknownArguments(tool, schema, given as Record<string, unknown>) : [];
+  const result = schema.safeParse(given);
+  const issues = [...unknown, ...(result.success ? [] : toFieldIssues(result.error.issues))];
+  if (issues.length) {
     throw new AppError("validation_error", `Input validation failed: ${issues.map((i) => `${i.path || "input"}: ${i.message}`).join("; ")}`, { issues });
   }
   return result.data as Record<string, unknown>;
@@ -164,7 +252,7 @@ export function toolError(ctx: AppContext, tool: string, error: unknown): CallTo
   }
   if (error instanceof AppError) {
     // The resolution MCP clients can follow: tools and fields, not paths and headers.
-    problem = problemBody(ctx.config.baseUrl, error.code, error.message, undefined, error.issues, "mcp");
+    problem = problemBody(ctx.config.baseUrl, error.code, error.mcpDetail ?? error.message, undefined, error.issues, "mcp", error.extra);
     const retryAfter = error.headers?.["Retry-After"];
     if (retryAfter) problem = { ...problem, retryAfter: Number(retryAfter) };
   } else {
@@ -196,7 +284,7 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
     register(async (args: unknown): Promise<CallToolResult> => {
       try {
         admit(ctx, op, caller);
-        const all = parseInput(input.schema, args);
+        const all = parseInput(mcp.tool, input.schema, args);
         const parsed = input.toOperation(all) as Record<string, unknown>;
         if (!reads.keeps(op)) return (await callTool(ctx, op, parsed, caller, all.idempotencyKey as string | undefined)).result;
         const key = `${op.operationId} ${JSON.stringify(parsed)}`;

@@ -30,7 +30,9 @@ function summary(base: string, i: LlmsInput): string[] {
     "",
     "Every page has a markdown twin: append `.md` to its path or send `Accept: text/markdown`. " +
       "A city page is `/{slug}` and an edition `/{slug}/{YYYY-MM-DD}`, where the slug is `{city}-{state-name}` (e.g. `st-louis-missouri`). " +
-      `The JSON API needs no key; subscribing is \`POST ${base}/api/subscribe\`.`,
+      `The JSON API needs no key; subscribing is \`POST ${base}/api/subscribe\`. ` +
+      `Any of the 32,000 U.S. places, with a newsletter or not, has its facts (time zone and today's local date, sunrise and sunset, holidays, census figures) at \`${base}/api/place/{slug}\`; ` +
+      "only places with a newsletter have editions and weather.",
     "",
   ];
 }

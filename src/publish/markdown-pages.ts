@@ -1,10 +1,11 @@
 import type { Operation } from "../contract/operation.ts";
-import { PROBLEMS } from "../contract/problems.ts";
+import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
 import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/web-edition.ts";
 import { eventWhenWords } from "../core/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
+import type { PlaceResponse } from "../contract/places.ts";
 import type { ArchiveEntry } from "../store/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { outletGives, outletsOf } from "../core/source-outlets.ts";
@@ -126,6 +127,45 @@ export function cityMarkdown(base: string, view: CityView): string {
   return out.join("\n");
 }
 
+/**
+ * `/{slug}.md` of a place without a newsletter yet (the server renders it on request, like its page):
+ * what is known without fetching anything (the place, its clock today, sun, holidays, census
+ * figures) and how its newsletter starts. `facts` is the get_place answer of this instant.
+ */
+export function placeMarkdown(base: string, view: CityView, facts: PlaceResponse): string {
+  const { place } = view;
+  const page = `${base}/${place.slug}`;
+  const where = `${md(place.name)}, ${md(place.state)}`;
+  const county = place.county ? ` in ${md(place.county)}` : "";
+  const kind = place.placeType ? `a ${md(place.placeType)}` : "a place";
+  const holidays = [...facts.holidays.today.map((h) => `today: ${md(h.name)} (${h.kind})`), ...facts.holidays.upcoming.map((h) => `${formatDate(h.date)}: ${md(h.name)} (${h.kind})`)];
+  const daylight = facts.sun.daylightMinutes === null ? "" : ` (${Math.floor(facts.sun.daylightMinutes / 60)} h ${facts.sun.daylightMinutes % 60} min of daylight)`;
+  return [
+    frontMatter({ url: page, has_newsletter: "no", sells_listings: facts.sellsListings ? "yes" : "no", local_date: facts.localDate, timezone: facts.timezone }),
+    `# ${where}`,
+    "",
+    (facts.hasNewsletter
+      ? `${where} is ${kind}${county}. Its citydaily newsletter has started: the first edition comes out the next morning (subscribe on the ${mdLink("town's page", page)}).`
+      : `${where} is ${kind}${county}. It has no citydaily newsletter yet, so there are no editions, archive or stored weather for it. ` +
+        `Its first subscriber starts one: subscribe on the ${mdLink("town's page", page)} (the first edition comes out the next morning).`) +
+      (facts.sellsListings ? "" : " It takes event and business listings once it has a newsletter or an operator."),
+    "",
+    `## Today in ${md(place.name)}`,
+    "",
+    `- Local date and time: ${formatDate(facts.localDate)}, ${facts.localTime} ${md(facts.timezoneName)} (${facts.timezone})`,
+    `- Sunrise ${facts.sun.sunrise ?? "none today"}, sunset ${facts.sun.sunset ?? "none today"}${daylight}`,
+    `- Holidays: ${holidays.length ? holidays.join("; ") : "none today or in the next 7 days"}`,
+    `- Coordinates: ${facts.latitude}, ${facts.longitude}`,
+    "",
+    ...censusSection(view),
+    "## More",
+    "",
+    `- ${mdLink("Place data as JSON", `${base}/api/place/${place.slug}`)} (any U.S. place; the MCP tool \`get_place\`)`,
+    `- ${mdLink(`Cities in ${place.state}`, `${base}/states/${place.stateSlug}.md`)}`,
+    "",
+  ].join("\n");
+}
+
 /** One city card as a list item: name, latest edition's lead (linked) and date, its excerpt. */
 function cardItem(base: string, c: CityCard, bullet: string, extra = ""): string {
   const lead = `${mdLink(c.latestSubject, `${base}/${c.slug}/${c.latestDate}.md`)} (${formatDate(c.latestDate)})`;
@@ -240,6 +280,7 @@ export function developersMarkdown(base: string, operations: readonly Operation[
     "",
     mdTable(["Code", "HTTP", "Title", "What to do"], codes.map(([code, p]) => [`\`${code}\``, String(p.status), md(p.title), md(p.resolution)])),
     "",
+    ...Object.entries(PROBLEM_CASES).flatMap(([code, cases]) => [`\`${code}\`: ${cases}`, ""]),
     "## Feeds and files",
     "",
     `- ${mdLink("RSS feed of recent editions", `${base}/feed.xml`)}; one per city at \`${base}/{slug}/feed.xml\``,

@@ -12,6 +12,18 @@ export const LINKSET_TYPE = `application/linkset+json; profile="${API_CATALOG_PR
 /** The Link header that points at the catalog (on the catalog itself and the home page). */
 export const apiCatalogLink = (base: string) => `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
 
+/** What every page's `Link` header names for agents: the API catalog and the MCP server card (the markdown twin is added per page). */
+export const pageDiscoveryLinks = (base: string) => [apiCatalogLink(base), `<${base}/mcp/server-card>; rel="service-desc"; type="application/mcp-server-card+json"`];
+
+/** `GET /api` and `/api/v1`, the API catalog's anchors: where the API's description, documentation and status are. */
+export function apiIndex(base: string, anchor: string) {
+  return {
+    api: anchor, apiVersion: "v1",
+    openapi: `${base}/openapi.json`, documentation: `${base}/developers`, markdown: `${base}/developers.md`,
+    status: `${base}/api/status`, catalog: `${base}/.well-known/api-catalog`, mcp: `${base}/mcp`,
+  };
+}
+
 /**
  * The API catalog (RFC 9727): a linkset (RFC 9264) with one entry per API base, anchored at it, that
  * links its machine description (`service-desc`), human documentation (`service-doc`) and `status`.
@@ -87,6 +99,8 @@ export function agentSkillsIndex(ctx: AppContext) {
 export function robotsTxt(base: string): string {
   return [
     "User-agent: *",
+    // Content Signals (contentsignals.org): search and answers that cite the pages, yes; training, no.
+    "Content-Signal: search=yes, ai-input=yes, ai-train=no",
     "Allow: /",
     // Personal, token-bearing pages: nothing to index.
     "Disallow: /unsubscribe/",

@@ -2,7 +2,7 @@ import { IsoDate } from "../contract/common.ts";
 import type { ArchiveResponse } from "../contract/resources.ts";
 import { withoutWeatherEmoji } from "../core/web-edition.ts";
 import { AppError } from "../core/errors.ts";
-import { findEdition } from "../store/editions.ts";
+import { cityArchive, findEdition } from "../store/editions.ts";
 import { requireCity } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 import { reply, type Reply } from "./reply.ts";
@@ -24,8 +24,14 @@ export function getEdition(ctx: AppContext, slug: string | undefined, date: stri
  * One edition as the archive serves it (JSON, with its markdown twin). Errors come in the order a
  * reader fixes them: the city first, then the date's form, then whether that day was published.
  */
-export function readEdition(ctx: AppContext, slug: string, date: string): Reply<ArchiveResponse> {
-  requireCity(ctx, slug);
+export function readEdition(ctx: AppContext, slug: string, date: string | undefined): Reply<ArchiveResponse> {
+  const place = requireCity(ctx, slug);
+  // Over MCP the date may be left out: the latest edition.
+  if (date === undefined) {
+    const latest = cityArchive(ctx.db, place.geoid, 1)[0];
+    if (!latest) throw new AppError("edition_not_found", `${place.name}, ${place.state_name} has no edition yet: its first is published the morning after its first subscriber.`);
+    date = latest.date;
+  }
   if (!IsoDate.safeParse(date).success) {
     throw new AppError("validation_error", `"${date.slice(0, 40)}" is not a calendar date in YYYY-MM-DD form.`, {
       issues: [{ path: "date", message: "must be a real calendar date YYYY-MM-DD, optionally followed by .md" }],

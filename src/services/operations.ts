@@ -13,6 +13,7 @@ import { verifyTown } from "./directory-verify.ts";
 import { takeToken } from "./limits.ts";
 import { adminApproveOrder, adminListOrders, adminRejectOrder, adminReleaseOrder, adminShowOrder, getListingOrder } from "./orders.ts";
 import { getOEmbed } from "./oembed.ts";
+import { getPlace } from "./place-facts.ts";
 import { findPlace } from "./places.ts";
 import { getListingQuote, getPricing } from "./pricing.ts";
 import { unwrap, type Reply } from "./reply.ts";
@@ -46,6 +47,7 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   getFacts: (ctx, { slug }) => getFacts(ctx, slug),
   getEvents: (ctx, input) => getEvents(ctx, input),
   findPlace: (ctx, input) => findPlace(ctx, input),
+  getPlace: (ctx, { slug }) => getPlace(ctx, slug),
   getArchive: (ctx, { slug, date }) => readEdition(ctx, slug, date),
   searchArchive: (ctx, input) => searchArchive(ctx, input),
   subscribe: (ctx, input) => subscribe(ctx, input),

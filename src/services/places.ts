@@ -3,6 +3,7 @@ import { createPlaceIndex } from "../site/place-index.ts";
 import { findPlaces } from "../site/place-ranking.js";
 import { listTrackedCities, trackedSlugs } from "../store/cities.ts";
 import { connectionCache } from "../store/db.ts";
+import { leasedSlugs } from "../store/leases.ts";
 import type { AppContext } from "./context.ts";
 
 /**
@@ -11,17 +12,19 @@ import type { AppContext } from "./context.ts";
  * (/places), agents and readers with JavaScript see the same towns in the same order. The index of
  * the 32,000 places is built once per database connection, on the first search.
  */
-const placeIndex = (ctx: AppContext) => connectionCache(ctx.db, "place-finder-index", () => createPlaceIndex(ctx.db));
+export const placeIndex = (ctx: AppContext) => connectionCache(ctx.db, "place-finder-index", () => createPlaceIndex(ctx.db));
 
 export function findPlace(ctx: AppContext, input: { q: string; limit: number }): PlacesResponse {
   const index = placeIndex(ctx);
   const found = findPlaces(index, input.q, input.limit);
-  const tracked = trackedSlugs(ctx.db, found.map((p) => p.slug));
+  const slugs = found.map((p) => p.slug);
+  const tracked = trackedSlugs(ctx.db, slugs);
+  const leased = leasedSlugs(ctx.db, slugs);
   return {
     query: input.q,
     results: found.map((p) => ({
       slug: p.slug, name: p.name, state: p.state, ...(p.county ? { county: p.county } : {}),
-      population: Number(p.population ?? 0), hasNewsletter: tracked.has(p.slug), url: `${ctx.config.baseUrl}/${p.slug}`,
+      population: Number(p.population ?? 0), hasNewsletter: tracked.has(p.slug), sellsListings: tracked.has(p.slug) || leased.has(p.slug), url: `${ctx.config.baseUrl}/${p.slug}`,
     })),
   };
 }

@@ -4,7 +4,7 @@ import { AppError } from "../core/errors.ts";
 import { isTrackedCity } from "../store/cities.ts";
 import { activeLeaseOf } from "../store/leases.ts";
 import type { PlaceRow } from "../store/places.ts";
-import { requirePlace } from "./cities.ts";
+import { HOW_SELLING_STARTS, problemPlace, requirePlace } from "./cities.ts";
 import type { AppContext } from "./context.ts";
 
 const INCLUDES: Record<ListingProduct, Record<string, string[]>> = {
@@ -64,7 +64,12 @@ function notSellingReason(place: PlaceRow): string {
  */
 export function requireSellingTown(ctx: AppContext, slug: string): PlaceRow {
   const place = requirePlace(ctx, slug);
-  if (!sellsListings(ctx, place)) throw new AppError("conflict", `${notSellingReason(place)} Subscribing to it (POST /api/subscribe) starts it.`);
+  if (!sellsListings(ctx, place)) {
+    throw new AppError("conflict", `${notSellingReason(place)} Subscribing to it (POST /api/subscribe) starts its newsletter; leasing it (POST /api/operator-actions) gives it an operator.`, {
+      extra: { reason: "not_selling", place: problemPlace(ctx, place), howToStart: HOW_SELLING_STARTS },
+      mcpDetail: `${place.name}, ${place.state_name} does not sell listings yet: a town takes listings once it has a newsletter (its first subscriber) or an operator (a lease). subscribe_city with slug "${place.slug}" starts its newsletter, but only for the address of a reader who asked to subscribe themselves (never the buyer's unless they ask, never an invented one); start_town_checkout leases the town. Until then no listing can be bought there.`,
+    });
+  }
   return place;
 }
 

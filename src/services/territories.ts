@@ -21,7 +21,7 @@ export function placeOf(ctx: AppContext, city: string, state: string): PlaceRow 
   const stateName = canonicalStateName(state.trim());
   if (!stateName) invalid([{ path: "state", message: "must be a full U.S. state name such as \"New York\" (or District of Columbia, Puerto Rico)" }]);
   const place = findPlaceByName(ctx.db, city, stateName);
-  if (!place) throw new AppError("city_not_found", `No U.S. place named "${city.slice(0, 120)}" in ${stateName}.`);
+  if (!place) throw new AppError("city_not_found", `No U.S. place named "${city.slice(0, 120)}" in ${stateName}.`, { extra: { reason: "unknown_place" } });
   return place;
 }
 
@@ -57,7 +57,7 @@ export function getTerritories(ctx: AppContext, q: { city?: string; state?: stri
   if (slugs) {
     const places = slugs.map((s) => {
       const p = findPlaceBySlug(ctx.db, s);
-      if (!p) throw new AppError("city_not_found", `No U.S. place has the slug "${s}".`);
+      if (!p) throw new AppError("city_not_found", `No U.S. place has the slug "${s}".`, { extra: { reason: "unknown_place" } });
       return p;
     });
     const unavailable = unavailableGeoids(ctx.db, places.map((p) => p.geoid), nowIso);
@@ -78,7 +78,8 @@ export async function operatorAction(ctx: AppContext, input: OperatorActionReque
   const quote = leaseQuote(activeSubscriberCount(ctx.db, place.geoid));
   const lease = reserveTown(ctx.db, { id: `tl_${crypto.randomUUID()}`, placeGeoid: place.geoid, priceCents: quote.priceCents, reservedUntil: reservedUntil.toISOString() }, now.toISOString());
   if (!lease) {
-    throw new AppError("conflict", `${place.name}, ${place.state_name} is already leased or reserved by another checkout in progress; check GET /api/territories for when it is available.`);
+    const taken = `${place.name}, ${place.state_name} is already leased or reserved by another checkout in progress`;
+    throw new AppError("conflict", `${taken}; check GET /api/territories for when it is available.`, { mcpDetail: `${taken}; get_town_quote says when it is available.` });
   }
   const base = ctx.config.baseUrl;
   try {

@@ -1,5 +1,8 @@
 import type { CalendarEvent, DirectoryListing, TownSource } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
+import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
+import { localClock, type LocalClock } from "../core/local-clock.ts";
+import { sunTimes } from "../core/sun.ts";
 import { censusYear } from "../core/census-fields.ts";
 import { webHtml, webMarkdown } from "../core/web-edition.ts";
 import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
@@ -102,6 +105,24 @@ export interface CityView {
   directory: DirectoryListing[];
   /** Where the edition's headlines and events come from: the town's feeds, credited with links. */
   sources?: TownSource[];
+  /** A place without editions: its clock, sun and holidays today (what get_place answers), rendered at request time. */
+  today?: PlaceToday;
+}
+
+export interface PlaceToday extends LocalClock {
+  /** `localTime` as people read it, `11:00 PM`. */
+  clock: string;
+  sunrise: string | null;
+  sunset: string | null;
+  holidays: Array<{ date: string; name: string; kind: string }>;
+}
+
+/** Today in a place, from the dataset and the clock alone (no forecast): the page of a place without a newsletter shows it. */
+export function placeToday(p: Pick<PlaceRow, "timezone" | "latitude" | "longitude" | "state_code">, now: Date): PlaceToday {
+  const clock = localClock(p.timezone, now);
+  const sun = sunTimes({ date: clock.localDate, latitude: p.latitude, longitude: p.longitude, timezone: p.timezone });
+  const [h, m] = clock.localTime.split(":").map(Number) as [number, number];
+  return { ...clock, clock: `${h % 12 || 12}:${String(m).padStart(2, "0")} ${h < 12 ? "AM" : "PM"}`, sunrise: sun.sunrise, sunset: sun.sunset, holidays: [...holidaysOn(clock.localDate, p.state_code), ...upcomingHolidays(clock.localDate, p.state_code)] };
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined; next: ArchiveEntry | undefined }
 export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
@@ -245,6 +266,7 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
         comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
         ...cityListings(db, place, now()),
         sources: townSourceList(db, place.geoid),
+        ...(latest ? {} : { today: placeToday(place, now()) }),
       };
       if (options.keepCityViews) cityViews.set(slug, view);
       return view;

@@ -85,6 +85,14 @@ export function activeLeaseOf(db: DB, placeGeoid: string): LeaseRow | undefined 
   return stmt(db, "SELECT * FROM leases WHERE place_geoid = ? AND status = 'active'").get(placeGeoid) as LeaseRow | undefined;
 }
 
+/** Which of these slugs name a town with an active lease (it sells listings, newsletter or not). */
+export function leasedSlugs(db: DB, slugs: readonly string[]): Set<string> {
+  if (slugs.length === 0) return new Set();
+  const rows = stmt(db, `SELECT p.slug FROM places p JOIN leases l ON l.place_geoid = p.geoid
+    WHERE p.slug IN (SELECT value FROM json_each(?)) AND l.status = 'active'`).pluck().all(JSON.stringify(slugs)) as string[];
+  return new Set(rows);
+}
+
 /** Towns not available now: leased, or reserved and not expired (as of `nowIso`). */
 export function unavailableGeoids(db: DB, geoids: string[], nowIso: string): Set<string> {
   const rows = stmt(db, `SELECT place_geoid FROM leases WHERE place_geoid IN (SELECT value FROM json_each(?))

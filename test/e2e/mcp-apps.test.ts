@@ -58,9 +58,9 @@ async function viewHtml(view: AppViewName): Promise<string> {
   return (contents[0] as { text: string }).text;
 }
 
-async function render(view: AppViewName, args: Record<string, unknown>, theme: "light" | "dark") {
+async function render(view: AppViewName, args: Record<string, unknown>, theme: "light" | "dark", failing = false) {
   const result = await mcp.client.callTool({ name: { edition: "get_archive", city: "get_city", order: "get_listing_order" }[view], arguments: args });
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  expect(Boolean(result.isError), JSON.stringify(result.content)).toBe(failing);
   const page = await browser.newPage({ viewport: { width: 360, height: 800 }, colorScheme: theme });
   const outside: string[] = [];
   page.on("request", (r) => { if (!/^(data|about|blob):/.test(r.url())) outside.push(r.url()); });
@@ -112,8 +112,24 @@ describe("MCP Apps views at 360 px", () => {
   });
 
   it("the order view shows get_listing_order's progress", async () => {
-    const created = await mcp.client.callTool({ name: "create_event_listing", arguments: { ...EVENT, tier: "standard", title: "Lantern walk along the river" } });
+    const created = await mcp.client.callTool({ name: "create_event_listing", arguments: { ...EVENT, tier: "standard", title: "Lantern walk along the river", startsAt: "2027-01-16T18:30" } });
     const orderId = (created.structuredContent as { orderId: string }).orderId;
-    await check("order", { id: orderId }, (r) => [String(r.title), "Waiting for payment", "Pay $10.00", "Boise, Idaho"]);
+    // The event's day, time and venue, as the town's clock reads them.
+    await check("order", { id: orderId }, (r) => [String(r.title), "Sat, Jan 16, 2027, 6:30 PM · Julia Davis Park", "Waiting for payment", "Pay $10.00", "Boise, Idaho"]);
+  });
+
+  it("a tool error shows the problem's detail and what to do as sentences, not JSON", async () => {
+    const { page, frame } = await render("city", { slug: "marfa-texas" }, "light", true);
+    try {
+      const text = await frame.locator("#view").innerText();
+      expect(text).toContain("City not found");
+      expect(text).toContain("Marfa, Texas is a real U.S. place, but it has no newsletter yet");
+      expect(text).toContain("What to do: Read reason. unknown_place: the slug names no U.S. place");
+      expect(text).toContain("Open Marfa, Texas on citydaily");
+      expect(text).not.toMatch(/[{}]|"code"|"detail"/);
+      await page.screenshot({ path: "/tmp/mcp-apps/city-error-light-360.png" });
+    } finally {
+      await page.close();
+    }
   });
 });

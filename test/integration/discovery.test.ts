@@ -89,6 +89,7 @@ describe("/openapi.json", () => {
     getFacts: [{ path: "/api/facts/boise-idaho" }],
     getEvents: [{ path: "/api/events/boise-idaho" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-28" }, { path: "/api/events/boise-idaho?from=2026-11-28&to=2026-11-20", status: 400 }],
     findPlace: [{ path: "/api/places?q=ely%2C%20nevada" }, { path: "/api/places?q=zzqxv" }],
+    getPlace: [{ path: "/api/place/marfa-texas" }, { path: "/api/place/boise-idaho" }, { path: "/api/v1/place/marfaa-texas", status: 404 }],
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
     subscribe: [{ method: "POST", path: "/api/subscribe", body: { email: "openapi@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } }],
@@ -165,6 +166,67 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
     const home = await server.get("/");
     expect(home.status).toBe(200);
     expect(home.headers.get("link")).toContain(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
+  });
+});
+
+describe("what a scanner or host checks (#29)", () => {
+  it("HEAD is answered wherever GET is, with the GET's headers and no body", async () => {
+    for (const p of ["/openapi.json", "/places?q=ely", "/developers", "/api/cities", "/mcp/server-card", "/.well-known/mcp/catalog.json", "/robots.txt", "/boise-idaho", "/marfa-texas", "/marfa-texas.md", "/api", "/listing-policy", "/mcp"]) {
+      const [get, head] = [await server.get(p), await server.get(p, { method: "HEAD" })];
+      expect(get.status, p).toBe(200);
+      expect(head.status, p).toBe(200);
+      expect(head.headers.get("content-type"), p).toBe(get.headers.get("content-type"));
+      expect(await head.text(), p).toBe("");
+    }
+  });
+
+  it("the API catalog's anchors answer, with links to the description, the documentation and the status", async () => {
+    const { linkset } = await (await server.get("/.well-known/api-catalog")).json() as { linkset: Array<{ anchor: string }> };
+    for (const { anchor } of linkset) {
+      const res = await fetch(anchor, { headers: { Accept: "application/json" } });
+      expect(res.status, anchor).toBe(200);
+    }
+    const api = await server.get("/api/v1");
+    expect(api.headers.get("link")).toContain(`<${server.url}/openapi.json>; rel="service-desc"`);
+    expect(await api.json()).toMatchObject({ api: `${server.url}/api/v1`, openapi: `${server.url}/openapi.json`, mcp: `${server.url}/mcp` });
+    // Other methods and paths under /api are still problems.
+    expect((await server.post("/api", {})).status).toBe(404);
+  });
+
+  it("pages link the API catalog, the MCP server card and their markdown twin (a place without a newsletter too)", async () => {
+    for (const page of ["/boise-idaho", "/marfa-texas", "/developers"]) {
+      const link = (await server.get(page)).headers.get("link") ?? "";
+      expect(link, page).toContain(`<${server.url}/.well-known/api-catalog>; rel="api-catalog"`);
+      expect(link, page).toContain(`<${server.url}/mcp/server-card>; rel="service-desc"; type="application/mcp-server-card+json"`);
+      expect(link, page).toContain(`</${page.slice(1)}.md>; rel="alternate"; type="text/markdown"`);
+    }
+    // The twin of a place without a newsletter exists, by path and by Accept.
+    for (const res of [await server.get("/marfa-texas.md"), await server.get("/marfa-texas", { headers: { Accept: "text/markdown" } })]) {
+      expect(res.headers.get("content-type")).toMatch(/^text\/markdown/);
+      expect(await res.text()).toContain("# Marfa, Texas");
+    }
+    expect((await server.get("/atlantis-nowhere.md")).status).toBe(404);
+  });
+
+  it("robots.txt carries a Content-Signal line; the MCP catalog of the server-card draft lists the card", async () => {
+    expect(await (await server.get("/robots.txt")).text()).toMatch(/^Content-Signal: search=yes, ai-input=yes, ai-train=no$/m);
+    const res = await server.get("/.well-known/mcp/catalog.json");
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await res.json()).toEqual({ specVersion: "draft", entries: [{ identifier: expect.stringMatching(/^urn:air:[^:]+:mcp:citydaily$/), type: "application/mcp-server-card+json", url: `${server.url}/mcp/server-card` }] });
+  });
+
+  it("the developer page documents both cases of a place without a newsletter, and a real answer names its case", async () => {
+    for (const text of [(await (await server.get("/developers")).text()).replaceAll("<wbr>", ""), await (await server.get("/developers.md")).text()]) {
+      for (const words of ["unknown_place", "no_newsletter", "not_selling", "/api/place/{slug}"]) expect(text, words).toContain(words);
+    }
+    const marfa = await (await server.get("/api/weather/marfa-texas")).json() as Record<string, unknown>;
+    expect(marfa).toMatchObject({ code: "city_not_found", reason: "no_newsletter", place: { slug: "marfa-texas", hasNewsletter: false } });
+    expect(marfa.detail).toBe("Marfa, Texas has no newsletter yet; subscribing to it starts one (POST /api/subscribe with the slug marfa-texas). It is a real U.S. place: its facts are at /api/place/marfa-texas.");
+    const nowhere = await (await server.get("/api/city/boize-idaho")).json() as Record<string, unknown>;
+    expect(nowhere).toMatchObject({ code: "city_not_found", reason: "unknown_place" });
+    expect(nowhere.suggestions).toContain("boise-idaho");
+    const place = await (await server.get("/api/place/marfa-texas")).json() as Record<string, unknown>;
+    expect(place).toMatchObject({ slug: "marfa-texas", hasNewsletter: false, timezone: "America/Chicago", localDate: "2026-11-22" });
   });
 });
 

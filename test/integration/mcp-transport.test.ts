@@ -81,12 +81,43 @@ describe("POST /mcp", () => {
     expect(own.status).toBe(200);
   });
 
-  it("refuses an unsupported MCP-Protocol-Version header with 400", async () => {
+  it("refuses an unsupported MCP-Protocol-Version header with 400 and -32022 naming the supported versions, to the request's id", async () => {
     const res = await rpc({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { "MCP-Protocol-Version": "1999-01-01" });
     expect(res.status).toBe(400);
-    const body = await res.json() as { error: { message: string } };
-    expect(body.error.message).toContain("2025-11-25");
-    expect(body.error.message).toContain("2026-07-28");
+    const body = await res.json() as { id: unknown; error: { code: number; message: string; data: { supported: string[]; requested: string } } };
+    expect(body).toMatchObject({ id: 3, error: { code: -32022, message: "Unsupported protocol version", data: { requested: "1999-01-01" } } });
+    expect(body.error.data.supported).toEqual(expect.arrayContaining(["2025-11-25", "2026-07-28"]));
+  });
+
+  it("a resource that does not exist: -32002 for a 2025-era client (its revision's code), -32602 with the uri for 2026-07-28", async () => {
+    for (const uri of [`${server.url}/boise-idaho/2026-11-21.md`, `${server.url}/atlantis-nowhere.md`]) {
+      const legacy = await messageOf(await rpc({ jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri } }));
+      expect(legacy, uri).toMatchObject({ id: 4, error: { code: -32002, data: { uri } } });
+    }
+    for (const [name, connect] of CLIENTS) {
+      const c = await connect(`${server.url}/mcp`);
+      try {
+        const error = await c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` }).then(() => undefined, (e: { code?: number; data?: unknown; message: string }) => e);
+        expect(error, name).toMatchObject({ code: name === "2026-07-28" ? -32602 : -32002, data: { uri: `${server.url}/boise-idaho/2026-11-21.md` } });
+        expect(error!.message, name).toContain("edition_not_found");
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
+  it("declares the MCP Apps extension, and server/discover names the versions the server card does", async () => {
+    const legacy = await messageOf(await rpc({ jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+    expect((legacy.result as { capabilities: Record<string, unknown> }).capabilities).toMatchObject({ extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } });
+    const card = await (await server.get("/mcp/server-card")).json() as { remotes: Array<{ supportedProtocolVersions: string[] }> };
+    const c = await CLIENTS[1][1](`${server.url}/mcp`);
+    try {
+      const discovered = await (c.client as unknown as { discover: () => Promise<{ supportedVersions: string[]; capabilities: Record<string, unknown> }> }).discover();
+      expect([...discovered.supportedVersions].sort()).toEqual([...card.remotes[0].supportedProtocolVersions].sort());
+      expect(discovered.capabilities).toMatchObject({ extensions: { "io.modelcontextprotocol/ui": {} } });
+    } finally {
+      await c.close();
+    }
   });
 
   it("answers malformed JSON with a JSON-RPC parse error, never a 500", async () => {

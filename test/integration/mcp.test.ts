@@ -22,6 +22,7 @@ const NOW = "2026-11-22T15:00:00.000Z";
 const EXPECTED_TOOLS = {
   list_cities: "present",
   find_place: "present",
+  get_place: "present",
   get_city: "present",
   get_events: "present",
   get_archive: "present",
@@ -38,11 +39,11 @@ const EXPECTED_TOOLS = {
 type ToolName = keyof typeof EXPECTED_TOOLS;
 
 /** A valid input per tool, for the embedded defaults plus the editions seeded below. Writes included. */
-let leaseCalls = 0;
 const TOWNS = [["Tucson", "Arizona"], ["Denver", "Colorado"], ["Omaha", "Nebraska"], ["Spokane", "Washington"], ["Reno", "Nevada"], ["Fargo", "North Dakota"]];
 const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   list_cities: () => ({}),
   find_place: () => ({ q: "boise" }),
+  get_place: () => ({ slug: "marfa-texas" }),
   get_city: () => ({ slug: "boise-idaho" }),
   get_events: () => ({ slug: "boise-idaho", from: "2026-11-20", to: "2026-11-27" }),
   get_archive: () => ({ slug: "boise-idaho", date: "2026-11-20" }),
@@ -50,8 +51,8 @@ const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promis
   get_weather: () => ({ slug: "boise-idaho" }),
   subscribe_city: (n) => ({ email: `generic-${n}@example.org`, slug: "boise-idaho" }),
   get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
-  // A town of its own per call (a reserved town is a conflict), whatever the number of tools.
-  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leaseCalls % TOWNS.length][0], state: TOWNS[leaseCalls++ % TOWNS.length][1] }),
+  // A town of its own per call (another test's counter must not pick a town already reserved).
+  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leases % TOWNS.length][0], state: TOWNS[leases++ % TOWNS.length][1] }),
   get_listing_prices: () => ({}),
   create_event_listing: (n) => ({ ...EVENT, title: `${EVENT.title} ${n}` }),
   create_business_listing: (n) => ({ ...BUSINESS, title: `${BUSINESS.title} ${n}` }),
@@ -94,6 +95,7 @@ const problemOf = (r: ToolResult) => {
 };
 
 let examples = 0;
+let leases = 0;
 
 describe.each(CLIENTS)("MCP %s", (revision, connect) => {
   let c: Connected;
@@ -192,7 +194,7 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     }
     const second = await call(c.client, "start_town_checkout", town);
     expect(second.isError).toBe(true);
-    expect(JSON.parse(textOf(second))).toMatchObject({ code: "conflict", status: 409, resolution: PROBLEMS.conflict.resolution });
+    expect(JSON.parse(textOf(second))).toMatchObject({ code: "conflict", status: 409, resolution: PROBLEMS.conflict.mcp });
     const quote = (await call(c.client, "get_town_quote", { city: "Savannah", state: "Georgia" })).structuredContent as { quote: { available: boolean } };
     expect(quote.quote.available).toBe(false);
   });
@@ -270,6 +272,23 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(JSON.stringify(byName.get("get_city")!.inputSchema)).toContain('"examples":["st-louis-missouri"]');
   });
 
+  it("keeps tools/list to what a model needs: no safe-integer bounds, no pattern repeating a format, lean output schemas, strict inputs", async () => {
+    const { tools } = await c.client.listTools();
+    const text = JSON.stringify({ tools });
+    // 51.9 KB for 13 tools before #29 (52 copies of zod's ±9007199254740991); 45 KB for 14 after (docs/mcp.md).
+    expect(Buffer.byteLength(text)).toBeLessThan(52_000);
+    expect(text).not.toContain("9007199254740991");
+    expect(text).not.toContain("[2468][048]"); // the date regex zod writes next to `format: date`
+    for (const t of tools) {
+      expect(t.inputSchema, t.name).toMatchObject({ type: "object", additionalProperties: false });
+      const output = JSON.stringify(t.outputSchema);
+      expect(output, t.name).not.toMatch(/"(minimum|maximum|maxLength|pattern|examples|\$schema)":/);
+    }
+    // The result's own fields keep their meaning.
+    const city = tools.find((t) => t.name === "get_city")!.outputSchema as { properties: Record<string, { description?: string }> };
+    expect(city.properties.localDate.description).toContain("Today's date in the town");
+  });
+
   it("completes slug arguments of prompts and resource templates (completion/complete)", async () => {
     const complete = (c.client as { complete: (p: unknown) => Promise<{ completion: { values: string[] } }> }).complete.bind(c.client);
     const prompt = await complete({ ref: { type: "ref/prompt", name: "brief_me_on_a_town" }, argument: { name: "slug", value: "boise-id" } });
@@ -341,6 +360,12 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${server.url}/{slug}/{date}.md`, `${server.url}/{slug}.md`]);
     const edition = await c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-19.md` });
     expect((edition.contents[0] as { text: string }).text).toContain("Boise: a clear, cold Thursday");
+    // Immutable reads say so to 2026-07-28 clients: a dated edition for a day, an app view for an hour.
+    if (revision === "2026-07-28") {
+      expect(edition).toMatchObject({ ttlMs: 86_400_000, cacheScope: "public" });
+      expect(await c.client.readResource({ uri: "ui://citydaily/city.html" })).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+      expect(await c.client.readResource({ uri: `${server.url}/llms.txt` })).toMatchObject({ ttlMs: 60_000 });
+    }
     const city = await c.client.readResource({ uri: `${server.url}/boise-idaho.md` });
     expect((city.contents[0] as { text: string }).text).toContain("2026-11-20");
     await expect(c.client.readResource({ uri: `${server.url}/boise-idaho/2026-11-21.md` })).rejects.toThrow(/edition_not_found/);

@@ -43,7 +43,7 @@ export const searchOperations = {
     mcp: {
       tool: "search_archives", title: "Search the archive of editions", annotations: READ_ONLY,
       description: [
-        "Full-text search over the subject and text of every published edition, or one city's with `slug` (find_place or list_cities give slugs); results ranked by relevance, each with a `snippet` that marks the matches with `<mark>`. Read a result's whole edition with get_archive (`slug`, `date`).",
+        "Full-text search over the subject and text of every published edition, or one town's with `slug` (find_place or list_cities give slugs; only a town with a newsletter has editions, any other is the tool error `city_not_found`). Arguments are exactly `q`, `limit` and `slug`: any other is refused. Results ranked by relevance, each with a `snippet` that marks the matches with `<mark>`. Read a result's whole edition with get_archive (`slug`, `date`).",
         `${SYNTAX}\n${UNSEARCHABLE} a \`validation_error\` whose \`issues[]\` says what is wrong.`,
       ].join("\n\n"),
     },
