@@ -23,13 +23,13 @@ const CHECKOUT_ANSWER = [
 
 /** The same answer as a tool reads it: fields, tools and tool errors, no HTTP. */
 const CHECKOUT_ANSWER_MCP = [
-  "The answer has exactly one of: `checkoutUrl` (a paid tier that passed the screen: give the link to the buyer, who opens it and pays; nothing is charged before), `rejected` (`{rule, reason, field}`: the screen refused it, no payment link, nothing charged), `held` (a person looks before a payment link is issued), `queued` (free tier, waiting for a person's approval). A rejection is an answer, not a tool error: branch on which field is present. Every answer carries `orderId`: call get_listing_order with `{\"id\": orderId}` until `published` is true (a paid order is published within seconds of the payment).",
+  "The answer has exactly one of: `checkoutUrl` (give it to the buyer, who pays there; nothing is charged before), `rejected` (`{rule, reason, field}`: refused by the screen, nothing charged), `held` (a person looks before a payment link is issued) or `queued` (free tier, awaiting approval); a rejection is an answer, not a tool error. Then call get_listing_order with `{\"id\": orderId}` until `published` is true (seconds after payment).",
   "",
-  "The listing is screened against the listing policy (`policy` in get_listing_prices): adult content, weapons, drugs, gambling, scams, hate, political ads, events outside the U.S. or in the past, non-http(s) or shortened URLs and disposable buyer emails are rejected; health claims, text in capitals and links to domains seen in rejected orders are held for a person. `tier` is an `id` from get_listing_prices (`free`, `standard`, `featured`). Ask the buyer for every field; do not invent them.",
+  "Screened against the listing policy (`policy` in get_listing_prices). `tier` is an `id` from get_listing_prices. Ask the buyer for every field; do not invent them.",
   "",
-  "Precondition: the town must sell listings (find_place's `sellsListings`): a town does once it has a newsletter (its first subscriber) or an operator (a lease). In any other real town the answer is the tool error `conflict` with `reason: not_selling`: no listing can be bought there until a reader subscribes (subscribe_city, only with a reader's own address at their request) or someone leases the town (start_town_checkout). A slug that names no place is `city_not_found`.",
+  "Precondition: the town sells listings (find_place's `sellsListings`), which it does once it has a reader or an operator. Otherwise the tool error is `conflict` with `reason: not_selling`: a reader subscribing (subscribe_city, only with the reader's own address at their request) or a lease (start_town_checkout) starts it. A slug that names no place is `city_not_found`.",
   "",
-  "Rate limit: shared with the other purchase tools, a burst of 10 per client address then one a minute; a `rate_limited` tool error carries `retryAfter` in seconds.",
+  "Rate limit: a burst of 10 per client address then one a minute, shared with the other purchase tools (`rate_limited` carries `retryAfter`).",
   "",
   IDEMPOTENCY_MCP,
 ].join("\n");
