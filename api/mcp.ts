@@ -26,6 +26,15 @@ function jsonRpcError(status: number, code: number, message: string): Response {
  * An MCP-Protocol-Version this server does not speak: `-32022` with the versions it does, as the
  * 2026-07-28 revision specifies (basic/versioning), answered to the request's own `id` when it has one.
  */
+function requestId(text: string): string | number | undefined {
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function unsupportedVersion(requested: string, id: unknown, supported: readonly string[]): Response {
   const error = { code: -32022, message: "Unsupported protocol version", data: { supported: [...supported], requested: requested.slice(0, 40) } };
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error }), {
@@ -115,7 +124,8 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     const version = event.req.headers.get("mcp-protocol-version");
     if (version !== null && !versions.has(version)) {
       let id: unknown;
-      if (event.req.method === "POST") id = await readBodyText(event).then((t) => (JSON.parse(t) as { id?: unknown }).id, () => undefined);
+      // The request's own id when its body has one (a body that is not JSON, or has none, gets null).
+      if (event.req.method === "POST") id = await readBodyText(event).then(requestId, () => undefined);
       return unsupportedVersion(version, id, MCP_PROTOCOL_VERSIONS);
     }
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };

@@ -27,7 +27,7 @@ const CHECKOUT_ANSWER_MCP = [
   "",
   "Screened against the listing policy (`policy` in get_listing_prices). `tier` is an `id` from get_listing_prices. Ask the buyer for every field; do not invent them.",
   "",
-  "Precondition: the town sells listings (find_place's `sellsListings`), which it does once it has a reader or an operator. Otherwise the tool error is `conflict` with `reason: not_selling`: a reader subscribing (subscribe_city, only with the reader's own address at their request) or a lease (start_town_checkout) starts it. A slug that names no place is `city_not_found`.",
+  "Precondition: the town must sell listings (find_place's `sellsListings`), which it does once it has a reader or an operator. Otherwise the tool error is `conflict` with `reason: not_selling`: a reader subscribing (subscribe_city, only with the reader's own address at their request) or a lease (start_town_checkout) starts it. A slug that names no place is `city_not_found`.",
   "",
   "Rate limit: a burst of 10 per client address then one a minute, shared with the other purchase tools (`rate_limited` carries `retryAfter`).",
   "",
