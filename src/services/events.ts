@@ -3,7 +3,8 @@ import { AppError } from "../core/errors.ts";
 import { addDays, localDate } from "../core/time.ts";
 import { townIcs } from "../core/town-ics.ts";
 import { townCalendar } from "../site/city-listings.ts";
-import { requireCity } from "./cities.ts";
+import { requireCity, requirePlace } from "./cities.ts";
+import { sellsListings } from "./pricing.ts";
 import type { AppContext } from "./context.ts";
 import { sweepCommerce } from "./listings.ts";
 
@@ -14,10 +15,19 @@ import { sweepCommerce } from "./listings.ts";
 export const ICS_DAYS_BACK = 30;
 export const ICS_DAYS_AHEAD = 90;
 
+/**
+ * A town whose calendar exists: one that takes listings (a newsletter, or an operator's lease before
+ * its first edition: what was sold there must be findable); any other place answers as requireCity does.
+ */
+function requireCalendarTown(ctx: AppContext, slug: string) {
+  const place = requirePlace(ctx, slug);
+  return sellsListings(ctx, place) ? place : requireCity(ctx, slug);
+}
+
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 export function getEvents(ctx: AppContext, input: { slug: string; from?: string; to?: string }): EventsResponse {
-  const place = requireCity(ctx, input.slug);
+  const place = requireCalendarTown(ctx, input.slug);
   sweepCommerce(ctx);
   const now = ctx.config.now();
   const today = localDate(now, place.timezone);
@@ -36,7 +46,7 @@ export function getEvents(ctx: AppContext, input: { slug: string; from?: string;
 
 /** `/{slug}/calendar.ics`: the town's calendar from a month back to three months ahead. */
 export function townCalendarIcs(ctx: AppContext, slug: string): string {
-  const place = requireCity(ctx, slug);
+  const place = requireCalendarTown(ctx, slug);
   sweepCommerce(ctx);
   const now = ctx.config.now();
   const today = localDate(now, place.timezone);

@@ -120,6 +120,22 @@ describe("/{slug}/calendar.ics", () => {
     }
   });
 
+  it("a town leased before its first edition has its calendar: what was sold there can be found", async () => {
+    const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Twin Falls", state: "Idaho", email: "op@example.com" })).json();
+    expect((await server.get("/twin-falls-idaho/calendar.ics")).status).toBe(404);
+    await payOnHostedPage(lease.checkoutUrl, "$10.00");
+    const checkout = await (await server.post("/api/listing-checkout", {
+      slug: "twin-falls-idaho", tier: "standard", title: "Canyon Rim Cleanup", description: "Gloves and bags provided.",
+      url: "https://cleanup.example/", startsAt: "2026-12-05T09:00", venue: "Shoshone Falls Park", buyerEmail: "buyer@example.com",
+    })).json();
+    await payOnHostedPage(checkout.checkoutUrl, "$10.00");
+    const res = await server.get("/twin-falls-idaho/calendar.ics");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("SUMMARY:Canyon Rim Cleanup");
+    const events = (await (await server.get("/api/events/twin-falls-idaho?from=2026-12-05&to=2026-12-05")).json()) as EventsResponse;
+    expect(events.events.map((e) => e.title)).toEqual(["Canyon Rim Cleanup"]);
+  });
+
   it("the town page links it with webcal:", async () => {
     const html = await (await server.get(`/${SLUG}`)).text();
     const webcal = `${server.url.replace(/^http:/, "webcal:")}/${SLUG}/calendar.ics`;
