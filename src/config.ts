@@ -133,6 +133,12 @@ export interface SourcesConfig {
   feedTimeoutMs: number;
   /** `FEED_HOST_CONCURRENCY`: feed fetches in flight to one host during the morning refresh. */
   feedHostConcurrency: number;
+  /** `OPEN_METEO_API_KEY`: a paid Open-Meteo plan's key, sent as `apikey` (set OPEN_METEO_URL and AIR_QUALITY_API_URL to its customer hosts). */
+  openMeteoApiKey?: string;
+  /** `SOURCES_RUN_CONCURRENCY`: requests in flight to one provider during the morning's gathering. */
+  runConcurrency: number;
+  /** `SOURCES_RUN_BUDGET_MS`: the morning's time budget per provider (waiting out a minute's 429 included). */
+  runBudgetMs: number;
 }
 
 export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
@@ -150,6 +156,9 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     feedMaxBytes: positive("FEED_MAX_BYTES", 2 * 1024 * 1024),
     feedTimeoutMs: positive("FEED_TIMEOUT_MS", 5000),
     feedHostConcurrency: positive("FEED_HOST_CONCURRENCY", 4),
+    openMeteoApiKey: env.OPEN_METEO_API_KEY || undefined,
+    runConcurrency: positive("SOURCES_RUN_CONCURRENCY", 4),
+    runBudgetMs: positive("SOURCES_RUN_BUDGET_MS", 180_000),
   };
 }
 

@@ -12,6 +12,8 @@ export interface PlaceRow extends CensusColumns {
   state_name: string;
   state_code: string;
   county_name: string | null;
+  /** County GEOID (state FIPS + county FIPS, `32033`); null for a place without one. */
+  county_geoid?: string | null;
   latitude: number;
   longitude: number;
   timezone: string;
