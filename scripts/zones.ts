@@ -14,7 +14,7 @@ const stop = new AbortController();
 for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stop.abort(new Error(`${signal}: stopping`)));
 try {
   const s = await lookupTownZones(ctx, { limit, signal: stop.signal, budgetMs: 24 * 3_600_000 });
-  console.log(`zones: ${s.asked} towns without zones asked, ${s.found} found, ${s.failed} failed (tried again next time)`);
+  console.log(`zones: ${s.asked} towns without zones asked, ${s.found} found, ${s.none} without a zone (outside NWS's area), ${s.failed} failed (tried again next time)`);
   process.exitCode = s.failed > 0 ? 1 : 0;
 } finally {
   ctx.db.close();

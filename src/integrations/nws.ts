@@ -176,7 +176,14 @@ export function createNwsProvider(options: NwsOptions): AlertsProvider {
       return { status: "ok", alerts: parseNationalAlerts(r.body), etag: r.etag, lastModified: r.lastModified };
     },
     async zonesOf(point, signal) {
-      const body = await getJson(new URL(`${baseUrl}/points/${nwsPoint(point.latitude, point.longitude)}`), { name: "NWS", timeoutMs, signal, fetch, headers });
+      let body: unknown;
+      try {
+        body = await getJson(new URL(`${baseUrl}/points/${nwsPoint(point.latitude, point.longitude)}`), { name: "NWS", timeoutMs, signal, fetch, headers });
+      } catch (err) {
+        // 404: a point NWS does not forecast for (some territories' places): no zones, an answer all the same.
+        if (err instanceof SourceError && err.status === 404) return { forecastZone: null, fireZone: null, county: null };
+        throw err;
+      }
       const parsed = PointBody.safeParse(body);
       if (!parsed.success) throw new SourceError("invalid", "NWS's /points answer had no properties");
       const p = parsed.data.properties;

@@ -281,6 +281,8 @@ export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {})
     },
     configure(next) {
       Object.assign(options, next);
+      // New limits start with empty windows.
+      if ("freeTier" in next) for (const w of Object.values(used)) w.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {

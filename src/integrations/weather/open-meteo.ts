@@ -87,17 +87,21 @@ export function forecastUrl(baseUrl: string, location: WeatherLocation, apiKey?:
  */
 export function matchLocations(list: unknown[], locations: Array<{ latitude: number; longitude: number }>): unknown[] {
   if (list.length === locations.length) return list;
-  return locations.map((l) => {
-    let best: unknown;
+  // Each element goes to the location nearest its echoed point (one each), so a missing location is
+  // left without rather than given its neighbour cell's answer.
+  const out: unknown[] = Array.from({ length: locations.length });
+  for (const item of list) {
+    const { latitude, longitude } = (item ?? {}) as { latitude?: unknown; longitude?: unknown };
+    if (typeof latitude !== "number" || typeof longitude !== "number") continue;
+    let best = -1;
     let bestD = 0.2 ** 2;
-    for (const item of list) {
-      const { latitude, longitude } = (item ?? {}) as { latitude?: unknown; longitude?: unknown };
-      if (typeof latitude !== "number" || typeof longitude !== "number") continue;
+    locations.forEach((l, i) => {
       const d = (latitude - l.latitude) ** 2 + (longitude - l.longitude) ** 2;
-      if (d < bestD) [best, bestD] = [item, d];
-    }
-    return best;
-  });
+      if (d < bestD) [best, bestD] = [i, d];
+    });
+    if (best >= 0 && out[best] === undefined) out[best] = item;
+  }
+  return out;
 }
 
 /**
