@@ -63,6 +63,8 @@ export interface MorningOptions {
   onProgress?: (done: number, total: number) => void;
   /** Towns composed at once (each waits for its own sources; composing itself is synchronous). */
   concurrency?: number;
+  /** `false`: compose and store only (benchmarks); what is stored is published by the next run. */
+  publish?: boolean;
   /** Overrides how the run's sources are gathered (the benchmark's per-town baseline). */
   gather?: (ctx: AppContext, towns: DueTown[], options: { now: Date; signal?: AbortSignal }) => RunSnapshot;
   /**
@@ -268,6 +270,11 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     if (run) {
       summary.providers = await run.done;
       reportProviders(ctx, summary);
+    }
+    if (options.publish === false) {
+      summary.ms = Math.round(performance.now() - started);
+      ctx.log.info({ summary }, formatSummary(summary));
+      return summary;
     }
     // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);

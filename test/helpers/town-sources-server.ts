@@ -52,6 +52,8 @@ export interface TownSourcesServer {
   readonly maxInFlight: number;
   resetInFlight(): void;
   setAlerts(features: NwsFeature[]): void;
+  /** What `?point=` answers, when it should differ from the national list (default: every alert set). */
+  setPointAlerts(fn: ((latitude: number, longitude: number) => NwsFeature[]) | undefined): void;
   /** The zones `/points/{lat},{lon}` answers for a point (null: 404, as NWS answers outside its area). */
   setPointZones(zones: (latitude: number, longitude: number) => { forecastZone: string; fireZone?: string; county: string } | null): void;
   /** Every answer waits this long (ms) first. */
@@ -347,6 +349,7 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
   let air: AirQualityReading | null = { usAqi: 42, pm2_5: 42, pm10: 12, ozone: 30 };
   let pointZones: Parameters<TownSourcesServer["setPointZones"]>[0] = () => ({ forecastZone: "NVZ036", fireZone: "NVZ467", county: "NVC033" });
   let latencyMs = 0;
+  let pointAlerts: ((latitude: number, longitude: number) => NwsFeature[]) | undefined;
 
   let inFlight = 0;
   let maxInFlight = 0;
@@ -422,7 +425,8 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
         return void res.end(JSON.stringify({ type: "https://api.weather.gov/problems/BadRequest", title: "Bad Request", status: 400, detail: "Parameter \"point\" is invalid" }));
       }
       type = "application/geo+json";
-      body = JSON.stringify(nwsCollection(alerts, url.searchParams.get("point")));
+      const [lat, lon] = url.searchParams.get("point")!.split(",").map(Number);
+      body = JSON.stringify(nwsCollection(pointAlerts ? pointAlerts(lat!, lon!) : alerts, url.searchParams.get("point")));
     } else if (url.pathname === "/v1/air-quality") {
       type = "application/json; charset=utf-8";
       const lats = (url.searchParams.get("latitude") ?? "").split(",");
@@ -520,6 +524,9 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       alerts = features;
       alertsVersion++;
       alertsModified = new Date(Math.max(Date.now(), Date.parse(alertsModified) + 1000)).toUTCString();
+    },
+    setPointAlerts(fn) {
+      pointAlerts = fn;
     },
     setPointZones(fn) {
       pointZones = fn;
