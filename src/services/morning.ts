@@ -255,6 +255,10 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         ctx.log.error({ err, geoid: place.geoid, slug: place.slug, date }, "composing the edition failed");
       }
       options.onProgress?.(++done, due.length);
+      // Composing is synchronous and towns whose inputs are in follow each other as microtasks: without
+      // a turn of the event loop between them, answers still arriving (other batches, feeds) would not
+      // be read, and their timeouts would fire first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (Date.now() - lastRenew > LEASE_TTL_MS / 4) {
         lastRenew = Date.now();
         if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
@@ -310,7 +314,8 @@ function reportProviders(ctx: AppContext, s: MorningSummary): void {
 
 /** A provider's part of the summary line. */
 function providerLine(p: ProviderStats): string {
-  const parts = [`${p.requests} requests`, `${p.locations} locations`];
+  const parts = [`${p.requests} requests`];
+  if (p.locations) parts.push(`${p.locations} locations`);
   if (p.reused) parts.push(`${p.reused} reused`);
   if (p.notModified) parts.push(`${p.notModified} not modified`);
   if (p.rateLimited) parts.push(`${p.rateLimited} × 429${p.blocked ? ` (${p.blocked.window} limit until ${p.blocked.until})` : ""}`);

@@ -211,7 +211,7 @@ function alertsSource(ctx: AppContext, towns: DueTown[], options: GatherOptions)
   const index = (async (): Promise<AlertIndex<AreaAlert["alert"]> | null> => {
     if (towns.length === 0) return null;
     const kept = sourceAnswer(ctx.db, "nws-alerts", "us");
-    const r = await guard.call(1, (signal) => ctx.sources.alerts.national(kept ? { etag: kept.etag, lastModified: kept.last_modified } : undefined, signal));
+    const r = await guard.call(0, (signal) => ctx.sources.alerts.national(kept ? { etag: kept.etag, lastModified: kept.last_modified } : undefined, signal));
     let alerts: AreaAlert[] | null = null;
     if (r.ok && r.value.status === "ok") {
       alerts = r.value.alerts;

@@ -77,7 +77,7 @@ describe("a morning at national grain", () => {
     expect(national.map((r) => r.query.toString())).toEqual(["status=actual"]);
     expect(String(national[0]!.headers["user-agent"])).toMatch(/^citydaily \(.+, news@.+\)$/);
     expect(provider(s, "NWS alerts")).toMatchObject({ requests: 1, townsServed: TOWNS.length });
-    expect(formatSummary(s)).toMatch(/; Open-Meteo forecast: 7 requests, 13 locations, 15 towns served; Open-Meteo air quality: 1 requests, 13 locations, 15 towns served; NWS alerts: 1 requests, 1 locations, 15 towns served; /);
+    expect(formatSummary(s)).toMatch(/; Open-Meteo forecast: 7 requests, 13 locations, 15 towns served; Open-Meteo air quality: 1 requests, 13 locations, 15 towns served; NWS alerts: 1 requests, 15 towns served; /);
     // Towns of one cell got the same forecast; each edition keeps its own coordinates; the UV index is stored.
     const [gville, ranchos] = [edition("gardnerville-nevada", 20)!, edition("gardnerville-ranchos-nevada", 20)!].map((e) => JSON.parse(e.weather_json!));
     expect(gville.daily).toEqual(ranchos.daily);
