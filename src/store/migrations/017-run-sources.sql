@@ -20,3 +20,14 @@ CREATE TABLE place_zones (
   county_zone    TEXT,
   looked_up_at   TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Composing 32,000 towns in one morning: the census fact of each town (src/services/town-facts.ts)
+-- asks the places table for the nearest larger place, its ranks in state and county, and the state's
+-- density. Without these each of those scanned most of the table (the nearest-larger box walked every
+-- larger place by population), which made composing grow with the square of the towns.
+CREATE INDEX places_latitude ON places (latitude, longitude, population, name, state_name);
+CREATE INDEX places_state_county_population ON places (state_name, county_name, population);
+CREATE INDEX places_state_density ON places (state_name, population, land_area_sq_mi);
+-- The state capital of every town's fact (findPlaceByName): by name or census name, case-insensitive.
+CREATE INDEX places_state_name_nocase ON places (state_name, name COLLATE NOCASE);
+CREATE INDEX places_state_census_name_nocase ON places (state_name, census_name COLLATE NOCASE);
