@@ -7,7 +7,9 @@
 //   - baseline: the per-town fetching this replaced (one forecast, one NWS point and one air-quality
 //     request per town, 4 towns at a time), on `--baseline-towns` towns;
 //   - national: the run snapshot (services/run-sources.ts) on `--towns` towns.
-// Printed: the time to compose all towns, requests per provider and per town. BENCH_CPU_PROF=DIR
+// Printed: the time to compose all towns, requests per provider and per town. `--free-tier` enforces
+// Open-Meteo's free limits in the stand-in (600/minute, 5,000/hour, 10,000/day per location) and
+// counts 429s and any request inside a window one named. BENCH_CPU_PROF=DIR
 // writes each phase's CPU profile (`node --cpu-prof`) under DIR/<phase>.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -31,7 +33,11 @@ const NOW = "2026-11-24T20:00:00Z"; // past 06:00 from Puerto Rico to Hawaii
 const ALERTS = 400; // a busy winter day has 300-600 active alerts nationwide
 
 interface StandIns { meteo: string; nws: string; stats: string }
-interface Counts { forecastRequests: number; forecastLocations: number; airRequests: number; airLocations: number; alertsRequests: number; pointRequests: number }
+interface Counts {
+  forecastRequests: number; forecastLocations: number; airRequests: number; airLocations: number; alertsRequests: number; pointRequests: number;
+  /** 429s answered, and requests that arrived within 60 s after one to the same API (the minute window: must be 0). */
+  rateLimited: number; insideWindow: number;
+}
 interface PhaseResult { towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts }
 
 const { values: args } = parseArgs({
@@ -45,13 +51,18 @@ const { values: args } = parseArgs({
     urls: { type: "string" },
     "alerts-file": { type: "string" },
     "skip-baseline": { type: "boolean", default: false },
+    "free-tier": { type: "boolean", default: false },
   },
 });
 
 // ---------- the stand-ins' process ----------
 
-async function serveStandIns(latencyMs: number, alertsFile: string): Promise<void> {
-  const meteo = await startOpenMeteoServer({ latencyMs, today: "2026-11-24", airQuality: { usAqi: 38, pm2_5: 38, ozone: 20 } });
+async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: boolean): Promise<void> {
+  const meteo = await startOpenMeteoServer({
+    latencyMs, today: "2026-11-24", airQuality: { usAqi: 38, pm2_5: 38, ozone: 20 },
+    // Open-Meteo's free tier, per location, forecast and air quality counted together as one client.
+    ...(freeTier ? { freeTier: { perMinute: 600, perHour: 5000, perDay: 10000 } } : {}),
+  });
   const nws = await startTownSourcesServer();
   nws.setLatency(latencyMs);
   const features = JSON.parse(fs.readFileSync(alertsFile, "utf8")) as NwsFeature[];
@@ -70,6 +81,8 @@ async function serveStandIns(latencyMs: number, alertsFile: string): Promise<voi
       airLocations: meteo.log.filter((r) => r.path === "/v1/air-quality").reduce((n, r) => n + r.locations, 0),
       alertsRequests: nws.requests.filter((r) => r.path === "/alerts/active" && !r.query.has("point")).length,
       pointRequests: nws.requests.filter((r) => r.path === "/alerts/active" && r.query.has("point")).length,
+      rateLimited: meteo.log.filter((r) => r.status === 429).length,
+      insideWindow: meteo.log.filter((r) => meteo.log.some((l) => l.status === 429 && l.path === r.path && r.at > l.at && r.at < l.at + 60_000)).length,
     };
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify(counts));
@@ -181,7 +194,7 @@ async function main(): Promise<void> {
   const alertsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-alerts-")), "alerts.json");
   leftovers.push(path.dirname(alertsFile));
   fs.writeFileSync(alertsFile, JSON.stringify(nationalAlerts()));
-  const child = spawn(process.execPath, [import.meta.filename, "--stand-ins", "--latency", String(latency), "--alerts-file", alertsFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [import.meta.filename, "--stand-ins", "--latency", String(latency), "--alerts-file", alertsFile, ...(args["free-tier"] ? ["--free-tier"] : [])], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const urls = await new Promise<StandIns>((resolve, reject) => {
       child.stdout.once("data", (b: Buffer) => resolve(JSON.parse(b.toString().trim().split("\n")[0]!) as StandIns));
@@ -198,6 +211,7 @@ async function main(): Promise<void> {
       row("Open-Meteo forecast requests", `${c.forecastRequests.toLocaleString("en-US")} for ${c.forecastLocations.toLocaleString("en-US")} locations: ${per(c.forecastRequests)}`);
       row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);
       row("NWS alerts requests", `${(c.alertsRequests + c.pointRequests).toLocaleString("en-US")} (${c.alertsRequests} national, ${c.pointRequests.toLocaleString("en-US")} per point)`);
+      if (args["free-tier"]) row("429s; requests within 60 s after one", `${c.rateLimited}; ${c.insideWindow}`);
     };
     if (!args["skip-baseline"]) show("baseline (per-town fetching)", runPhase("baseline", urls, baselineTowns));
     const national = runPhase("national", urls, towns);
@@ -210,6 +224,6 @@ async function main(): Promise<void> {
   }
 }
 
-if (args["stand-ins"]) await serveStandIns(Number(args.latency), args["alerts-file"]!);
+if (args["stand-ins"]) await serveStandIns(Number(args.latency), args["alerts-file"]!, args["free-tier"]!);
 else if (args.phase) await phase(args.phase as "baseline" | "national", args["data-dir"]!, JSON.parse(args.urls!) as StandIns, Number(args.towns));
 else await main();

@@ -81,6 +81,8 @@ export class SourceGuard {
   #consecutive = 0;
   #blockedUntil = 0;
   #window: RateWindow = "unknown";
+  /** After a wait, one request goes first; the others wait for its answer (not a burst into a new 429). */
+  #probe: Promise<void> | null = null;
 
   constructor(options: GuardOptions) {
     this.#o = options;
@@ -137,7 +139,11 @@ export class SourceGuard {
    * Makes one request (asking `locations` locations) unless the source is out for this run; never
    * rejects. A 429 for a minute, or a Retry-After, is waited out when the budget has room for it.
    */
-  async call<T>(locations: number, request: (signal: AbortSignal) => Promise<T>): Promise<GuardResult<T>> {
+  call<T>(locations: number, request: (signal: AbortSignal) => Promise<T>): Promise<GuardResult<T>> {
+    return this.#call(locations, request, false);
+  }
+
+  async #call<T>(locations: number, request: (signal: AbortSignal) => Promise<T>, probe: boolean): Promise<GuardResult<T>> {
     for (let attempt = 0; ; attempt++) {
       if (this.#o.signal?.aborted) return { ok: false, why: "stopped" };
       if (this.stats.circuitOpen) return this.#skip("circuit");
@@ -146,9 +152,15 @@ export class SourceGuard {
         // A minute's window (or a short Retry-After) is worth waiting for; an hour's or a day's ends the source for this run.
         if ((this.#window === "minute" || wait <= SHORT_RETRY_MS) && wait < this.#left() && attempt <= MAX_RETRIES) {
           await this.#sleep(wait, this.signal);
+          if (this.#probe) await this.#probe;
+          else return this.#probeCall(locations, request);
           continue;
         }
         return this.#skip("blocked");
+      }
+      if (this.#probe && !probe) {
+        await this.#probe;
+        continue;
       }
       if (this.#left() <= 0 || this.signal.aborted) return this.#skip("budget");
       await this.#acquire();
@@ -193,6 +205,18 @@ export class SourceGuard {
       } finally {
         this.#release();
       }
+    }
+  }
+
+  /** The first request after a wait: the others queue behind its answer. */
+  async #probeCall<T>(locations: number, request: (signal: AbortSignal) => Promise<T>): Promise<GuardResult<T>> {
+    let done!: () => void;
+    this.#probe = new Promise<void>((resolve) => (done = resolve));
+    try {
+      return await this.#call(locations, request, true);
+    } finally {
+      this.#probe = null;
+      done();
     }
   }
 

@@ -194,7 +194,17 @@ export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {})
     return undefined;
   }
 
+  // Counted and logged as each request arrives, like a server counting calls at receipt; answered after the latency.
+  const admitted = new WeakMap<http.IncomingMessage, { entry: MeteoRequestLog; limited: keyof typeof RATE_LIMIT_REASONS | undefined }>();
   const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/v1/forecast" || (url.pathname === "/v1/air-quality" && options.airQuality !== undefined)) {
+      const at = Date.now();
+      const locations = locationQueries(url.searchParams).length;
+      const entry: MeteoRequestLog = { path: url.pathname, at, status: 200, locations, apikey: url.searchParams.get("apikey") };
+      log.push(entry);
+      admitted.set(req, { entry, limited: overLimit(locations, at) });
+    }
     if (options.latencyMs) {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -212,11 +222,8 @@ export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {})
       res.end(JSON.stringify(body));
     };
     if (url.pathname !== "/v1/forecast" && !(url.pathname === "/v1/air-quality" && options.airQuality !== undefined)) return json(404, { error: true, reason: "Not Found" });
-    const at = Date.now();
     const queries = locationQueries(url.searchParams);
-    const entry: MeteoRequestLog = { path: url.pathname, at, status: 200, locations: queries.length, apikey: url.searchParams.get("apikey") };
-    log.push(entry);
-    const limited = overLimit(queries.length, at);
+    const { entry, limited } = admitted.get(req)!;
     if (limited) {
       entry.status = 429;
       return json(429, { error: true, reason: RATE_LIMIT_REASONS[limited] });

@@ -100,3 +100,26 @@ describe("a failing provider", () => {
     expect(t.sent).toEqual([first, first + 2000]);
   });
 });
+
+describe("after waiting out a minute", () => {
+  it("one request goes first and the others follow its answer, not a burst into another 429", async () => {
+    const t = setup();
+    const guard = t.make();
+    let limited = true;
+    const sentAt: number[] = [];
+    const request = async () => {
+      sentAt.push(t.clock());
+      if (limited) {
+        limited = false;
+        throw new SourceError("status", "429", { status: 429, reason: MINUTE });
+      }
+      return "forecast";
+    };
+    const first = t.clock();
+    const results = await Promise.all([guard.call(100, request), guard.call(100, request), guard.call(100, request)]);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(guard.stats).toMatchObject({ rateLimited: 1, requests: 4 });
+    // Two went before the 429 was known (concurrency 2), then nothing for the minute, then the rest.
+    expect(sentAt.filter((at) => at > first && at < first + 60_000)).toEqual([]);
+  });
+});
