@@ -152,6 +152,7 @@ export class SourceGuard {
         // A minute's window (or a short Retry-After) is worth waiting for; an hour's or a day's ends the source for this run.
         if ((this.#window === "minute" || wait <= SHORT_RETRY_MS) && wait < this.#left() && attempt <= MAX_RETRIES) {
           await this.#sleep(wait, this.signal);
+          if (probe) continue; // the request going first tries again itself
           if (this.#probe) await this.#probe;
           else return this.#probeCall(locations, request);
           continue;

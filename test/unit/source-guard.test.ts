@@ -123,3 +123,24 @@ describe("after waiting out a minute", () => {
     expect(sentAt.filter((at) => at > first && at < first + 60_000)).toEqual([]);
   });
 });
+
+describe("the request going first after a wait", () => {
+  it("answered 429 again: waits another minute itself, the others still behind it, and nothing hangs", async () => {
+    const t = setup();
+    const guard = t.make();
+    // The first two (sent together) are refused, then the one going first after the minute is refused again.
+    let refusals = 3;
+    const sentAt: number[] = [];
+    const request = async () => {
+      sentAt.push(t.clock());
+      if (refusals-- > 0) throw new SourceError("status", "429", { status: 429, reason: MINUTE });
+      return "forecast";
+    };
+    const results = await Promise.all([guard.call(100, request), guard.call(100, request), guard.call(100, request)]);
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(guard.stats.rateLimited).toBe(3);
+    // No request inside a minute after any 429.
+    for (const at of sentAt.slice(0, 3)) expect(sentAt.filter((s) => s > at && s < at + 60_000)).toEqual([]);
+    expect(sentAt.length).toBe(6); // three refused, then one success for each caller
+  });
+});
