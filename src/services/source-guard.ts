@@ -150,7 +150,7 @@ export class SourceGuard {
       if (this.blocked) {
         const wait = this.#blockedUntil - this.#clock();
         // A minute's window (or a short Retry-After) is worth waiting for; an hour's or a day's ends the source for this run.
-        if ((this.#window === "minute" || wait <= SHORT_RETRY_MS) && wait < this.#left() && attempt <= MAX_RETRIES) {
+        if (wait < this.#left() && (this.#window === "minute" || (wait <= SHORT_RETRY_MS && attempt <= MAX_RETRIES))) {
           await this.#sleep(wait, this.signal);
           if (probe) continue; // the request going first tries again itself
           if (this.#probe) await this.#probe;
