@@ -71,6 +71,14 @@ export interface GatherOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
+/**
+ * Open-Meteo without a key is the free tier: one request at a time (200 locations each still make
+ * 1,300 a second, far past its 600 a minute), so no request is ever in flight when a 429 comes back.
+ */
+function openMeteoConcurrency(ctx: AppContext): number {
+  return ctx.config.sources.openMeteoApiKey ? ctx.config.sources.runConcurrency : 1;
+}
+
 function guardFor(ctx: AppContext, provider: string, metaKey: string, options: GatherOptions, concurrency = ctx.config.sources.runConcurrency): SourceGuard {
   return new SourceGuard({
     provider,
@@ -93,6 +101,9 @@ function deferred<T>() {
 
 interface CellSpec<T> {
   source: string;
+  concurrency: number;
+  /** Batches wait for this first (air quality after the forecast on the free tier, whose calls they share). */
+  after?: Promise<void>;
   provider: string;
   batch: number;
   reuseMs: number;
@@ -105,7 +116,7 @@ interface CellSpec<T> {
  * once, stored as it comes, reused by a rerun within `reuseMs`.
  */
 function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, options: GatherOptions): RunSource<T | null> & { guard: SourceGuard } {
-  const guard = guardFor(ctx, spec.provider, spec.source, options);
+  const guard = guardFor(ctx, spec.provider, spec.source, options, spec.concurrency);
   const cellOf = new Map<string, string>();
   const cells = new Map<string, { latitude: number; longitude: number; group: string; answer: ReturnType<typeof deferred<T | null>> }>();
   for (const { place } of towns) {
@@ -136,6 +147,7 @@ function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, opt
   }
   batches.push(...open.values());
   const done = Promise.all(batches.map(async (b) => {
+    await spec.after;
     const locations = b.keys.map((k) => cells.get(k)!);
     const r: GuardResult<Array<T | null>> = await guard.call(locations.length, (signal) => spec.fetch(locations.map(({ latitude, longitude }) => ({ latitude, longitude })), b.group, signal));
     if (r.ok) {
@@ -176,6 +188,7 @@ function forecastSource(ctx: AppContext, towns: DueTown[], options: GatherOption
   const source = cellSource<WeatherSnapshot>(ctx, towns, {
     source: "forecast",
     provider: "Open-Meteo forecast",
+    concurrency: openMeteoConcurrency(ctx),
     batch: FORECAST_BATCH,
     reuseMs: FORECAST_REUSE_MS,
     keyOf: (p) => ({ key: gridKey(p.latitude, p.longitude, p.timezone), group: p.timezone }),
@@ -193,10 +206,12 @@ function forecastSource(ctx: AppContext, towns: DueTown[], options: GatherOption
   };
 }
 
-function airQualitySource(ctx: AppContext, towns: DueTown[], options: GatherOptions) {
+function airQualitySource(ctx: AppContext, towns: DueTown[], options: GatherOptions, after?: Promise<void>) {
   return cellSource<AirQuality>(ctx, towns, {
     source: "air-quality",
     provider: "Open-Meteo air quality",
+    concurrency: openMeteoConcurrency(ctx),
+    ...(after ? { after } : {}),
     batch: AIR_QUALITY_BATCH,
     reuseMs: AIR_QUALITY_REUSE_MS,
     keyOf: (p) => ({ key: gridKey(p.latitude, p.longitude, "GMT"), group: "GMT" }),
@@ -261,7 +276,8 @@ function alertsSource(ctx: AppContext, towns: DueTown[], options: GatherOptions)
  */
 export function gatherRun(ctx: AppContext, towns: DueTown[], options: GatherOptions): RunSnapshot {
   const forecast = forecastSource(ctx, towns, options);
-  const air = airQualitySource(ctx, towns, options);
+  // On the free tier the forecast gets Open-Meteo's calls first: air quality asks once it is done.
+  const air = airQualitySource(ctx, towns, options, ctx.config.sources.openMeteoApiKey ? undefined : forecast.done);
   const alerts = alertsSource(ctx, towns, options);
   const sources = [forecast, air, alerts];
   return {
