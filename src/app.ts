@@ -34,7 +34,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     db,
     config,
     log,
-    weather: createOpenMeteoProvider({ baseUrl: config.openMeteoUrl, timeoutMs: config.weatherTimeoutMs, now: () => config.now() }),
+    weather: createOpenMeteoProvider({ baseUrl: config.openMeteoUrl, timeoutMs: config.weatherTimeoutMs, now: () => config.now(), apiKey: config.sources.openMeteoApiKey }),
     weatherCache: createWeatherCache({ ttlMs: LIVE_WEATHER_TTL_MS, now: () => config.now() }),
     mailer: createMailer(config),
     mail: createMailSignal(),
@@ -63,7 +63,7 @@ function createSourceProviders(config: Config, log: Logger): AppContext["sources
   return {
     alerts,
     alertsCache: createAlertsCache({ provider: alerts, now: () => config.now(), log }),
-    airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs }),
+    airQuality: createAirQualityProvider({ baseUrl: s.airQualityApiUrl, timeoutMs: s.timeoutMs, apiKey: s.openMeteoApiKey }),
     feeds: createFeedFetcher({ allowPrivate: s.feedsAllowPrivate, maxBytes: s.feedMaxBytes, timeoutMs: s.feedTimeoutMs, userAgent, allowAddresses: s.feedsAllowAddresses }),
   };
 }

@@ -158,6 +158,12 @@ export interface SourcesConfig {
   legistarApiUrl: string;
   /** `DIRECTORY_CHECKS_PER_HOUR`: directory sites the server verifies per hour in the background (0: off). */
   directoryChecksPerHour: number;
+  /** `OPEN_METEO_API_KEY`: a paid Open-Meteo plan's key, sent as `apikey` (set OPEN_METEO_URL and AIR_QUALITY_API_URL to its customer hosts). */
+  openMeteoApiKey?: string;
+  /** `SOURCES_RUN_CONCURRENCY`: requests in flight to one provider during the morning's gathering. */
+  runConcurrency: number;
+  /** `SOURCES_RUN_BUDGET_MS`: the morning's time budget per provider (waiting out a minute's 429 included). */
+  runBudgetMs: number;
 }
 
 export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
@@ -178,6 +184,9 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     feedsAllowAddresses: (env.FEEDS_ALLOW_ADDRESSES ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     legistarApiUrl: origin("LEGISTAR_API_URL", "https://webapi.legistar.com"),
     directoryChecksPerHour: env.DIRECTORY_CHECKS_PER_HOUR === "0" ? 0 : positive("DIRECTORY_CHECKS_PER_HOUR", 12),
+    openMeteoApiKey: env.OPEN_METEO_API_KEY || undefined,
+    runConcurrency: positive("SOURCES_RUN_CONCURRENCY", 4),
+    runBudgetMs: positive("SOURCES_RUN_BUDGET_MS", 180_000),
   };
 }
 

@@ -20,7 +20,7 @@ export const DailyForecast = z.object({
   /** Local ISO times, e.g. 2026-11-22T06:41. */
   sunrise: z.string().optional(),
   sunset: z.string().optional(),
-  /** The day's highest UV index (Open-Meteo `uv_index_max`); absent in older snapshots. */
+  /** The day's highest UV index (Open-Meteo `uv_index_max`); absent in snapshots stored before it was asked for. */
   uvIndexMax: z.number().nullable().optional(),
 });
 

@@ -16,12 +16,10 @@ export type ConditionalAnswer =
 
 /** A refusal (429, 503...) or failure whose answer said when to come back. */
 export class ProviderError extends SourceError {
-  /** From Retry-After (seconds or an HTTP date), in ms from the answer; null when not given. */
-  readonly retryAfterMs: number | null;
+  /** `retryAfterMs` (SourceError's): from Retry-After (seconds or an HTTP date), in ms from the answer. */
   constructor(kind: SourceError["kind"], message: string, retryAfterMs: number | null, options?: { cause?: unknown }) {
-    super(kind, message, options);
+    super(kind, message, { ...options, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
     this.name = "ProviderError";
-    this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -135,7 +135,7 @@ async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, su
     summary.failures++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     const failures = (row?.consecutive_failures ?? 0) + 1;
-    const retry = err instanceof ProviderError && err.retryAfterMs !== null ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
+    const retry = err instanceof ProviderError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
     const pause = failures >= BREAKER_AFTER ? Math.min(BREAKER_BASE_MS * 2 ** (failures - BREAKER_AFTER), BREAKER_MAX_MS) : 0;
     const wait = Math.max(retry ?? 0, pause);
     const openUntil = wait > 0 ? new Date(now.getTime() + wait).toISOString() : null;

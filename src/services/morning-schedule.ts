@@ -1,5 +1,6 @@
 import type { AppContext } from "./context.ts";
 import { runMorning } from "./morning.ts";
+import { lookupTownZones, ZONES_PER_TICK } from "./place-zones.ts";
 
 /** How often the server looks for cities whose morning has come (each run only does what is due). */
 export const MORNING_INTERVAL_MS = 15 * 60 * 1000;
@@ -21,6 +22,8 @@ export function startMorningSchedule(ctx: AppContext, options: { runAtStart?: bo
     if (running || stopping.signal.aborted) return;
     // runMorning logs its own summary line.
     running = runMorning(ctx, { signal: stopping.signal })
+      // Outside the morning: a few subscribed towns' NWS zones (once each), for alert matching by zone.
+      .then(() => (stopping.signal.aborted ? undefined : lookupTownZones(ctx, { limit: ZONES_PER_TICK, signal: stopping.signal })))
       .then(() => undefined)
       .catch((err) => ctx.log.error({ err }, "scheduled morning run failed"))
       .finally(() => {

@@ -5,7 +5,6 @@ import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
 import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
 import { NO_TOWN_SOURCES, type TownSources } from "../core/town-sources.ts";
-import type { WeatherSnapshot } from "../core/weather.ts";
 import { insertEdition, weatherHistory } from "../store/editions.ts";
 import { recordHeadlinesShown } from "../store/feeds.ts";
 import { findNote } from "../store/notes.ts";
@@ -24,8 +23,11 @@ import { sweepCommerce } from "./listings.ts";
 import { settleAllPayouts } from "./payouts.ts";
 import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
-import { startFeedRefresh, townSources, type FeedRefresh, type RefreshSummary } from "./town-sources.ts";
-import { countServed, formatHazardsSummary, gatherRunHazards, recordTownHazards, townHazards, type GatheredHazards, type HazardsSummary } from "./hazards.ts";
+import { gatherRun, type DueTown, type RunSnapshot, type TownInputs } from "./run-sources.ts";
+import type { ProviderStats } from "./source-guard.ts";
+import { feedSources, startFeedRefresh, type RefreshSummary } from "./town-sources.ts";
+import { countServed, formatHazardsSummary, gatherRunHazards, recordTownHazards, townHazards, type HazardsSummary } from "./hazards.ts";
+import type { TownHazards } from "../core/hazards.ts";
 
 export interface MorningSummary {
   /** The instant the run treated as "now" (ISO). */
@@ -51,6 +53,8 @@ export interface MorningSummary {
   feeds?: RefreshSummary;
   /** The hazards every due town shares: one request per provider this run (see services/hazards.ts). */
   hazards?: HazardsSummary;
+  /** Each outside provider's figures for this run (see services/run-sources.ts). */
+  providers?: ProviderStats[];
   ms: number;
   /** Set when another live run held the lease: this run did nothing. */
   busy?: Pick<Lease, "pid" | "host">;
@@ -63,8 +67,12 @@ export interface MorningOptions {
   now?: Date;
   /** Called after each due city is handled: for a progress display. */
   onProgress?: (done: number, total: number) => void;
-  /** Forecasts fetched at once. */
+  /** Towns composed at once (each waits for its own sources; composing itself is synchronous). */
   concurrency?: number;
+  /** `false`: compose and store only (benchmarks); what is stored is published by the next run. */
+  publish?: boolean;
+  /** Overrides how the run's sources are gathered (the benchmark's per-town baseline). */
+  gather?: (ctx: AppContext, towns: DueTown[], options: { now: Date; signal?: AbortSignal }) => RunSnapshot;
   /**
    * Stops the run (SIGTERM): no new city is started, fetches in flight (forecast, feeds, alerts, air
    * quality) are aborted, and a city whose fetch was cut is left due (not composed without its
@@ -72,6 +80,9 @@ export interface MorningOptions {
    */
   signal?: AbortSignal;
 }
+
+/** Towns named in a warning when they go without a forecast; the rest are counted in the summary. */
+const WARN_TOWNS_WITHOUT = 5;
 
 /** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
 const LEASE_TTL_MS = 10 * 60 * 1000;
@@ -83,40 +94,15 @@ export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boole
   return { due, date };
 }
 
-/** The forecast from the edition's date onward (a provider answering late in the day may still lead with it). */
-function alignForecast(w: WeatherSnapshot, date: string): WeatherSnapshot {
-  const daily = w.daily.filter((d) => d.date >= date);
-  if (daily.length === 0) return w;
-  // A forecast that starts on an earlier day gives today's high and low from the edition's own row,
-  // so the headline line and the table's first row say the same.
-  const row = daily[0]!;
-  const today = row.date === w.daily[0]?.date ? w.today
-    : { ...w.today, high: row.high, low: row.low, ...(row.precipitationChance != null ? { precipitationChance: row.precipitationChance } : {}), ...(w.today.uvIndexMax !== undefined || row.uvIndexMax != null ? { uvIndexMax: row.uvIndexMax ?? null } : {}) };
-  return { ...w, today, daily };
-}
-
-async function fetchWeather(ctx: AppContext, place: PlaceRow, date: string, signal?: AbortSignal): Promise<WeatherSnapshot | null> {
-  try {
-    const w = await ctx.weather.forecast({ latitude: place.latitude, longitude: place.longitude, timezone: place.timezone }, { signal });
-    return alignForecast(w, date);
-  } catch (err) {
-    if (signal?.aborted) throw err; // stopping: the city stays due, for the next run
-    // The reason is enough here (a stack per city would drown a morning's log when the provider is down).
-    ctx.log.warn({ reason: (err as Error).message, geoid: place.geoid, slug: place.slug, date }, "weather unavailable; publishing the edition without a forecast");
-    return null;
-  }
-}
-
 function noteOf(ctx: AppContext, geoid: string, date: string): { markdown: string; authorName: string } | null {
   const row = findNote(ctx.db, geoid, date);
   return row ? { markdown: row.markdown, authorName: row.author_name } : null;
 }
 
-/** The town's public sources once its feeds' fetches (if any this run) are over; never rejects. */
-async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal): Promise<TownSources> {
+/** The town's sources: the run's alerts and air quality, its feeds' stored items; never throws. */
+function sourcesOf(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs: TownInputs | undefined): TownSources {
   try {
-    await refresh?.ready(place.geoid);
-    return await townSources(ctx, place, date, { now, signal });
+    return { alerts: inputs?.alerts ?? [], airQuality: inputs?.airQuality ?? null, ...feedSources(ctx, place, date, now) };
   } catch (err) {
     ctx.log.error({ err, slug: place.slug, date }, "gathering the town's sources failed; the edition goes without them");
     return NO_TOWN_SOURCES;
@@ -124,13 +110,15 @@ async function gatherSources(ctx: AppContext, place: PlaceRow, date: string, now
 }
 
 /**
- * Composes and stores one city's edition for `date`. The edition, its search row, its
- * publishing-ledger row and the headlines it shows are one transaction: either all exist or none.
- * Returns the new id, or undefined when another run stored the edition first.
+ * Composes and stores one city's edition for `date` from what the run gathered (`inputs`: its
+ * forecast, alerts and air quality; none when absent) and its own rows: no network here. The
+ * edition, its search row, its publishing-ledger row and the headlines it shows are one
+ * transaction: either all exist or none. Returns the new id, or undefined when another run stored
+ * the edition first.
  */
-export async function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, refresh?: FeedRefresh, signal?: AbortSignal, runHazards?: Promise<GatheredHazards>): Promise<{ id?: number; weather: boolean }> {
-  const [weather, sources, gathered] = await Promise.all([fetchWeather(ctx, place, date, signal), gatherSources(ctx, place, date, now, refresh, signal), runHazards]);
-  const hazards = gathered ? townHazards(ctx, gathered.run, place, date) : null;
+export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs?: TownInputs, hazards: TownHazards | null = null): { id?: number; weather: boolean; hazards: TownHazards | null } {
+  const weather = inputs?.weather ?? null;
+  const sources = sourcesOf(ctx, place, date, now, inputs);
   // The public calendars' events come with the town's sources (gatherSources): the listings alone here.
   const listings = cityListings(ctx.db, place, now, { feeds: false });
   const today = weather?.daily.find((d) => d.date === date);
@@ -167,8 +155,7 @@ export async function composeCity(ctx: AppContext, place: PlaceRow, date: string
     }
     return stored;
   }).immediate();
-  if (id !== undefined && gathered && hazards) countServed(gathered.summary, hazards, today?.uvIndexMax);
-  return { id, weather: weather !== null };
+  return { id, weather: weather !== null, hazards };
 }
 
 /**
@@ -250,17 +237,28 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     summary.skipped = places.length - due.length;
     // Each due town's feeds are fetched once per address, alongside composing: a town waits only for its own.
     const refresh = due.length > 0 ? startFeedRefresh(ctx, due.map((d) => d.place.geoid), { now, signal: options.signal }) : undefined;
+    // Forecast, air quality and alerts: each source asked once per shared grain for all due towns.
+    const run = due.length > 0 ? (options.gather ?? gatherRun)(ctx, due, { now, signal: options.signal }) : undefined;
     // The hazards every town shares: one request per provider for the whole run, alongside the feeds (never rejects).
     const hazards = due.length > 0 ? gatherRunHazards(ctx, due.map((d) => d.place), { now, signal: options.signal }) : undefined;
     let done = 0;
     let lastRenew = Date.now();
-    await eachLimited(due, options.concurrency ?? 4, async ({ place, date }) => {
+    let warnedWithout = 0;
+    await eachLimited(due, options.concurrency ?? 16, async ({ place, date }) => {
       try {
-        const r = await composeCity(ctx, place, date, now, refresh, options.signal, hazards);
+        await refresh?.ready(place.geoid);
+        const [inputs, gathered] = await Promise.all([run!.forTown({ place, date }), hazards]);
+        if (options.signal?.aborted) return; // stopping: a town whose sources were cut stays due, for the next run
+        const r = composeCity(ctx, place, date, now, inputs, gathered ? townHazards(ctx, gathered.run, place, date) : null);
+        if (r.id !== undefined && gathered && r.hazards) countServed(gathered.summary, r.hazards, inputs.weather?.daily.find((d) => d.date === date)?.uvIndexMax);
         if (r.id === undefined) summary.skipped++;
         else {
           summary.composed++;
-          if (!r.weather) summary.withoutWeather++;
+          if (!r.weather) {
+            summary.withoutWeather++;
+            // A few towns by name; the summary line counts them all (a national outage must not write 32,000 lines).
+            if (++warnedWithout <= WARN_TOWNS_WITHOUT) ctx.log.warn({ geoid: place.geoid, slug: place.slug, date }, "weather unavailable; publishing the edition without a forecast");
+          }
         }
       } catch (err) {
         if (options.signal?.aborted) return; // stopped mid-city: left for the next run
@@ -268,6 +266,10 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         ctx.log.error({ err, geoid: place.geoid, slug: place.slug, date }, "composing the edition failed");
       }
       options.onProgress?.(++done, due.length);
+      // Composing is synchronous and towns whose inputs are in follow each other as microtasks: without
+      // a turn of the event loop between them, answers still arriving (other batches, feeds) would not
+      // be read, and their timeouts would fire first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (Date.now() - lastRenew > LEASE_TTL_MS / 4) {
         lastRenew = Date.now();
         if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
@@ -281,6 +283,15 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     }
     if (refresh) summary.feeds = await refresh.done;
     if (hazards) summary.hazards = (await hazards).summary;
+    if (run) {
+      summary.providers = await run.done;
+      reportProviders(ctx, summary);
+    }
+    if (options.publish === false) {
+      summary.ms = Math.round(performance.now() - started);
+      ctx.log.info({ summary }, formatSummary(summary));
+      return summary;
+    }
     // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
@@ -296,6 +307,37 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
   return summary;
 }
 
+/**
+ * One line an operator can act on when towns went without a forecast because Open-Meteo's free
+ * tier refused (429) or its window from an earlier 429 was still closed.
+ */
+function reportProviders(ctx: AppContext, s: MorningSummary): void {
+  const forecast = s.providers?.find((p) => p.provider === "Open-Meteo forecast");
+  if (!forecast || forecast.townsWithout === 0) return;
+  if (forecast.rateLimited > 0 || forecast.blocked) {
+    const key = ctx.config.sources.openMeteoApiKey;
+    ctx.log.warn({ townsWithout: forecast.townsWithout, window: forecast.blocked?.window, until: forecast.blocked?.until },
+      `${forecast.townsWithout} of ${s.due} towns went without a forecast: Open-Meteo's ${forecast.blocked?.window ?? "rate"} limit was reached`
+      + (key ? " (check the plan's limits)" : "; the free tier allows 600 locations a minute, 5,000 an hour and 10,000 a day, for non-commercial use: set OPEN_METEO_API_KEY (a paid plan, with OPEN_METEO_URL and AIR_QUALITY_API_URL on its customer hosts) to lift it"));
+  } else if (forecast.circuitOpen) {
+    ctx.log.warn({ townsWithout: forecast.townsWithout }, `${forecast.townsWithout} of ${s.due} towns went without a forecast: Open-Meteo kept failing (circuit opened)`);
+  }
+}
+
+/** A provider's part of the summary line. */
+function providerLine(p: ProviderStats): string {
+  const parts = [`${p.requests} requests`];
+  if (p.locations) parts.push(`${p.locations} locations`);
+  if (p.reused) parts.push(`${p.reused} reused`);
+  if (p.notModified) parts.push(`${p.notModified} not modified`);
+  if (p.rateLimited) parts.push(`${p.rateLimited} × 429${p.blocked ? ` (${p.blocked.window} limit until ${p.blocked.until})` : ""}`);
+  else if (p.blocked) parts.push(`held back by an earlier 429 (${p.blocked.window} limit until ${p.blocked.until})`);
+  if (p.failures) parts.push(`${p.failures} failed`);
+  if (p.circuitOpen) parts.push("circuit open");
+  parts.push(`${p.townsServed} towns served${p.townsWithout ? `, ${p.townsWithout} without` : ""}`);
+  return `${p.provider}: ${parts.join(", ")}`;
+}
+
 /** The one-line summary printed by `npm run morning` and logged by the scheduler. */
 export function formatSummary(s: MorningSummary): string {
   if (s.busy) return `morning ${s.at}: another run (pid ${s.busy.pid} on ${s.busy.host}) is in progress; nothing done`;
@@ -304,6 +346,7 @@ export function formatSummary(s: MorningSummary): string {
   const site = s.publishFailed ? `, site publish failed for ${s.publishFailed} (retried next run)` : "";
   const f = s.feeds;
   const feeds = f && f.sources > 0 ? `; feeds: ${f.sources} addresses, ${f.fetched} fetched, ${f.notModified} unchanged, ${f.failed} failed, ${f.skipped} fetched earlier` : "";
+  const providers = s.providers?.length ? `; ${s.providers.map(providerLine).join("; ")}` : "";
   return `morning ${s.at}: ${s.cities} cities, ${s.due} due, ${s.composed} composed${weather}, ${s.skipped} skipped, ${s.failed} failed; `
-    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}${s.hazards ? `; ${formatHazardsSummary(s.hazards)}` : ""}; ${(s.ms / 1000).toFixed(2)} s`;
+    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}${providers}${s.hazards ? `; ${formatHazardsSummary(s.hazards)}` : ""}; ${(s.ms / 1000).toFixed(2)} s`;
 }

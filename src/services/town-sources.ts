@@ -14,8 +14,9 @@ import type { AppContext } from "./context.ts";
 import { parseFeedBody } from "./feeds.ts";
 
 // What public sources add to a town's edition (the TownSources seam of src/core/town-sources.ts):
-// NWS alerts and air quality fetched per town, events and headlines from the town's feeds, which
-// the morning refreshes once per address before (and while) composing. Nothing here throws into the
+// events and headlines from the town's feeds, which the morning refreshes once per address before
+// (and while) composing. The morning's alerts and air quality come from its run snapshot
+// (services/run-sources.ts); `townSources` asks NWS and Open-Meteo for one town live. Nothing here throws into the
 // morning: a source that is down, slow or wrong gives nothing, within its time limit.
 
 /** A source attempted this recently is not fetched again: once a morning. */

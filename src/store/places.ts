@@ -12,7 +12,7 @@ export interface PlaceRow extends CensusColumns {
   state_name: string;
   state_code: string;
   county_name: string | null;
-  /** The county's 5-digit FIPS code (state + county). */
+  /** County GEOID (state FIPS + county FIPS, `32033`); null for a place without one. */
   county_geoid?: string | null;
   latitude: number;
   longitude: number;
@@ -50,8 +50,11 @@ export function placesByPopulation(db: DB, minPopulation: number, stateName?: st
 
 /** The place a name and full state name mean: the most populous of that name in the state (the one with the plain slug). */
 export function findPlaceByName(db: DB, name: string, stateName: string): PlaceRow | undefined {
-  return cachedStatement(db, `SELECT * FROM places WHERE state_name = ? AND (name = ? COLLATE NOCASE OR census_name = ? COLLATE NOCASE)
-    ORDER BY name_ambiguous_in_state, population DESC LIMIT 1`).get(stateName, name.trim(), name.trim()) as PlaceRow | undefined;
+  // Two indexed lookups (migration 017) rather than one OR, which SQLite would answer by scanning the state.
+  return cachedStatement(db, `SELECT * FROM places WHERE rowid IN (
+      SELECT rowid FROM places WHERE state_name = @state AND name = @name COLLATE NOCASE
+      UNION SELECT rowid FROM places WHERE state_name = @state AND census_name = @name COLLATE NOCASE)
+    ORDER BY name_ambiguous_in_state, population DESC LIMIT 1`).get({ state: stateName, name: name.trim() }) as PlaceRow | undefined;
 }
 
 /** Every half-degree cell that holds a U.S. place: drawn faintly, they give the map its shape. */

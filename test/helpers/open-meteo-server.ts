@@ -14,6 +14,11 @@ import path from "node:path";
  * - `stall`: sends 200 headers and half the body, then nothing more.
  * - `error`: 500 with Open-Meteo's error body. `bad-request`: 400 with it.
  * - `truncated`: 200 with a body cut short (not JSON).
+ *
+ * Like the real API, comma-separated `latitude`/`longitude` lists answer a JSON array of per-location
+ * objects in the same order (one location: an object). `freeTier` enforces Open-Meteo's free limits,
+ * counted per location in fixed minute/hour/day windows, answering 429 with its real reasons;
+ * `latencyMs` delays every answer; `omit` leaves chosen locations out of a multi-location answer.
  */
 export type OpenMeteoMode = "ok" | "slow" | "stall" | "error" | "bad-request" | "truncated";
 
@@ -41,6 +46,30 @@ export interface OpenMeteoServerOptions {
   delayMs?: number;
   /** Last-minute edit of the body sent in `ok` mode (e.g. to change units). */
   transform?: (body: RecordedForecast) => unknown;
+  /** Every answer waits this long (ms) first, like a provider across the country. */
+  latencyMs?: number;
+  /** Locations per window before a 429 (the free tier: 600 a minute, 5,000 an hour, 10,000 a day). */
+  freeTier?: { perMinute?: number; perHour?: number; perDay?: number };
+  /** Leave this location out of a multi-location answer (the array is shorter). */
+  omit?: (latitude: number, longitude: number) => boolean;
+  /** Answers `/v1/air-quality` too (same limits and latency), from this reading. */
+  airQuality?: { usAqi: number; pm2_5?: number; ozone?: number } | null;
+}
+
+/** Open-Meteo's 429 reasons, as its API words them. */
+export const RATE_LIMIT_REASONS = {
+  minute: "Minutely API request limit exceeded. Please try again in one minute.",
+  hour: "Hourly API request limit exceeded. Please try again in the next hour.",
+  day: "Daily API request limit exceeded. Please try again tomorrow.",
+} as const;
+
+/** One request as the stand-in saw it. */
+export interface MeteoRequestLog {
+  path: string;
+  at: number;
+  status: number;
+  locations: number;
+  apikey: string | null;
 }
 
 export interface OpenMeteoServer {
@@ -50,14 +79,20 @@ export interface OpenMeteoServer {
   readonly calls: number;
   /** The query of each `/v1/forecast` request, in order. */
   readonly requests: URLSearchParams[];
+  /** Every request (forecast and air quality), with its time, status and number of locations. */
+  readonly log: MeteoRequestLog[];
   setMode(mode: OpenMeteoMode): void;
   /** Change any option; unspecified ones keep their value (pass `undefined` to clear one). */
   configure(options: OpenMeteoServerOptions): void;
   close(): Promise<void>;
 }
 
+const fixtureText = new Map<string, string>();
+
 export function loadFixture(name: string): RecordedForecast {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, `${name}.json`), "utf8")) as RecordedForecast;
+  let text = fixtureText.get(name);
+  if (text === undefined) fixtureText.set(name, (text = fs.readFileSync(path.join(FIXTURE_DIR, `${name}.json`), "utf8")));
+  return JSON.parse(text) as RecordedForecast;
 }
 
 const FORECASTS = fs.readdirSync(FIXTURE_DIR).filter((f) => f.startsWith("forecast-")).map((f) => f.replace(/\.json$/, ""));
@@ -100,22 +135,108 @@ function forecastBody(query: URLSearchParams, o: OpenMeteoServerOptions): unknow
     body.daily.sunrise = body.daily.sunrise.map(shift);
     body.daily.sunset = body.daily.sunset.map(shift);
   }
+  // Recorded before the morning asked for it: a plausible November UV index per day.
+  if ((query.get("daily") ?? "").split(",").includes("uv_index_max") && !body.daily.uv_index_max) {
+    body.daily.uv_index_max = body.daily.time.map((_, i) => 2 + (i % 3) * 0.5);
+    (body.daily_units as Record<string, string> | undefined ?? {}).uv_index_max = "";
+  }
   return o.transform ? o.transform(body) : body;
+}
+
+/** The per-location queries of a request whose `latitude`/`longitude` may be comma-separated lists. */
+function locationQueries(query: URLSearchParams): URLSearchParams[] {
+  const lats = (query.get("latitude") ?? "").split(",");
+  const lons = (query.get("longitude") ?? "").split(",");
+  const zones = (query.get("timezone") ?? "").split(",");
+  return lats.map((lat, i) => {
+    const q = new URLSearchParams(query);
+    q.set("latitude", lat);
+    q.set("longitude", lons[i] ?? "");
+    if (zones.length > 1) q.set("timezone", zones[i] ?? zones[0]!);
+    return q;
+  });
+}
+
+/** The U.S. AQI answer for one location, as /v1/air-quality sends it. */
+function airBody(reading: OpenMeteoServerOptions["airQuality"], query: URLSearchParams) {
+  const asked = (query.get("current") ?? "us_aqi").split(",");
+  const current: Record<string, number | string | null> = { time: "2026-11-24T12:00", interval: 3600 };
+  for (const key of asked) current[key] = key === "us_aqi" ? (reading?.usAqi ?? null) : reading ? ((reading as Record<string, number | undefined>)[key.replace(/^us_aqi_/, "")] ?? 0) : null;
+  return {
+    latitude: Math.round(Number(query.get("latitude")) * 10) / 10, longitude: Math.round(Number(query.get("longitude")) * 10) / 10,
+    generationtime_ms: 0.1, utc_offset_seconds: 0, timezone: "GMT", timezone_abbreviation: "GMT", elevation: 100,
+    current_units: Object.fromEntries(asked.map((k) => [k, "USAQI"])), current,
+  };
 }
 
 export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {}): Promise<OpenMeteoServer> {
   const options: OpenMeteoServerOptions = { mode: "ok", delayMs: 60_000, ...initial };
   const requests: URLSearchParams[] = [];
+  const log: MeteoRequestLog[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  // Locations counted per fixed window (the window's number as key).
+  const used = { minute: new Map<number, number>(), hour: new Map<number, number>(), day: new Map<number, number>() };
+  const WINDOW_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 
+  /** The longest window this request would exceed, or undefined (then its locations are counted). */
+  function overLimit(locations: number, at: number): keyof typeof RATE_LIMIT_REASONS | undefined {
+    const t = options.freeTier;
+    if (!t) return undefined;
+    const limits = { day: t.perDay, hour: t.perHour, minute: t.perMinute };
+    for (const w of ["day", "hour", "minute"] as const) {
+      const limit = limits[w];
+      if (limit !== undefined && (used[w].get(Math.floor(at / WINDOW_MS[w])) ?? 0) + locations > limit) return w;
+    }
+    for (const w of ["day", "hour", "minute"] as const) {
+      const k = Math.floor(at / WINDOW_MS[w]);
+      used[w].set(k, (used[w].get(k) ?? 0) + locations);
+    }
+    return undefined;
+  }
+
+  // Counted and logged as each request arrives, like a server counting calls at receipt; answered after the latency.
+  const admitted = new WeakMap<http.IncomingMessage, { entry: MeteoRequestLog; limited: keyof typeof RATE_LIMIT_REASONS | undefined }>();
   const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/v1/forecast" || (url.pathname === "/v1/air-quality" && options.airQuality !== undefined)) {
+      const at = Date.now();
+      const locations = locationQueries(url.searchParams).length;
+      const entry: MeteoRequestLog = { path: url.pathname, at, status: 200, locations, apikey: url.searchParams.get("apikey") };
+      log.push(entry);
+      admitted.set(req, { entry, limited: overLimit(locations, at) });
+    }
+    if (options.latencyMs) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!res.destroyed) answer(req, res);
+      }, options.latencyMs);
+      timers.add(timer);
+      return;
+    }
+    answer(req, res);
+  });
+  function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
       res.end(JSON.stringify(body));
     };
-    if (url.pathname !== "/v1/forecast") return json(404, { error: true, reason: "Not Found" });
+    if (url.pathname !== "/v1/forecast" && !(url.pathname === "/v1/air-quality" && options.airQuality !== undefined)) return json(404, { error: true, reason: "Not Found" });
+    const queries = locationQueries(url.searchParams);
+    const { entry, limited } = admitted.get(req)!;
+    if (limited) {
+      entry.status = 429;
+      return json(429, { error: true, reason: RATE_LIMIT_REASONS[limited] });
+    }
+    if (url.pathname === "/v1/air-quality") {
+      const bodies = queries.map((q) => airBody(options.airQuality, q));
+      return json(200, bodies.length === 1 ? bodies[0] : bodies);
+    }
     requests.push(url.searchParams);
+    if (queries.length > 1 && options.mode === "ok") {
+      const kept = queries.filter((q) => !options.omit?.(Number(q.get("latitude")), Number(q.get("longitude"))));
+      return json(200, kept.map((q) => forecastBody(q, options)));
+    }
     switch (options.mode) {
       case "slow": {
         const timer = setTimeout(() => {
@@ -142,12 +263,13 @@ export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {})
       case "truncated": {
         const text = JSON.stringify(forecastBody(url.searchParams, options));
         res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-        return res.end(text.slice(0, 40));
+        res.end(text.slice(0, 40));
+        return;
       }
       default:
         return json(200, forecastBody(url.searchParams, options));
     }
-  });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
@@ -160,11 +282,14 @@ export async function startOpenMeteoServer(initial: OpenMeteoServerOptions = {})
       return requests.length;
     },
     requests,
+    log,
     setMode(mode) {
       options.mode = mode;
     },
     configure(next) {
       Object.assign(options, next);
+      // New limits start with empty windows.
+      if ("freeTier" in next) for (const w of Object.values(used)) w.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,9 +7,14 @@ import zlib from "node:zlib";
  * real format, scriptable per test:
  *
  * - `GET /alerts/active?point={lat},{lon}`: api.weather.gov's active alerts (GeoJSON FeatureCollection,
- *   `application/geo+json`). `setAlerts(features)` chooses them (build with `nwsAlert`).
+ *   `application/geo+json`). `setAlerts(features)` chooses them (build with `nwsAlert`). Without
+ *   `point` (`?status=actual`): the whole country's, with an ETag and Last-Modified, 304 to a
+ *   matching conditional request.
+ * - `GET /points/{lat},{lon}`: the point's forecast zone, fire-weather zone and county, as NWS
+ *   answers them (`setPointZones(fn)`).
  * - `GET /v1/air-quality?latitude=..&longitude=..&current=us_aqi,...`: air-quality-api.open-meteo.com.
- *   `setAirQuality(aqi)` chooses the readings (build with `airQualityBody`).
+ *   `setAirQuality(aqi)` chooses the readings (build with `airQualityBody`); comma-separated
+ *   coordinates answer an array in the same order.
  * - any other path: a feed registered with `setFeed(path, {...})` (iCalendar, RSS, Atom, or anything).
  *
  * Every path can be put in a mode with `setMode(path, mode)` (`/alerts/active` and `/v1/air-quality`
@@ -47,6 +52,12 @@ export interface TownSourcesServer {
   readonly maxInFlight: number;
   resetInFlight(): void;
   setAlerts(features: NwsFeature[]): void;
+  /** What `?point=` answers, when it should differ from the national list (default: every alert set). */
+  setPointAlerts(fn: ((latitude: number, longitude: number) => NwsFeature[]) | undefined): void;
+  /** The zones `/points/{lat},{lon}` answers for a point (null: 404, as NWS answers outside its area). */
+  setPointZones(zones: (latitude: number, longitude: number) => { forecastZone: string; fireZone?: string; county: string } | null): void;
+  /** Every answer waits this long (ms) first. */
+  setLatency(ms: number): void;
   /** `null`: Open-Meteo's answer for a place without data (all values null). */
   setAirQuality(reading: AirQualityReading | null): void;
   setFeed(path: string, spec: FeedSpec): void;
@@ -77,6 +88,12 @@ export interface NwsAlertInput {
   messageType?: "Alert" | "Update" | "Cancel";
   /** Ids of earlier alerts this one updates. */
   references?: string[];
+  /** Zones and counties (`NVZ036`, `NVC033`); default White Pine's zone. */
+  ugc?: string[];
+  /** SAME county codes; default White Pine's `032033`. */
+  same?: string[];
+  /** A storm-based alert's polygon (`[lon, lat]` ring); default none. */
+  polygon?: Array<[number, number]>;
 }
 
 export type NwsFeature = ReturnType<typeof nwsAlert>;
@@ -90,14 +107,14 @@ export function nwsAlert(input: NwsAlertInput) {
   return {
     id: `https://api.weather.gov/alerts/${id}`,
     type: "Feature" as const,
-    geometry: null,
+    geometry: input.polygon ? { type: "Polygon" as const, coordinates: [input.polygon] } : null,
     properties: {
       "@id": `https://api.weather.gov/alerts/${id}`,
       "@type": "wx:Alert",
       id,
       areaDesc: input.areaDesc ?? "White Pine",
-      geocode: { SAME: ["032033"], UGC: ["NVZ036"] },
-      affectedZones: ["https://api.weather.gov/zones/forecast/NVZ036"],
+      geocode: { SAME: input.same ?? ["032033"], UGC: input.ugc ?? ["NVZ036"] },
+      affectedZones: (input.ugc ?? ["NVZ036"]).map((c) => `https://api.weather.gov/zones/${c[2] === "C" ? "county" : "forecast"}/${c}`),
       references: (input.references ?? []).map((r) => ({ "@id": `https://api.weather.gov/alerts/${r}`, identifier: r, sender: "w-nws.webmaster@noaa.gov", sent })),
       sent,
       effective: input.effective ?? sent,
@@ -124,6 +141,15 @@ export function nwsAlert(input: NwsAlertInput) {
 
 function nwsCollection(features: NwsFeature[], point: string | null) {
   const [lat, lon] = (point ?? "0,0").split(",").map(Number);
+  if (point === null) {
+    return {
+      "@context": ["https://geojson.org/geojson-ld/geojson-context.jsonld", { "@version": "1.1", wx: "https://api.weather.gov/ontology#", "@vocab": "https://api.weather.gov/ontology#" }],
+      type: "FeatureCollection",
+      features,
+      title: "Current watches, warnings, and advisories",
+      updated: new Date().toISOString().replace(/\.\d+Z$/, "+00:00"),
+    };
+  }
   return {
     "@context": ["https://geojson.org/geojson-ld/geojson-context.jsonld", { "@version": "1.1", wx: "https://api.weather.gov/ontology#", "@vocab": "https://api.weather.gov/ontology#" }],
     type: "FeatureCollection",
@@ -317,7 +343,13 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
   const modes = new Map<string, PathMode>();
   const timers = new Set<NodeJS.Timeout>();
   let alerts: NwsFeature[] = [];
+  // The national answer's validators change whenever the alerts do.
+  let alertsVersion = 1;
+  let alertsModified = new Date().toUTCString();
   let air: AirQualityReading | null = { usAqi: 42, pm2_5: 42, pm10: 12, ozone: 30 };
+  let pointZones: Parameters<TownSourcesServer["setPointZones"]>[0] = () => ({ forecastZone: "NVZ036", fireZone: "NVZ467", county: "NVC033" });
+  let latencyMs = 0;
+  let pointAlerts: ((latitude: number, longitude: number) => NwsFeature[]) | undefined;
 
   let inFlight = 0;
   let maxInFlight = 0;
@@ -326,41 +358,91 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
     requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers });
     maxInFlight = Math.max(maxInFlight, ++inFlight);
     res.on("close", () => inFlight--);
+    if (latencyMs > 0) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!res.destroyed) answer(req, res, url);
+      }, latencyMs);
+      timers.add(timer);
+      return;
+    }
+    answer(req, res, url);
+  });
+  function answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+    const pointsPath = /^\/points\/(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(url.pathname);
     const m = modes.get(url.pathname) ?? { mode: "ok", delayMs: 60_000, oversizeBytes: 3 * 1024 * 1024 };
 
     // Answers that need no body of the path's own: any path can be put in these modes.
     if (m.mode === "redirect") {
       res.writeHead(302, { Location: m.redirectTo ?? "/" });
-      return res.end();
+      return void res.end();
     }
     if (m.mode === "error") {
       res.writeHead(503, { "Content-Type": "text/html", "Retry-After": "60" });
-      return res.end("<h1>Service Unavailable</h1>");
+      return void res.end("<h1>Service Unavailable</h1>");
     }
     if (m.mode === "not-found") {
       res.writeHead(404, { "Content-Type": "text/html" });
-      return res.end("<h1>Not Found</h1>");
+      return void res.end("<h1>Not Found</h1>");
     }
 
     const status = 200;
     let type: string;
     let body: string | Buffer;
     const headers: Record<string, string> = {};
-    if (url.pathname === "/alerts/active") {
-      if (!/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/.test(url.searchParams.get("point") ?? "")) {
-        res.writeHead(400, { "Content-Type": "application/problem+json" });
-        return res.end(JSON.stringify({ type: "https://api.weather.gov/problems/BadRequest", title: "Bad Request", status: 400, detail: "Parameter \"point\" is invalid" }));
+    if (url.pathname === "/alerts/active" && !url.searchParams.has("point")) {
+      // The whole country: conditional on the validators of the last answer.
+      type = "application/geo+json";
+      headers.ETag = `"alerts-${alertsVersion}"`;
+      headers["Last-Modified"] = alertsModified;
+      if (m.mode === "ok" && (req.headers["if-none-match"] === headers.ETag || (!req.headers["if-none-match"] && req.headers["if-modified-since"] === alertsModified))) {
+        res.writeHead(304, headers);
+        return void res.end();
+      }
+      const actual = url.searchParams.get("status") === "actual" ? alerts.filter((a) => a.properties.status === "Actual") : alerts;
+      body = JSON.stringify(nwsCollection(actual, null));
+    } else if (pointsPath) {
+      const z = pointZones(Number(pointsPath[1]), Number(pointsPath[2]));
+      if (!z) {
+        res.writeHead(404, { "Content-Type": "application/problem+json" });
+        return void res.end(JSON.stringify({ type: "https://api.weather.gov/problems/InvalidPoint", title: "Data Unavailable For Requested Point", status: 404 }));
       }
       type = "application/geo+json";
-      body = JSON.stringify(nwsCollection(alerts, url.searchParams.get("point")));
+      const zone = (kind: string, id: string) => `https://api.weather.gov/zones/${kind}/${id}`;
+      body = JSON.stringify({
+        id: `https://api.weather.gov/points/${pointsPath[1]},${pointsPath[2]}`,
+        type: "Feature",
+        geometry: { type: "Point", coordinates: [Number(pointsPath[2]), Number(pointsPath[1])] },
+        properties: {
+          "@type": "wx:Point", cwa: "LKN", gridId: "LKN", gridX: 100, gridY: 100,
+          forecastZone: zone("forecast", z.forecastZone), county: zone("county", z.county), fireWeatherZone: zone("fire", z.fireZone ?? z.forecastZone),
+          timeZone: "America/Los_Angeles",
+        },
+      });
+    } else if (url.pathname === "/alerts/active") {
+      if (!/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/.test(url.searchParams.get("point") ?? "")) {
+        res.writeHead(400, { "Content-Type": "application/problem+json" });
+        return void res.end(JSON.stringify({ type: "https://api.weather.gov/problems/BadRequest", title: "Bad Request", status: 400, detail: "Parameter \"point\" is invalid" }));
+      }
+      type = "application/geo+json";
+      const [lat, lon] = url.searchParams.get("point")!.split(",").map(Number);
+      body = JSON.stringify(nwsCollection(pointAlerts ? pointAlerts(lat!, lon!) : alerts, url.searchParams.get("point")));
     } else if (url.pathname === "/v1/air-quality") {
       type = "application/json; charset=utf-8";
-      body = JSON.stringify(airQualityBody(air, url.searchParams));
+      const lats = (url.searchParams.get("latitude") ?? "").split(",");
+      const lons = (url.searchParams.get("longitude") ?? "").split(",");
+      const bodies = lats.map((lat, i) => {
+        const q = new URLSearchParams(url.searchParams);
+        q.set("latitude", lat);
+        q.set("longitude", lons[i] ?? "");
+        return airQualityBody(air, q);
+      });
+      body = JSON.stringify(bodies.length === 1 ? bodies[0] : bodies);
     } else {
       const feed = feeds.get(url.pathname);
       if (!feed) {
         res.writeHead(404, { "Content-Type": "text/html" });
-        return res.end("<h1>Not Found</h1>");
+        return void res.end("<h1>Not Found</h1>");
       }
       type = feed.contentType ?? "application/octet-stream";
       body = feed.body;
@@ -374,7 +456,7 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       const ims = req.headers["if-modified-since"];
       if (m.mode === "ok" && ((feed.etag && inm === feed.etag) || (!inm && feed.lastModified && ims === feed.lastModified))) {
         res.writeHead(304, headers);
-        return res.end();
+        return void res.end();
       }
     }
 
@@ -416,12 +498,12 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
       }
       case "invalid":
         res.writeHead(200, { "Content-Type": type, ...headers });
-        return res.end("<html><body><h1>We moved!</h1><p>This is a web page, not a feed.</p></body></html>");
+        return void res.end("<html><body><h1>We moved!</h1><p>This is a web page, not a feed.</p></body></html>");
       default:
         res.writeHead(status, { "Content-Type": type, ...headers });
-        return res.end(body);
+        return void res.end(body);
     }
-  });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
@@ -440,6 +522,17 @@ export async function startTownSourcesServer(): Promise<TownSourcesServer> {
     },
     setAlerts(features) {
       alerts = features;
+      alertsVersion++;
+      alertsModified = new Date(Math.max(Date.now(), Date.parse(alertsModified) + 1000)).toUTCString();
+    },
+    setPointAlerts(fn) {
+      pointAlerts = fn;
+    },
+    setPointZones(fn) {
+      pointZones = fn;
+    },
+    setLatency(ms) {
+      latencyMs = ms;
     },
     setAirQuality(reading) {
       air = reading;

@@ -304,7 +304,8 @@ describe("Open-Meteo provider", () => {
     const provider = createOpenMeteoProvider({ baseUrl: meteo.url, now: () => new Date(NOW) });
     const { daily } = await provider.forecast({ latitude: 39.76185, longitude: -104.881105, timezone: "America/Denver" });
     expect(daily.map((d) => d.date)).toEqual(["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"]);
-    expect(daily[0]).toEqual({ date: "2026-11-22", high: 29.8, low: 18.3, code: 75, precipitationChance: 93, sunrise: "2026-11-22T06:51", sunset: "2026-11-22T16:39" });
+    // The UV index comes with the same call (the stand-in's recorded answers predate it and add 2 to 3).
+    expect(daily[0]).toEqual({ date: "2026-11-22", high: 29.8, low: 18.3, code: 75, precipitationChance: 93, sunrise: "2026-11-22T06:51", sunset: "2026-11-22T16:39", uvIndexMax: 2 });
   });
 
   it("can be told to start the recorded week on another day (for pipeline tests)", async () => {

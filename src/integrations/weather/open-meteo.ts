@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describeWeatherCode } from "../../core/wmo.ts";
+import { getJson, SourceError } from "../http-json.ts";
 import type { DailyForecast, WeatherSnapshot } from "../../core/weather.ts";
 import type { WeatherLocation, WeatherProvider } from "./types.ts";
 
@@ -11,6 +12,8 @@ export interface OpenMeteoOptions {
   fetch?: typeof globalThis.fetch;
   /** The clock that stamps `asOf`. */
   now?: () => Date;
+  /** `OPEN_METEO_API_KEY`: sent as `apikey` on every request (a paid plan; its host is `OPEN_METEO_URL`). */
+  apiKey?: string;
 }
 
 /** Why a forecast could not be had; the service logs `kind` and answers `weather_unavailable`. */
@@ -62,9 +65,10 @@ const ForecastBody = z.object({
 });
 type ForecastBody = z.infer<typeof ForecastBody>;
 
-export function forecastUrl(baseUrl: string, location: WeatherLocation): URL {
+export function forecastUrl(baseUrl: string, location: WeatherLocation, apiKey?: string): URL {
   const url = new URL(`${baseUrl}/v1/forecast`);
   url.search = new URLSearchParams({
+    ...(apiKey ? { apikey: apiKey } : {}),
     latitude: String(location.latitude),
     longitude: String(location.longitude),
     timezone: location.timezone,
@@ -75,6 +79,49 @@ export function forecastUrl(baseUrl: string, location: WeatherLocation): URL {
     forecast_days: "7",
   }).toString();
   return url;
+}
+
+/**
+ * The answer's element for each location asked: by position when the list is as long as the
+ * request, otherwise (a location missing from the answer) the element whose echoed coordinates are
+ * nearest, within 0.2° (the API echoes its grid point, a few km off), or none.
+ */
+export function matchLocations(list: unknown[], locations: Array<{ latitude: number; longitude: number }>): unknown[] {
+  if (list.length === locations.length) return list;
+  // Each element goes to the location nearest its echoed point (one each), so a missing location is
+  // left without rather than given its neighbour cell's answer.
+  const out: unknown[] = Array.from({ length: locations.length });
+  for (const item of list) {
+    const { latitude, longitude } = (item ?? {}) as { latitude?: unknown; longitude?: unknown };
+    if (typeof latitude !== "number" || typeof longitude !== "number") continue;
+    let best = -1;
+    let bestD = 0.2 ** 2;
+    locations.forEach((l, i) => {
+      const d = (latitude - l.latitude) ** 2 + (longitude - l.longitude) ** 2;
+      if (d < bestD) [best, bestD] = [i, d];
+    });
+    if (best >= 0 && out[best] === undefined) out[best] = item;
+  }
+  return out;
+}
+
+/**
+ * Several locations in one request: comma-separated `latitude` and `longitude` lists (commas left
+ * as they are, so 200 locations fit in about 3 KB of URL), one timezone for all of them.
+ */
+export function forecastManyUrl(baseUrl: string, locations: Array<{ latitude: number; longitude: number }>, timezone: string, apiKey?: string): string {
+  const q = [
+    `latitude=${locations.map((l) => l.latitude).join(",")}`,
+    `longitude=${locations.map((l) => l.longitude).join(",")}`,
+    `timezone=${encodeURIComponent(timezone)}`,
+    `current=${CURRENT.join(",")}`,
+    `daily=${[...DAILY, ...DAILY_OPTIONAL].join(",")}`,
+    "temperature_unit=fahrenheit",
+    "wind_speed_unit=mph",
+    "forecast_days=7",
+    ...(apiKey ? [`apikey=${encodeURIComponent(apiKey)}`] : []),
+  ];
+  return `${baseUrl}/v1/forecast?${q.join("&")}`;
 }
 
 function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): WeatherSnapshot {
@@ -121,10 +168,23 @@ function toSnapshot(body: ForecastBody, location: WeatherLocation, asOf: Date): 
 
 /** Open-Meteo's forecast API (no key). Every call is bounded by `timeoutMs`, body included. */
 export function createOpenMeteoProvider(options: OpenMeteoOptions): WeatherProvider {
-  const { baseUrl, timeoutMs = 5000, fetch = globalThis.fetch, now = () => new Date() } = options;
+  const { baseUrl, timeoutMs = 5000, fetch = globalThis.fetch, now = () => new Date(), apiKey } = options;
   return {
+    async forecastMany(locations, timezone, opts) {
+      const url = forecastManyUrl(baseUrl, locations, timezone, apiKey);
+      const body = await getJson(url, { name: "Open-Meteo", timeoutMs, signal: opts?.signal, fetch, headers: { Accept: "application/json" } });
+      // One location answers an object, several an array in the order asked.
+      const list = Array.isArray(body) ? body : locations.length === 1 ? [body] : null;
+      if (!list) throw new SourceError("invalid", "Open-Meteo's answer to a multi-location request was not a list");
+      const asOf = now();
+      const answers = matchLocations(list, locations);
+      return locations.map((location, i) => {
+        const parsed = ForecastBody.safeParse(answers[i]);
+        return parsed.success ? toSnapshot(parsed.data, { ...location, timezone }, asOf) : null;
+      });
+    },
     async forecast(location, opts) {
-      const url = forecastUrl(baseUrl, location);
+      const url = forecastUrl(baseUrl, location, apiKey);
       opts?.signal?.throwIfAborted();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = opts?.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;

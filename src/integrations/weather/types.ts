@@ -15,4 +15,10 @@ export interface WeatherProvider {
    * (the morning run stopping on SIGTERM): it then rejects with the signal's reason.
    */
   forecast(location: WeatherLocation, options?: { signal?: AbortSignal }): Promise<WeatherSnapshot>;
+  /**
+   * Many locations in one request (the morning's, services/run-sources.ts), all in `timezone`: one
+   * snapshot per location in the same order, null for one the answer lacks or got wrong. Rejects
+   * with a SourceError (a 429's `reason` and `Retry-After` on it).
+   */
+  forecastMany(locations: Array<{ latitude: number; longitude: number }>, timezone: string, options?: { signal?: AbortSignal }): Promise<Array<WeatherSnapshot | null>>;
 }

@@ -1,0 +1,230 @@
+// `npm run bench:national [-- --towns 32000 --baseline-towns 3000 --latency 150]`: the morning at
+// national size (issue #26). The most populous N places get one subscriber each; Open-Meteo (forecast
+// and air quality) and the NWS are served by local stand-ins in their real formats, every answer
+// after `--latency` ms, in a separate process (so a phase's CPU and profile are the app's own). Two
+// phases, each in its own child process on a fresh copy of the database, compose and store without
+// publishing (the publish has its own bench, bench:morning):
+//   - baseline: the per-town fetching this replaced (one forecast, one NWS point and one air-quality
+//     request per town, 4 towns at a time), on `--baseline-towns` towns;
+//   - national: the run snapshot (services/run-sources.ts) on `--towns` towns.
+// Printed: the time to compose all towns, requests per provider and per town. `--free-tier` enforces
+// Open-Meteo's free limits in the stand-in (600/minute, 5,000/hour, 10,000/day per location) and
+// counts 429s and any request inside a window one named. BENCH_CPU_PROF=DIR
+// writes each phase's CPU profile (`node --cpu-prof`) under DIR/<phase>.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
+import { createContext } from "../src/app.ts";
+import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
+import { countyUgc, sameCode } from "../src/core/alert-areas.ts";
+import { activeAlerts } from "../src/core/alerts.ts";
+import { createLogger } from "../src/log.ts";
+import { alignForecast, type RunSnapshot } from "../src/services/run-sources.ts";
+import { runMorning } from "../src/services/morning.ts";
+import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
+import { nwsAlert, startTownSourcesServer, type NwsFeature } from "../test/helpers/town-sources-server.ts";
+
+const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
+const NOW = "2026-11-24T20:00:00Z"; // past 06:00 from Puerto Rico to Hawaii
+const ALERTS = 400; // a busy winter day has 300-600 active alerts nationwide
+
+interface StandIns { meteo: string; nws: string; stats: string }
+interface Counts {
+  forecastRequests: number; forecastLocations: number; airRequests: number; airLocations: number; alertsRequests: number; pointRequests: number;
+  /** 429s answered, and requests sent after the client had one, within its minute, to the same API (must be 0). */
+  rateLimited: number; insideWindow: number;
+}
+interface PhaseResult { towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts }
+
+const { values: args } = parseArgs({
+  options: {
+    towns: { type: "string", default: "3000" },
+    "baseline-towns": { type: "string" },
+    latency: { type: "string", default: "150" },
+    phase: { type: "string" },
+    "stand-ins": { type: "boolean", default: false },
+    "data-dir": { type: "string" },
+    urls: { type: "string" },
+    "alerts-file": { type: "string" },
+    "skip-baseline": { type: "boolean", default: false },
+    "free-tier": { type: "boolean", default: false },
+  },
+});
+
+// ---------- the stand-ins' process ----------
+
+async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: boolean): Promise<void> {
+  const meteo = await startOpenMeteoServer({
+    latencyMs, today: "2026-11-24", airQuality: { usAqi: 38, pm2_5: 38, ozone: 20 },
+    // Open-Meteo's free tier, per location, forecast and air quality counted together as one client.
+    ...(freeTier ? { freeTier: { perMinute: 600, perHour: 5000, perDay: 10000 } } : {}),
+  });
+  const nws = await startTownSourcesServer();
+  nws.setLatency(latencyMs);
+  const features = JSON.parse(fs.readFileSync(alertsFile, "utf8")) as NwsFeature[];
+  nws.setAlerts(features);
+  // A point's own answer: the alerts whose polygon or box holds it are few; most towns have none.
+  nws.setPointAlerts(() => []);
+  const stats = http.createServer((req, res) => {
+    if (req.url === "/reset") {
+      meteo.log.length = 0;
+      nws.requests.length = 0;
+    }
+    const counts: Counts = {
+      forecastRequests: meteo.log.filter((r) => r.path === "/v1/forecast").length,
+      forecastLocations: meteo.log.filter((r) => r.path === "/v1/forecast").reduce((n, r) => n + r.locations, 0),
+      airRequests: meteo.log.filter((r) => r.path === "/v1/air-quality").length,
+      airLocations: meteo.log.filter((r) => r.path === "/v1/air-quality").reduce((n, r) => n + r.locations, 0),
+      alertsRequests: nws.requests.filter((r) => r.path === "/alerts/active" && !r.query.has("point")).length,
+      pointRequests: nws.requests.filter((r) => r.path === "/alerts/active" && r.query.has("point")).length,
+      rateLimited: meteo.log.filter((r) => r.status === 429).length,
+      // Sent after the client had the 429 (it arrives one latency after the 429 was decided), within its minute.
+      insideWindow: meteo.log.filter((r) => meteo.log.some((l) => l.status === 429 && l.path === r.path && r.at > l.at + latencyMs && r.at < l.at + 60_000)).length,
+    };
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(JSON.stringify(counts));
+  });
+  await new Promise<void>((resolve) => stats.listen(0, "127.0.0.1", resolve));
+  const urls: StandIns = { meteo: meteo.url, nws: nws.url, stats: `http://127.0.0.1:${(stats.address() as { port: number }).port}` };
+  console.log(JSON.stringify(urls));
+  process.once("SIGTERM", () => process.exit(0));
+}
+
+async function counts(urls: StandIns, reset = false): Promise<Counts> {
+  return (await (await fetch(`${urls.stats}${reset ? "/reset" : "/"}`)).json()) as Counts;
+}
+
+// ---------- a phase: one morning in this process ----------
+
+/** The per-town fetching the run snapshot replaced: each town asks each source for itself. */
+function perTownGather(ctx: ReturnType<typeof createContext>): (c: unknown, towns: Array<{ place: { latitude: number; longitude: number; timezone: string } }>, o: { now: Date; signal?: AbortSignal }) => RunSnapshot {
+  return (_c, _towns, o) => ({
+    async forTown({ place, date }) {
+      const point = { latitude: place.latitude, longitude: place.longitude };
+      const [weather, alerts, airQuality] = await Promise.all([
+        ctx.weather.forecast({ ...point, timezone: place.timezone }).then((w) => alignForecast(w, date), () => null),
+        ctx.sources.alerts.active(point).then((list) => activeAlerts(list, o.now.toISOString()), () => []),
+        ctx.sources.airQuality.current(point).catch(() => null),
+      ]);
+      return { weather, alerts, airQuality };
+    },
+    done: Promise.resolve([]),
+  });
+}
+
+function peakRssMb(): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : process.resourceUsage().maxRSS / 1024;
+}
+
+async function phase(name: "baseline" | "national", dataDir: string, urls: StandIns, towns: number): Promise<void> {
+  const ctx = createContext(
+    loadConfig({ ...process.env, DATA_DIR: dataDir, NOW, OPEN_METEO_URL: urls.meteo, NWS_API_URL: urls.nws, AIR_QUALITY_API_URL: urls.meteo, BASE_URL: "https://citydaily.example", MAIL_SENDER: "off", MORNING_SCHEDULE: "off" }),
+    createLogger(process.env.LOG_LEVEL || "error"),
+  );
+  try {
+    const at = new Date().toISOString();
+    ctx.db.prepare(`INSERT INTO subscribers (email, place_geoid, status, created_at, updated_at)
+      SELECT 'reader-' || geoid || '@example.org', geoid, 'active', ?, ? FROM places ORDER BY population DESC, geoid LIMIT ?`).run(at, at, towns);
+    await counts(urls, true);
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const summary = await runMorning(ctx, {
+      publish: false,
+      ...(name === "baseline" ? { concurrency: 4, gather: perTownGather(ctx) as never } : {}),
+    });
+    const composeSeconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    const { formatSummary } = await import("../src/services/morning.ts");
+    const result: PhaseResult = {
+      towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
+      peakRssMb: peakRssMb(), summaryLine: formatSummary(summary), counts: await counts(urls),
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    ctx.db.close();
+    ctx.sources.feeds.close();
+  }
+}
+
+// ---------- the driver ----------
+
+/** Alerts as a winter day has them: most by forecast zone with SAME counties, some by county, some storm polygons. */
+function nationalAlerts(): NwsFeature[] {
+  const db = new Database(TEMPLATE_DB, { readonly: true });
+  const counties = db.prepare("SELECT state_code, county_geoid, AVG(latitude) AS lat, AVG(longitude) AS lon FROM places WHERE county_geoid IS NOT NULL GROUP BY county_geoid ORDER BY county_geoid").all() as Array<{ state_code: string; county_geoid: string; lat: number; lon: number }>;
+  db.close();
+  let seed = 26;
+  const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const events = ["Winter Storm Warning", "Winter Weather Advisory", "Wind Advisory", "Freeze Warning", "Dense Fog Advisory", "Flood Watch", "Flash Flood Warning", "Severe Thunderstorm Warning"];
+  return Array.from({ length: ALERTS }, (_, i) => {
+    const c = counties[Math.floor(rand() * counties.length)]!;
+    const kind = i % 10; // 6 by zone, 2 by county, 2 by polygon
+    const event = events[kind >= 8 ? 6 + (i % 2) : i % 6]!;
+    const county = countyUgc(c.state_code, c.county_geoid)!;
+    const d = 0.15;
+    return nwsAlert({
+      event, severity: kind >= 8 ? "Severe" : "Moderate", expires: "2026-11-25T18:00:00Z", areaDesc: `County ${c.county_geoid}`,
+      same: [sameCode(c.county_geoid)!],
+      ugc: kind < 6 ? [`${c.state_code}Z${String(Math.floor(rand() * 900) + 1).padStart(3, "0")}`] : [county],
+      ...(kind >= 8 ? { polygon: [[c.lon - d, c.lat - d], [c.lon + d, c.lat - d], [c.lon + d, c.lat + d], [c.lon - d, c.lat + d], [c.lon - d, c.lat - d]] } : {}),
+    });
+  });
+}
+
+function runPhase(name: "baseline" | "national", urls: StandIns, towns: number): PhaseResult {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `citydaily-bench-national-${name}-`));
+  fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
+  leftovers.push(dataDir);
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
+  const r = spawnSync(process.execPath, [...prof, import.meta.filename, "--phase", name, "--data-dir", dataDir, "--urls", JSON.stringify(urls), "--towns", String(towns)], { encoding: "utf8", maxBuffer: 64 << 20, env: process.env });
+  if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as PhaseResult;
+}
+
+const leftovers: string[] = [];
+
+async function main(): Promise<void> {
+  const towns = Number(args.towns);
+  const baselineTowns = Number(args["baseline-towns"] ?? Math.min(towns, 3000));
+  const latency = Number(args.latency);
+  const alertsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-alerts-")), "alerts.json");
+  leftovers.push(path.dirname(alertsFile));
+  fs.writeFileSync(alertsFile, JSON.stringify(nationalAlerts()));
+  const child = spawn(process.execPath, [import.meta.filename, "--stand-ins", "--latency", String(latency), "--alerts-file", alertsFile, ...(args["free-tier"] ? ["--free-tier"] : [])], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const urls = await new Promise<StandIns>((resolve, reject) => {
+      child.stdout.once("data", (b: Buffer) => resolve(JSON.parse(b.toString().trim().split("\n")[0]!) as StandIns));
+      child.once("exit", (code) => reject(new Error(`stand-ins exited ${code}`)));
+    });
+    console.log(`bench:national on ${os.cpus().length} CPUs, Node ${process.version}; stand-ins answer after ${latency} ms; load average ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+    const row = (label: string, v: string) => console.log(`  ${label.padEnd(40)} ${v}`);
+    const show = (label: string, r: PhaseResult) => {
+      const c = r.counts;
+      const per = (n: number) => (n === 0 ? "0" : `${(n / r.towns).toFixed(3)} per town (1 per ${(r.towns / n).toFixed(0)} towns)`);
+      console.log(`\n${label}: ${r.towns.toLocaleString("en-US")} towns`);
+      row("compose + store all towns", `${r.composeSeconds.toFixed(1)} s (${(r.composeSeconds / r.towns * 1000).toFixed(2)} ms per town), CPU ${r.cpuSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
+      row("editions without a forecast", `${r.withoutWeather} of ${r.composed}`);
+      row("Open-Meteo forecast requests", `${c.forecastRequests.toLocaleString("en-US")} for ${c.forecastLocations.toLocaleString("en-US")} locations: ${per(c.forecastRequests)}`);
+      row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);
+      row("NWS alerts requests", `${(c.alertsRequests + c.pointRequests).toLocaleString("en-US")} (${c.alertsRequests} national, ${c.pointRequests.toLocaleString("en-US")} per point)`);
+      if (args["free-tier"]) row("429s; requests sent inside a 429's minute", `${c.rateLimited}; ${c.insideWindow}`);
+    };
+    if (!args["skip-baseline"]) show("baseline (per-town fetching)", runPhase("baseline", urls, baselineTowns));
+    const national = runPhase("national", urls, towns);
+    show("national (run snapshot)", national);
+    console.log(`  summary line: ${national.summaryLine}`);
+    console.log(`\n  load average (1, 5, 15 min) at the end    ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
+  } finally {
+    child.kill("SIGTERM");
+    for (const dir of leftovers) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (args["stand-ins"]) await serveStandIns(Number(args.latency), args["alerts-file"]!, args["free-tier"]!);
+else if (args.phase) await phase(args.phase as "baseline" | "national", args["data-dir"]!, JSON.parse(args.urls!) as StandIns, Number(args.towns));
+else await main();
