@@ -76,6 +76,7 @@ describe("GET /api/weather/{slug}: live forecast", () => {
       emoji: "☁️",
       precipitationChance: 68,
       windSpeed: 8.9,
+      uvIndexMax: 2, // today's highest UV index: low, nothing said in an edition
       latitude: 38.635699,
       longitude: -90.244582,
       timezone: "America/Chicago",
