@@ -6,7 +6,8 @@ import { STATES } from "./states.ts";
 // The candidate as src/store/directory.ts stores it (table town_source_candidates, migration 016).
 export type CandidateKind = "government" | "gov_domain" | "news" | "civic";
 export type CandidateScope = "town" | "county";
-export type CandidatePlatform = "civicplus" | "legistar";
+/** The platform a civic site runs on (WordPress is found by discovery, not in the datasets). */
+export type CandidatePlatform = "civicplus" | "legistar" | "wordpress";
 export interface NewCandidate {
   placeGeoid: string;
   kind: CandidateKind;

@@ -89,6 +89,23 @@ export const nwsPoint = (lat: number, lon: number) => `${Number(lat.toFixed(4))}
 /** The reader's page for a point: forecast.weather.gov lists that point's hazards with their full text. */
 export const nwsPointPage = (lat: number, lon: number) => `https://forecast.weather.gov/MapClick.php?lat=${Number(lat.toFixed(4))}&lon=${Number(lon.toFixed(4))}`;
 
+/** One alert's properties as the edition reads them (without the page a reader opens, which depends on the town). */
+function alertOf(p: z.infer<typeof AlertProperties>): Omit<WeatherAlert, "url"> {
+  return {
+    id: p.id,
+    event: p.event,
+    severity: (SEVERITIES as readonly string[]).includes(p.severity ?? "") ? (p.severity as WeatherAlert["severity"]) : "Unknown",
+    urgency: p.urgency,
+    headline: p.headline,
+    description: p.description ?? "",
+    instruction: p.instruction,
+    onset: p.onset,
+    ends: p.ends ?? p.expires,
+    expires: p.expires,
+    senderName: p.senderName ?? "National Weather Service",
+  };
+}
+
 /**
  * The alerts worth showing at `now`, most severe first: real (`status: Actual`) alerts that are not
  * cancellations, not superseded by another alert in the answer, and not expired (neither `expires`
@@ -107,20 +124,7 @@ export function parseNwsAlerts(body: unknown, now: Date, point: { latitude: numb
   const alerts: WeatherAlert[] = props
     .filter((p) => (p.status ?? "Actual") === "Actual" && p.messageType !== "Cancel" && !superseded.has(p.id))
     .filter((p) => Number.isFinite(Date.parse(p.expires)) && alive(p.expires) && alive(p.ends))
-    .map((p) => ({
-      id: p.id,
-      event: p.event,
-      severity: (SEVERITIES as readonly string[]).includes(p.severity ?? "") ? (p.severity as WeatherAlert["severity"]) : "Unknown",
-      urgency: p.urgency,
-      headline: p.headline,
-      description: p.description ?? "",
-      instruction: p.instruction,
-      onset: p.onset,
-      ends: p.ends ?? p.expires,
-      expires: p.expires,
-      senderName: p.senderName ?? "National Weather Service",
-      url: nwsPointPage(point.latitude, point.longitude),
-    }));
+    .map((p) => ({ ...alertOf(p), url: nwsPointPage(point.latitude, point.longitude) }));
   const rank = (a: WeatherAlert) => SEVERITIES.indexOf(a.severity) * 10 + (URGENCIES.indexOf(a.urgency ?? "Unknown") + 10) % 10;
   return alerts.sort((a, b) => rank(a) - rank(b) || (a.onset ?? "").localeCompare(b.onset ?? "") || a.id.localeCompare(b.id));
 }
@@ -146,22 +150,7 @@ export function parseNationalAlerts(body: unknown): AreaAlert[] {
   const superseded = new Set(read.flatMap(({ p }) => (p.references ?? []).map((r) => r.identifier)));
   return read
     .filter(({ p }) => (p.status ?? "Actual") === "Actual" && p.messageType !== "Cancel" && !superseded.has(p.id) && Number.isFinite(Date.parse(p.expires)))
-    .map(({ p, area }) => ({
-      alert: {
-        id: p.id,
-        event: p.event,
-        severity: (SEVERITIES as readonly string[]).includes(p.severity ?? "") ? (p.severity as WeatherAlert["severity"]) : "Unknown",
-        urgency: p.urgency,
-        headline: p.headline,
-        description: p.description ?? "",
-        instruction: p.instruction,
-        onset: p.onset,
-        ends: p.ends ?? p.expires,
-        expires: p.expires,
-        senderName: p.senderName ?? "National Weather Service",
-      },
-      area,
-    }));
+    .map(({ p, area }) => ({ alert: alertOf(p), area }));
 }
 
 export function createNwsProvider(options: NwsOptions): AlertsProvider {

@@ -1,3 +1,4 @@
+import { limiter } from "../core/limiter.ts";
 import type { HazardsConfig } from "../config.ts";
 import {
   hazardKeys, hazardsForTown, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
@@ -74,21 +75,6 @@ export const KEPT_MS = { usgs: 3 * 3_600_000, openfema: 30 * 3_600_000 } as cons
 
 const empty = (): ProviderSummary => ({ requests: 0, notModified: 0, failures: 0, skipped: 0, townsServed: 0 });
 
-/** A counting semaphore. */
-function limiter(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 type Provider = keyof typeof KEPT_MS;
 

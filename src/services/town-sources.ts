@@ -1,3 +1,4 @@
+import { limiter } from "../core/limiter.ts";
 import { activeAlerts } from "../core/alerts.ts";
 import { localDate } from "../core/time.ts";
 import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type SourceCredit, type TownSources, type WeatherAlert } from "../core/town-sources.ts";
@@ -54,21 +55,6 @@ export interface FeedRefresh {
   ready(geoid: string): Promise<void>;
 }
 
-/** A counting semaphore: `run` waits for a free slot. */
-function limiter(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 const hostOf = (url: string) => {
   try {

@@ -1,26 +1,11 @@
+import type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../core/directory-match.ts";
 import { cachedStatement as stmt, type DB } from "./db.ts";
 
 // The town directory's candidate sources (table town_source_candidates): what the open datasets say
 // a place's sources may be, with the dataset and row each came from, and the last verification.
 
-export type CandidateKind = "government" | "gov_domain" | "news" | "civic";
-export type CandidateScope = "town" | "county";
-export type CandidatePlatform = "civicplus" | "legistar" | "wordpress";
+export type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../core/directory-match.ts";
 export type CandidateStatus = "verified" | "no_feed" | "stale" | "failed" | "refused" | "blocked";
-
-export interface NewCandidate {
-  placeGeoid: string;
-  kind: CandidateKind;
-  scope: CandidateScope;
-  name: string;
-  url: string;
-  /** Recorded feed addresses, absolute, comment feeds already dropped. */
-  feedUrls: string[];
-  platform: CandidatePlatform | null;
-  platformId: string | null;
-  dataset: string;
-  datasetRow: string;
-}
 
 export interface CandidateRow {
   id: number;
