@@ -111,15 +111,16 @@ function sourcesOf(ctx: AppContext, place: PlaceRow, date: string, now: Date, in
 
 /**
  * Composes and stores one city's edition for `date` from what the run gathered (`inputs`: its
- * forecast, alerts and air quality; none when absent) and its own rows: no network here. The
+ * forecast, alerts and air quality; `hazards`: its part of the run's quakes, declarations and tides;
+ * none when absent) and its own rows: no network here. The
  * edition, its search row, its publishing-ledger row and the headlines it shows are one
  * transaction: either all exist or none. Returns the new id, or undefined when another run stored
  * the edition first.
  */
-export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs?: TownInputs, hazards: TownHazards | null = null): { id?: number; weather: boolean; hazards: TownHazards | null } {
+export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs?: TownInputs, hazards: TownHazards | null = null): { id?: number; weather: boolean } {
   const weather = inputs?.weather ?? null;
   const sources = sourcesOf(ctx, place, date, now, inputs);
-  // The public calendars' events come with the town's sources (gatherSources): the listings alone here.
+  // The public calendars' events come with the town's sources (feedSources): the listings alone here.
   const listings = cityListings(ctx.db, place, now, { feeds: false });
   const today = weather?.daily.find((d) => d.date === date);
   const { subject, markdown, factKey } = composeEdition({
@@ -155,7 +156,7 @@ export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now:
     }
     return stored;
   }).immediate();
-  return { id, weather: weather !== null, hazards };
+  return { id, weather: weather !== null };
 }
 
 /**
@@ -249,8 +250,9 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
         await refresh?.ready(place.geoid);
         const [inputs, gathered] = await Promise.all([run!.forTown({ place, date }), hazards]);
         if (options.signal?.aborted) return; // stopping: a town whose sources were cut stays due, for the next run
-        const r = composeCity(ctx, place, date, now, inputs, gathered ? townHazards(ctx, gathered.run, place, date) : null);
-        if (r.id !== undefined && gathered && r.hazards) countServed(gathered.summary, r.hazards, inputs.weather?.daily.find((d) => d.date === date)?.uvIndexMax);
+        const townHz = gathered ? townHazards(ctx, gathered.run, place, date) : null;
+        const r = composeCity(ctx, place, date, now, inputs, townHz);
+        if (r.id !== undefined && gathered && townHz) countServed(gathered.summary, townHz, inputs.weather?.daily.find((d) => d.date === date)?.uvIndexMax);
         if (r.id === undefined) summary.skipped++;
         else {
           summary.composed++;
