@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { S3TargetConfig } from "../../config.ts";
 import { s3Client } from "../publish/s3.ts";
 
@@ -34,10 +34,18 @@ export function s3BackupStore(config: S3TargetConfig): BackupStore {
     async upload(file, name) {
       const bytes = fs.statSync(file).size;
       const digest = await sha256(file);
+      // Uploaded under a temporary key, then copied into place (a copy is whole or absent): an upload
+      // cut midway (the server stopping, a crash) never leaves a half backup under a backup's name on a
+      // store that keeps what it received. Temporary keys are not backup names, so listing skips them.
+      const partial = `${key(name)}.partial`;
       await client.send(new PutObjectCommand({
-        Bucket: config.bucket, Key: key(name), Body: fs.createReadStream(file), ContentLength: bytes,
+        Bucket: config.bucket, Key: partial, Body: fs.createReadStream(file), ContentLength: bytes,
         ContentType: "application/vnd.sqlite3", Metadata: { sha256: digest },
       }));
+      await client.send(new CopyObjectCommand({
+        Bucket: config.bucket, Key: key(name), CopySource: `${config.bucket}/${partial.split("/").map(encodeURIComponent).join("/")}`, MetadataDirective: "COPY",
+      }));
+      await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: partial }));
       return { key: key(name), bytes };
     },
     async list() {
