@@ -39,6 +39,11 @@ export interface Validators {
   lastModified?: string | null;
 }
 
+/** What a provider answers to a conditional request, parsed: its items and the validators to send next time. */
+export type ConditionalItems<T> =
+  | { status: "not-modified" }
+  | { status: "ok"; items: T[]; validators: { etag: string | null; lastModified: string | null } };
+
 export type ConditionalJson =
   | { status: "not-modified" }
   | { status: "ok"; body: unknown; etag: string | null; lastModified: string | null };

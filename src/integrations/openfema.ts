@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { DECLARATION_WINDOW_DAYS, type Declaration } from "../core/hazards.ts";
-import { getConditionalJson, type ConditionalAnswer, type Validators } from "./conditional-json.ts";
-import { SourceError } from "./http-json.ts";
+import { getJsonConditional, SourceError, type ConditionalItems, type Validators } from "./http-json.ts";
 
 // OpenFEMA's Disaster Declarations Summaries (www.fema.gov/api/open, public domain, no key): one row
 // per declaration and designated area (county, tribal area or "Statewide"). The morning asks once
@@ -10,7 +9,7 @@ import { SourceError } from "./http-json.ts";
 
 export interface DeclarationsProvider {
   /** Declarations since the start of the window, newest first; "not-modified" when unchanged. Rejects with SourceError. */
-  recent(now: Date, validators: Validators | null, signal?: AbortSignal): Promise<ConditionalAnswer & { declarations?: Declaration[] }>;
+  recent(now: Date, validators: Validators | null, signal?: AbortSignal): Promise<ConditionalItems<Declaration>>;
 }
 
 export interface OpenFemaOptions {
@@ -77,8 +76,8 @@ export function createOpenFemaProvider(options: OpenFemaOptions): DeclarationsPr
   const { baseUrl, userAgent, timeoutMs = 8000, fetch } = options;
   return {
     async recent(now, validators, signal) {
-      const answer = await getConditionalJson(openFemaUrl(baseUrl, now), { name: "OpenFEMA", timeoutMs, validators, signal, fetch, headers: { "User-Agent": userAgent } });
-      return answer.status === "ok" ? { ...answer, declarations: parseDeclarations(answer.body) } : answer;
+      const answer = await getJsonConditional(openFemaUrl(baseUrl, now), { name: "OpenFEMA", timeoutMs, signal, fetch, headers: { "User-Agent": userAgent, Accept: "application/json" } }, validators ?? undefined);
+      return answer.status === "ok" ? { status: "ok", items: parseDeclarations(answer.body), validators: { etag: answer.etag, lastModified: answer.lastModified } } : answer;
     },
   };
 }

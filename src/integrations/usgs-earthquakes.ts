@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Quake } from "../core/hazards.ts";
-import { getConditionalJson, type ConditionalAnswer, type Validators } from "./conditional-json.ts";
-import { SourceError } from "./http-json.ts";
+import { getJsonConditional, SourceError, type ConditionalItems, type Validators } from "./http-json.ts";
 
 // USGS's real-time earthquake summary feed (earthquake.usgs.gov, public domain, no key): one GeoJSON
 // document for the whole world, asked once per morning run and matched to every town locally. The
@@ -12,7 +11,7 @@ import { SourceError } from "./http-json.ts";
 
 export interface EarthquakeProvider {
   /** The feed's quakes, or "not-modified" when it has not changed since `validators`. Rejects with SourceError. */
-  recent(validators: Validators | null, signal?: AbortSignal): Promise<ConditionalAnswer & { quakes?: Quake[] }>;
+  recent(validators: Validators | null, signal?: AbortSignal): Promise<ConditionalItems<Quake>>;
 }
 
 export interface UsgsOptions {
@@ -76,10 +75,10 @@ export function createUsgsEarthquakeProvider(options: UsgsOptions): EarthquakePr
   const { baseUrl, userAgent, timeoutMs = 8000, fetch } = options;
   return {
     async recent(validators, signal) {
-      const answer = await getConditionalJson(new URL(`${baseUrl}${USGS_FEED_PATH}`), {
-        name: "USGS earthquakes", timeoutMs, validators, signal, fetch, headers: { "User-Agent": userAgent, Accept: "application/geo+json, application/json" },
-      });
-      return answer.status === "ok" ? { ...answer, quakes: parseUsgsFeed(answer.body) } : answer;
+      const answer = await getJsonConditional(new URL(`${baseUrl}${USGS_FEED_PATH}`), {
+        name: "USGS earthquakes", timeoutMs, signal, fetch, headers: { "User-Agent": userAgent, Accept: "application/geo+json, application/json" },
+      }, validators ?? undefined);
+      return answer.status === "ok" ? { status: "ok", items: parseUsgsFeed(answer.body), validators: { etag: answer.etag, lastModified: answer.lastModified } } : answer;
     },
   };
 }

@@ -5,8 +5,7 @@ import {
   type TownHazards,
 } from "../core/hazards.ts";
 import { localDate } from "../core/time.ts";
-import { ProviderError, type Validators } from "../integrations/conditional-json.ts";
-import { SourceError } from "../integrations/http-json.ts";
+import { SourceError, type ConditionalItems, type Validators } from "../integrations/http-json.ts";
 import { createOpenFemaProvider, type DeclarationsProvider } from "../integrations/openfema.ts";
 import { createNeapsTides, type TidesProvider } from "../integrations/tides.ts";
 import { createUsgsEarthquakeProvider, type EarthquakeProvider } from "../integrations/usgs-earthquakes.ts";
@@ -97,7 +96,7 @@ function keptItems<T>(db: DB, provider: Provider, now: Date): T[] | null {
  * KEPT_MS of the last good answer, gives the kept ones) or null. Never throws.
  */
 async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary, stop: AbortSignal | undefined,
-  ask: (validators: Validators | null) => Promise<{ status: "ok"; items: T[]; validators: Validators } | { status: "not-modified" }>): Promise<T[] | null> {
+  ask: (validators: Validators | null) => Promise<ConditionalItems<T>>): Promise<T[] | null> {
   const at = now.toISOString();
   const row = hazardSource(ctx.db, provider);
   if (row?.open_until && Date.parse(row.open_until) > now.getTime()) {
@@ -121,7 +120,7 @@ async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, su
     summary.failures++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     const failures = (row?.consecutive_failures ?? 0) + 1;
-    const retry = err instanceof ProviderError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
+    const retry = err instanceof SourceError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
     const pause = failures >= BREAKER_AFTER ? Math.min(BREAKER_BASE_MS * 2 ** (failures - BREAKER_AFTER), BREAKER_MAX_MS) : 0;
     const wait = Math.max(retry ?? 0, pause);
     const openUntil = wait > 0 ? new Date(now.getTime() + wait).toISOString() : null;
@@ -167,14 +166,8 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
     }
   }))]);
   const [quakes, declarations] = await Promise.all([
-    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, options.signal, async (v) => {
-      const a = await ctx.hazards.earthquakes.recent(v, signal);
-      return a.status === "ok" ? { status: "ok", items: a.quakes ?? [], validators: a.validators } : a;
-    })),
-    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, options.signal, async (v) => {
-      const a = await ctx.hazards.declarations.recent(now, v, signal);
-      return a.status === "ok" ? { status: "ok", items: a.declarations ?? [], validators: a.validators } : a;
-    })),
+    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, options.signal, (v) => ctx.hazards.earthquakes.recent(v, signal))),
+    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, options.signal, (v) => ctx.hazards.declarations.recent(now, v, signal))),
   ]);
   // A town whose tides were not ready within the budget goes without them today.
   await tidesDone;
