@@ -22,10 +22,7 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   });
 }
 
-/**
- * An MCP-Protocol-Version this server does not speak: `-32022` with the versions it does, as the
- * 2026-07-28 revision specifies (basic/versioning), answered to the request's own `id` when it has one.
- */
+/** The JSON-RPC id of a request body, when it has a usable one (a body that is not JSON has none). */
 function requestId(text: string): string | number | undefined {
   try {
     const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
@@ -35,9 +32,13 @@ function requestId(text: string): string | number | undefined {
   }
 }
 
-function unsupportedVersion(requested: string, id: unknown, supported: readonly string[]): Response {
+/**
+ * An MCP-Protocol-Version this server does not speak: `-32022` with the versions it does, as the
+ * 2026-07-28 revision specifies (basic/versioning), answered to the request's own `id` when it has one.
+ */
+function unsupportedVersion(requested: string, id: string | number | undefined, supported: readonly string[]): Response {
   const error = { code: -32022, message: "Unsupported protocol version", data: { supported: [...supported], requested: requested.slice(0, 40) } };
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error }), {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error }), {
     status: 400, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
   });
 }
@@ -123,7 +124,7 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
     if (version !== null && !versions.has(version)) {
-      let id: unknown;
+      let id: string | number | undefined;
       // The request's own id when its body has one (a body that is not JSON, or has none, gets null).
       if (event.req.method === "POST") id = await readBodyText(event).then(requestId, () => undefined);
       return unsupportedVersion(version, id, MCP_PROTOCOL_VERSIONS);
