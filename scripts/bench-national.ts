@@ -27,16 +27,19 @@ import { alignForecast, type RunSnapshot } from "../src/services/run-sources.ts"
 import { runMorning } from "../src/services/morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
 import { nwsAlert, startTownSourcesServer, type NwsFeature } from "../test/helpers/town-sources-server.ts";
+import { OPENFEMA_PATH, startHazardsServer, USGS_PATH } from "../test/helpers/hazards-server.ts";
 
 const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
 const NOW = "2026-11-24T20:00:00Z"; // past 06:00 from Puerto Rico to Hawaii
 const ALERTS = 400; // a busy winter day has 300-600 active alerts nationwide
 
-interface StandIns { meteo: string; nws: string; stats: string }
+interface StandIns { meteo: string; nws: string; hazards: string; stats: string }
 interface Counts {
   forecastRequests: number; forecastLocations: number; airRequests: number; airLocations: number; alertsRequests: number; pointRequests: number;
   /** 429s answered, and requests sent after the client had one, within its minute, to the same API (must be 0). */
   rateLimited: number; insideWindow: number;
+  /** The hazards every town shares (USGS, OpenFEMA): one request each per run whatever the towns. */
+  usgsRequests: number; openFemaRequests: number;
 }
 interface PhaseResult { towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts }
 
@@ -69,10 +72,14 @@ async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: bo
   nws.setAlerts(features);
   // A point's own answer: the alerts whose polygon or box holds it are few; most towns have none.
   nws.setPointAlerts(() => []);
+  const hazards = await startHazardsServer();
+  hazards.setQuakes([{ id: "bench1", mag: 4.1, place: "10 km N of Somewhere, CA", time: Date.parse("2026-11-24T09:00:00Z"), latitude: 37.5, longitude: -122.3, felt: 40 }]);
+  hazards.setDeclarations([{ disasterNumber: 4901, state: "CA", declarationType: "DR", declarationDate: "2026-11-23T00:00:00Z", incidentType: "Flood", declarationTitle: "SEVERE WINTER STORMS", fipsStateCode: "06", fipsCountyCode: "081", designatedArea: "San Mateo (County)" }]);
   const stats = http.createServer((req, res) => {
     if (req.url === "/reset") {
       meteo.log.length = 0;
       nws.requests.length = 0;
+      hazards.requests.length = 0;
     }
     const counts: Counts = {
       forecastRequests: meteo.log.filter((r) => r.path === "/v1/forecast").length,
@@ -84,12 +91,14 @@ async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: bo
       rateLimited: meteo.log.filter((r) => r.status === 429).length,
       // Sent after the client had the 429 (it arrives one latency after the 429 was decided), within its minute.
       insideWindow: meteo.log.filter((r) => meteo.log.some((l) => l.status === 429 && l.path === r.path && r.at > l.at + latencyMs && r.at < l.at + 60_000)).length,
+      usgsRequests: hazards.requests.filter((r) => r.path === USGS_PATH).length,
+      openFemaRequests: hazards.requests.filter((r) => r.path === OPENFEMA_PATH).length,
     };
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify(counts));
   });
   await new Promise<void>((resolve) => stats.listen(0, "127.0.0.1", resolve));
-  const urls: StandIns = { meteo: meteo.url, nws: nws.url, stats: `http://127.0.0.1:${(stats.address() as { port: number }).port}` };
+  const urls: StandIns = { meteo: meteo.url, nws: nws.url, hazards: hazards.url, stats: `http://127.0.0.1:${(stats.address() as { port: number }).port}` };
   console.log(JSON.stringify(urls));
   process.once("SIGTERM", () => process.exit(0));
 }
@@ -123,7 +132,7 @@ function peakRssMb(): number {
 
 async function phase(name: "baseline" | "national", dataDir: string, urls: StandIns, towns: number): Promise<void> {
   const ctx = createContext(
-    loadConfig({ ...process.env, DATA_DIR: dataDir, NOW, OPEN_METEO_URL: urls.meteo, NWS_API_URL: urls.nws, AIR_QUALITY_API_URL: urls.meteo, BASE_URL: "https://citydaily.example", MAIL_SENDER: "off", MORNING_SCHEDULE: "off" }),
+    loadConfig({ ...process.env, DATA_DIR: dataDir, NOW, OPEN_METEO_URL: urls.meteo, NWS_API_URL: urls.nws, AIR_QUALITY_API_URL: urls.meteo, USGS_EARTHQUAKES_URL: urls.hazards, OPENFEMA_API_URL: `${urls.hazards}/api/open`, BASE_URL: "https://citydaily.example", MAIL_SENDER: "off", MORNING_SCHEDULE: "off", TOWN_DIRECTORY_IMPORT: "manual" }),
     createLogger(process.env.LOG_LEVEL || "error"),
   );
   try {
@@ -212,6 +221,7 @@ async function main(): Promise<void> {
       row("Open-Meteo forecast requests", `${c.forecastRequests.toLocaleString("en-US")} for ${c.forecastLocations.toLocaleString("en-US")} locations: ${per(c.forecastRequests)}`);
       row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);
       row("NWS alerts requests", `${(c.alertsRequests + c.pointRequests).toLocaleString("en-US")} (${c.alertsRequests} national, ${c.pointRequests.toLocaleString("en-US")} per point)`);
+      row("USGS and OpenFEMA requests", `${c.usgsRequests} and ${c.openFemaRequests}; tides computed, no request`);
       if (args["free-tier"]) row("429s; requests sent inside a 429's minute", `${c.rateLimited}; ${c.insideWindow}`);
     };
     if (!args["skip-baseline"]) show("baseline (per-town fetching)", runPhase("baseline", urls, baselineTowns));
