@@ -150,7 +150,9 @@ async function morningsFromSnapshot(snapshot: string, runs: number): Promise<voi
       console.log(`  load average (1, 5, 15 min) at the end       ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
     }
   } finally {
-    for (const dir of copies) fs.rmSync(dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps them (to compare runs of different code without a deletion between them).
+    if (process.env.BENCH_KEEP) console.log(`  (kept ${copies.join(", ")})`);
+    else for (const dir of copies) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

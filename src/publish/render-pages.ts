@@ -7,6 +7,7 @@ import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/ed
 import { PRECOMPRESS_FROM_BYTES } from "./precompressed.ts";
 import { SyncFileWriter } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";
+import { cityFiles } from "./text-outputs.ts";
 
 /**
  * One render job: the dated edition pages (all of them, or some ids) go to the archive, the other
@@ -35,6 +36,12 @@ export interface RenderJob {
    * thread share the city pages this way.
    */
   shared?: { pages: string[]; cursor: SharedArrayBuffer };
+  /**
+   * The shared pages are city pages, and whoever renders one writes the city's twin and feed beside it
+   * (a morning): from the view the page was rendered from, read once, on whichever thread is free.
+   * `keepFeedItemsFrom` as in `cityFiles`.
+   */
+  cityFiles?: { keepFeedItemsFrom?: string };
 }
 
 /** Site path -> file (`/` is index.html, every page is `{path}.html`). */
@@ -75,6 +82,11 @@ export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: Site
       for (const k of editionKeysByIds(db, job.editions)) await renderEdition(k);
     }
     let slice = performance.now();
+    const toGeneration = (file: string, body: string | Buffer) => {
+      generation.write(file, body);
+      if (Buffer.byteLength(body) >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
+      written++;
+    };
     const renderPage = async (p: string) => {
       // On the main thread (a server publishing in-process) requests are answered between pages.
       if (isMainThread && performance.now() - slice > 8) {
@@ -82,16 +94,19 @@ export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: Site
         slice = performance.now();
       }
       const html = await renderer.renderBytes(p, site);
-      if (html === undefined) return;
-      const file = pageFile(job.generation, p);
-      generation.write(file, html);
-      if (html.length >= PRECOMPRESS_FROM_BYTES) large.push(path.relative(job.generation, file).split(path.sep).join("/"));
-      written++;
+      if (html === undefined) return false;
+      toGeneration(pageFile(job.generation, p), html);
+      return true;
     };
     for (const p of job.pages) await renderPage(p);
     if (job.shared) {
       const cursor = new Int32Array(job.shared.cursor);
-      for (let i = Atomics.add(cursor, 0, 1); i < job.shared.pages.length; i = Atomics.add(cursor, 0, 1)) await renderPage(job.shared.pages[i]);
+      const now = new Date(job.now);
+      for (let i = Atomics.add(cursor, 0, 1); i < job.shared.pages.length; i = Atomics.add(cursor, 0, 1)) {
+        const p = job.shared.pages[i];
+        if (!(await renderPage(p)) || !job.cityFiles) continue;
+        for (const [rel, body] of cityFiles(db, site, p.slice(1), now, job.cityFiles.keepFeedItemsFrom)) toGeneration(path.join(job.generation, rel), body);
+      }
     }
     return { written, large };
   } finally {

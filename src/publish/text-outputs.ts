@@ -58,10 +58,10 @@ export interface TextOutputOptions {
   /** Sees every file written to `outDir` (relative path, content): the publish's compressed copies. */
   onWrite?: (relPath: string, content: string) => void;
   /**
-   * The live generation, when its city feeds' items may be kept (built with the same base URL and
-   * `FEED_ITEM_FORMAT`): an edition a feed already carries is not read and rendered again.
+   * The renderers of the city pages write each affected city's twin and feed with its page
+   * (`RenderJob.cityFiles`, a morning): they are left out here.
    */
-  keepFeedItemsFrom?: string;
+  cityFilesWithPages?: boolean;
 }
 
 /** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
@@ -113,21 +113,8 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const affectedStates = new Set(affected.map((c) => c.state));
 
   // City twins and city feeds, from the views the city pages render.
-  for (const city of affected) {
-    const view = site.city(city.slug);
-    if (!view) continue;
-    await out.write(`${city.slug}.md`, cityMarkdown(base, view));
-    const kept = opts.keepFeedItemsFrom ? keptFeedItems(path.join(opts.keepFeedItemsFrom, city.slug, "feed.xml")) : undefined;
-    const items = site.cityFeed(city.slug).map((e) => ({
-      publishedAt: e.published_at,
-      xml: kept?.get(xml(`${base}/${e.slug}/${e.date}`)) ?? rssItemXml(rssItem(base, { ...e, html: editionHtml(db, e.id) ?? "" }), base),
-    }));
-    await out.write(`${city.slug}/feed.xml`, renderFeed({
-      title: `${city.name} Daily: ${city.name}, ${city.state}`,
-      link: `${base}/${city.slug}`,
-      selfUrl: `${base}/${city.slug}/feed.xml`,
-      description: `The free daily newsletter for ${city.name}, ${city.state}: the ${CITY_FEED_ITEMS} latest editions.`,
-    }, items, now));
+  if (!opts.cityFilesWithPages) {
+    for (const city of affected) for (const [rel, body] of cityFiles(db, site, city.slug, now)) await out.write(rel, body);
   }
 
   for (const g of states) {
@@ -191,6 +178,33 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   await out.write("sitemap.xml", renderSitemapIndex(children));
 
   return out.written + (archiveOut === out ? 0 : archiveOut.written);
+}
+
+/**
+ * A city's twin and feed (relative path, content), from the same view its page renders; none for a
+ * place without one. `keepFeedItemsFrom`: the live generation, when its feeds' items may be kept (built
+ * with the same base URL and `FEED_ITEM_FORMAT`): an edition the feed already carries is not read and
+ * rendered again.
+ */
+export function cityFiles(db: DB, site: SiteData, slug: string, now: Date, keepFeedItemsFrom?: string): Array<[string, string]> {
+  const view = site.city(slug);
+  if (!view) return [];
+  const base = site.baseUrl;
+  const { name, state } = view.place;
+  const kept = keepFeedItemsFrom ? keptFeedItems(path.join(keepFeedItemsFrom, slug, "feed.xml")) : undefined;
+  const items = site.cityFeed(slug).map((e) => ({
+    publishedAt: e.published_at,
+    xml: kept?.get(xml(`${base}/${e.slug}/${e.date}`)) ?? rssItemXml(rssItem(base, { ...e, html: editionHtml(db, e.id) ?? "" }), base),
+  }));
+  return [
+    [`${slug}.md`, cityMarkdown(base, view)],
+    [`${slug}/feed.xml`, renderFeed({
+      title: `${name} Daily: ${name}, ${state}`,
+      link: `${base}/${slug}`,
+      selfUrl: `${base}/${slug}/feed.xml`,
+      description: `The free daily newsletter for ${name}, ${state}: the ${CITY_FEED_ITEMS} latest editions.`,
+    }, items, now)],
+  ];
 }
 
 /** The items of a city's live feed, by link; none when it has no feed yet. */

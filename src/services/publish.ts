@@ -170,6 +170,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
         placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id),
         pages: [...GLOBAL_PAGES, ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`))],
         shared: { pages: [...new Set(keys.map((k) => `/${k.slug}`))], cursor: new SharedArrayBuffer(4) },
+        cityFiles: { keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined },
       };
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(renderPages(compressed, generation, job)),
@@ -180,12 +181,13 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           // An edition after a new one (an earlier date stored late) gains a new "previous" link: rendered again.
           toRender.push(...editionsAfter(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
-          // One read model on this thread: the city views the twins were written from serve the pages it renders.
-          const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now), keepCityViews: true });
+          // One read model on this thread, for the text outputs and the city pages it then takes.
+          const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now) });
           // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
+          // The cities' twins and feeds are written with their pages, by whichever thread renders them.
           const text = await writeTextOutputs(ctx, {
             outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, site, onWrite: (rel, body) => compressed.add(rel, body),
-            keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined,
+            cityFilesWithPages: true,
           });
           const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, { db: ctx.db, site });
           return { patched, rerendered, helped, files: patched + rerendered + text + helped };

@@ -173,11 +173,6 @@ export interface SiteDataOptions {
   placeFinder?: boolean;
   placeFinderScript?: string;
   now?: () => Date;
-  /**
-   * Keep every city's view once built: a morning's main thread writes each city's twin, then renders
-   * some of the same cities' pages. Off for a request (one view) and a full rebuild (every city).
-   */
-  keepCityViews?: boolean;
 }
 
 export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions = {}): SiteData {
@@ -194,7 +189,8 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
     return places.get(slug);
   };
   const allCities = () => (cities ??= publishedCities(db));
-  const cityViews = new Map<string, CityView | undefined>();
+  // The last city view made: a city's page, twin and feed are made one after the other from it.
+  let lastCity: { slug: string; view: CityView | undefined } | undefined;
   // A city's excerpt is read once per run, whichever page (home, /cities, its state) shows it first.
   const excerpts = new Map<string, string>();
   let bySlug: Map<string, PublishedCity> | undefined;
@@ -250,7 +246,7 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
       return { name: group.name, slug: group.slug, cities, population: totalsOf(group.name)?.population ?? 0 };
     },
     city(slug) {
-      if (cityViews.has(slug)) return cityViews.get(slug);
+      if (lastCity?.slug === slug) return lastCity.view;
       // Any U.S. place: the publisher renders the ones with editions; the server renders the others
       // on demand (a page that invites the first subscriber).
       const place = placeOf(slug);
@@ -268,7 +264,7 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
         sources: townSourceList(db, place.geoid),
         ...(latest ? {} : { today: placeToday(place, now()) }),
       };
-      if (options.keepCityViews) cityViews.set(slug, view);
+      lastCity = { slug, view };
       return view;
     },
     cityFeed(slug) {

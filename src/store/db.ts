@@ -59,7 +59,15 @@ export function connectionCache<T>(db: DB, name: string, init: () => T): T {
   return cache;
 }
 
-/** A statement prepared once per connection, for queries run thousands of times (sender, publisher). */
+/**
+ * A statement prepared once per connection, for queries run thousands of times (sender, publisher).
+ *
+ * Hot queries with an ORDER BY write their bound values as `+?` (`place_geoid = +?`): SQLite marks a
+ * plain `?` compared there as one whose value may change the plan, and then prepares the statement
+ * again on every run after a new binding (the cost of a prepare, 10 to 30 µs, on each call: a third
+ * of a city page's reads). The unary plus keeps the value's meaning (no affinity, as `?`) and the
+ * index, and the plan stays prepared (docs/performance.md, "The publish of the biggest slot").
+ */
 export function cachedStatement(db: DB, sql: string): Statement {
   const cache = connectionCache(db, "statements", () => new Map<string, Statement>());
   let statement = cache.get(sql);

@@ -103,16 +103,16 @@ export function findEdition(db: DB, placeGeoid: string, date: string): EditionRo
 /** A city's archive index, newest first: the newest `limit` entries, or all of them. */
 export function cityArchive(db: DB, placeGeoid: string, limit?: number): ArchiveEntry[] {
   // LIMIT -1 is no limit in SQLite: one statement for both uses.
-  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit ?? -1) as ArchiveEntry[];
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = +? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit ?? -1) as ArchiveEntry[];
 }
 
 /** The archive entry just before `date` (an edition page links back to it, never forward). */
 export function previousArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
-  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date < ? ORDER BY date DESC LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = +? AND date < +? ORDER BY date DESC LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
 }
 
 export function nextArchiveEntry(db: DB, placeGeoid: string, date: string): ArchiveEntry | undefined {
-  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = ? AND date > ? ORDER BY date LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
+  return stmt(db, "SELECT date, subject FROM editions WHERE place_geoid = +? AND date > +? ORDER BY date LIMIT 1").get(placeGeoid, date) as ArchiveEntry | undefined;
 }
 
 /** The town's editions just before and just after `date`. */
@@ -203,7 +203,7 @@ export function siteEdition(db: DB, placeGeoid: string, date: string): SiteEditi
 
 /** A city's newest `limit` editions with bodies, newest first (its latest edition, its feed). */
 export function latestSiteEditions(db: DB, placeGeoid: string, limit: number): SiteEdition[] {
-  return stmt(db, `${SITE} WHERE e.place_geoid = ? ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as SiteEdition[];
+  return stmt(db, `${SITE} WHERE e.place_geoid = +? ORDER BY e.date DESC LIMIT ?`).all(placeGeoid, limit) as SiteEdition[];
 }
 
 /** What a feed lists of an edition; its HTML is read only for the items a feed does not already carry. */
@@ -216,7 +216,7 @@ export interface FeedEdition {
 
 /** A city's newest `limit` editions as feed items, newest first (from the index alone: migration 014). */
 export function latestFeedEditions(db: DB, placeGeoid: string, limit: number): FeedEdition[] {
-  return stmt(db, "SELECT id, date, subject, published_at FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit) as FeedEdition[];
+  return stmt(db, "SELECT id, date, subject, published_at FROM editions WHERE place_geoid = +? ORDER BY date DESC LIMIT ?").all(placeGeoid, limit) as FeedEdition[];
 }
 
 export function editionHtml(db: DB, id: number): string | undefined {
@@ -261,7 +261,7 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 
 /** The id of a place's newest edition, if it has one. */
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
-  return stmt(db, "SELECT id FROM editions WHERE place_geoid = ? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
+  return stmt(db, "SELECT id FROM editions WHERE place_geoid = +? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
 }
 
 /** The fact keys a town's editions told on dates in [from, before), by date. */

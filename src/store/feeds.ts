@@ -80,7 +80,7 @@ export function townFeedByUrl(db: DB, placeGeoid: string, url: string): TownFeed
 export function listTownFeeds(db: DB, placeGeoid?: string): TownFeedView[] {
   return placeGeoid === undefined
     ? (stmt(db, `${VIEW} ORDER BY p.slug, f.id`).all() as TownFeedView[])
-    : (stmt(db, `${VIEW} WHERE f.place_geoid = ? ORDER BY f.id`).all(placeGeoid) as TownFeedView[]);
+    : (stmt(db, `${VIEW} WHERE f.place_geoid = +? ORDER BY f.id`).all(placeGeoid) as TownFeedView[]);
 }
 
 export interface NewTownFeed {
@@ -156,7 +156,7 @@ export function recordFetchFailure(db: DB, id: number, error: string, nowIso: st
 /** The feeds of one town with their sources' items. */
 export function feedItemsOfPlace(db: DB, placeGeoid: string): TownFeedItems[] {
   return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
-    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = ? ORDER BY f.id`).all(placeGeoid) as TownFeedItems[];
+    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? ORDER BY f.id`).all(placeGeoid) as TownFeedItems[];
 }
 
 /** The town's feeds with their last good items, those still current at `now` (older ones serve no more). */

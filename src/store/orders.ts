@@ -100,7 +100,7 @@ export function domainSeenInRejections(db: DB, domain: string): boolean {
 
 /** Published listings of a town (the calendar and directory read model). */
 export function publishedOrdersOf(db: DB, placeGeoid: string): OrderRow[] {
-  return stmt(db, "SELECT * FROM listing_orders WHERE place_geoid = ? AND status = 'published' ORDER BY published_at, id").all(placeGeoid) as OrderRow[];
+  return stmt(db, "SELECT * FROM listing_orders WHERE place_geoid = +? AND status = 'published' ORDER BY published_at, id").all(placeGeoid) as OrderRow[];
 }
 
 /** Published listings whose run is over, and payment links that ran out unpaid. */

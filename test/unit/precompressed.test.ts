@@ -80,6 +80,26 @@ describe("copies compressed at publish", () => {
     expect(fs.readFileSync(path.join(generation, PRECOMPRESSED_MANIFEST), "utf8")).toBe(manifestBefore);
   });
 
+  it("a file written again by the morning keeps no ETag of the live one, even when it shrank below the threshold", async () => {
+    const { dirs, generation } = site();
+    const bigFeed = `<rss>${"<item>news</item>".repeat(5000)}</rss>`;
+    fs.mkdirSync(path.join(generation, "salem-oregon"));
+    fs.writeFileSync(path.join(generation, "salem-oregon/feed.xml"), bigFeed);
+    const build = new Precompressor(dirs);
+    build.add("salem-oregon/feed.xml", bigFeed);
+    await build.finish(generation);
+
+    // The morning's render worker writes the city's feed again, shorter; the main thread's compressor
+    // never sees it (small files are not handed over), then the rest is linked over.
+    const morning = newGeneration(dirs);
+    fs.mkdirSync(path.join(morning, "salem-oregon"));
+    fs.writeFileSync(path.join(morning, "salem-oregon/feed.xml"), "<rss><item>today</item></rss>");
+    linkTree(generation, morning);
+    await new Precompressor(dirs).finish(morning, generation);
+    const manifest = JSON.parse(fs.readFileSync(path.join(morning, PRECOMPRESSED_MANIFEST), "utf8")) as Record<string, string>;
+    expect(manifest).toEqual({});
+  });
+
   it("refuses an ETag that is not one of ours (no path outside the store)", async () => {
     const { dirs } = site();
     expect(await readPrecompressed(dirs, '"../../etc/passwd"', "br")).toBeUndefined();
