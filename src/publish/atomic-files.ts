@@ -22,9 +22,9 @@ export class AtomicFileWriter {
   #onWrite?: (relPath: string, content: string) => void;
   #sliceStarted = performance.now();
 
-  constructor(root: string, options: { atomic?: boolean; onWrite?: (relPath: string, content: string) => void } = {}) {
+  constructor(root: string, options: { atomic?: boolean; onWrite?: (relPath: string, content: string) => void; retireTo?: string } = {}) {
     this.root = root;
-    this.#files = new SyncFileWriter({ atomic: options.atomic ?? true });
+    this.#files = new SyncFileWriter({ atomic: options.atomic ?? true, retireTo: options.retireTo });
     this.#onWrite = options.onWrite;
   }
 

@@ -10,9 +10,9 @@ import { AtomicFileWriter } from "./atomic-files.ts";
  * each a morning). A page not as expected (missing, drawn by an older template, already linking
  * somewhere) is left to be rendered again: its id is returned.
  */
-export async function patchNextLinks(archiveDir: string, editions: readonly EditionGainingNext[]): Promise<{ patched: number; toRender: number[] }> {
+export async function patchNextLinks(archiveDir: string, editions: readonly EditionGainingNext[], retireTo?: string): Promise<{ patched: number; toRender: number[] }> {
   // Readers already see the archive: each page is replaced atomically.
-  const out = new AtomicFileWriter(archiveDir);
+  const out = new AtomicFileWriter(archiveDir, { retireTo });
   const toRender: number[] = [];
   for (const e of editions) {
     const rel = `${e.slug}/${e.date}.html`;

@@ -42,6 +42,8 @@ export interface RenderJob {
    * `keepFeedItemsFrom` as in `cityFiles`.
    */
   cityFiles?: { keepFeedItemsFrom?: string };
+  /** Where replaced archive pages are kept until the publish is done (`SyncFileWriter`). */
+  retireTo?: string;
 }
 
 /** Site path -> file (`/` is index.html, every page is `{path}.html`). */
@@ -63,7 +65,7 @@ export async function runRenderJob(job: RenderJob, caller?: { db: DB; site: Site
     const site = caller?.site ?? createSiteData(db, job.baseUrl, { placeFinder: job.placeFinder, placeFinderScript: job.placeFinderScript, now: () => new Date(job.now) });
     let written = 0;
     const large: string[] = [];
-    const archive = new SyncFileWriter({ atomic: true }); // readers may already see the archive
+    const archive = new SyncFileWriter({ atomic: true, retireTo: job.retireTo }); // readers may already see the archive
     const generation = new SyncFileWriter({ atomic: false }); // nobody sees it before the swap
     const renderEdition = async (k: EditionKey) => {
       const html = await renderer.renderBytes(`/${k.slug}/${k.date}`, site);

@@ -62,6 +62,8 @@ export interface TextOutputOptions {
    * (`RenderJob.cityFiles`, a morning): they are left out here.
    */
   cityFilesWithPages?: boolean;
+  /** Where replaced archive twins are kept until the publish is done (`SyncFileWriter`). */
+  retireTo?: string;
 }
 
 /** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
@@ -79,7 +81,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const now = ctx.config.now();
   const maxUrls = Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS));
   const out = new AtomicFileWriter(opts.outDir, { atomic: !opts.fresh, onWrite: opts.onWrite });
-  const archiveOut = opts.archiveDir && opts.archiveDir !== opts.outDir ? new AtomicFileWriter(opts.archiveDir) : out;
+  const archiveOut = opts.archiveDir && opts.archiveDir !== opts.outDir ? new AtomicFileWriter(opts.archiveDir, { retireTo: opts.retireTo }) : out;
 
   // Edition twins: every edition (read in id-ordered pages) or just the new ones.
   const touchedCities = new Set<string>();

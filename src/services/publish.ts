@@ -74,9 +74,11 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
     const interrupted = fs.existsSync(marker);
     const removed = removeAbandoned(dirs, interrupted);
     if (removed.generations || removed.tmpFiles) ctx.log.info({ ...removed, interrupted }, "removed what an earlier publish left behind");
-    fs.mkdirSync(dirs.root, { recursive: true });
+    fs.mkdirSync(dirs.retired, { recursive: true });
     fs.writeFileSync(marker, String(process.pid));
     const pagesWritten = await fn(dirs);
+    // The archive files this publish replaced, kept until now (SyncFileWriter's `retireTo`).
+    fs.rmSync(dirs.retired, { recursive: true, force: true });
     fs.rmSync(marker, { force: true });
     const target = await createPublishTarget(ctx.config.publishTarget, ctx.log).publish(dirs);
     return { pagesWritten, target };
@@ -123,14 +125,14 @@ export function buildSite(ctx: AppContext): Promise<PublishResult> {
       ];
       // The archive's pages are most of a full build's work: two render workers share them (the
       // main thread writes the text outputs meanwhile), the first also renders the index pages.
-      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, archive: dirs.archive, generation, editions: "all", pages: [] };
+      const job: RenderJob = { dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(), placeFinder: extras.placeFinder, placeFinderScript: extras.placeFinderScript, archive: dirs.archive, generation, editions: "all", pages: [], retireTo: dirs.retired };
       const shards = Math.max(1, Math.min(FULL_BUILD_WORKERS, os.availableParallelism()));
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(Promise.all(Array.from({ length: shards }, (_, index) =>
           renderPages(compressed, generation, { ...job, pages: index === 0 ? pages : [], shard: { index, count: shards } })))
           .then((counts) => counts.reduce((a, b) => a + b, 0))),
         // Dated edition twins go straight into the archive, like their pages.
-        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site, fresh: true, onWrite: (rel, body) => compressed.add(rel, body) })),
+        timed(writeTextOutputs(ctx, { outDir: generation, archiveDir: dirs.archive, editionIds: [], full: true, site, fresh: true, onWrite: (rel, body) => compressed.add(rel, body), retireTo: dirs.retired })),
       ]);
       ctx.log.info({ pages: rendered, renderMs, textFiles, textMs, ms: Math.round(performance.now() - started) }, "site built");
       return rendered + textFiles + extras.files;
@@ -167,7 +169,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       const placeFinder = fs.existsSync(path.join(live, "place-index.json"));
       const job: RenderJob = {
         dbFile: databaseFile(ctx.config.dataDir), baseUrl: ctx.config.baseUrl, now: ctx.config.now().toISOString(),
-        placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id),
+        placeFinder, placeFinderScript, archive: dirs.archive, generation, editions: keys.map((k) => k.id), retireTo: dirs.retired,
         pages: [...GLOBAL_PAGES, ...new Set(keys.map((k) => `/states/${slugify(k.state_name)}`))],
         shared: { pages: [...new Set(keys.map((k) => `/${k.slug}`))], cursor: new SharedArrayBuffer(4) },
         cityFiles: { keepFeedItemsFrom: feedItemFormat === FEED_ITEM_FORMAT ? live : undefined },
@@ -177,7 +179,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
         timed((async () => {
           // The town's edition before each new one gains its "next" link: patched into its page
           // (rendered again only when the stored page is not as expected), its twin written again.
-          const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds));
+          const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds), dirs.retired);
           // An edition after a new one (an earlier date stored late) gains a new "previous" link: rendered again.
           toRender.push(...editionsAfter(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
@@ -187,7 +189,7 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
           // The cities' twins and feeds are written with their pages, by whichever thread renders them.
           const text = await writeTextOutputs(ctx, {
             outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, site, onWrite: (rel, body) => compressed.add(rel, body),
-            cityFilesWithPages: true,
+            cityFilesWithPages: true, retireTo: dirs.retired,
           });
           const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, { db: ctx.db, site });
           return { patched, rerendered, helped, files: patched + rerendered + text + helped };

@@ -48,6 +48,8 @@ describe("a dated edition between two others", () => {
     // The first morning built the site; the second and third each patched the page before theirs
     // and rendered no page again.
     expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.rerendered])).toEqual([[1, 0], [1, 0]]);
+    // The pages they replaced were kept aside only until each publish was done.
+    expect(fs.existsSync(siteDirs(server.dataDir).retired)).toBe(false);
     const stored = read();
     expect(Object.keys(stored)).toEqual(["2026-11-22.html", "2026-11-22.md", "2026-11-23.html", "2026-11-23.md", "2026-11-24.html", "2026-11-24.md"]);
     await buildSite(server.ctx);
