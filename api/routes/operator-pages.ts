@@ -1,7 +1,9 @@
 import type { TownClicks } from "../../src/services/clicks.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AudienceDay, StatementMonth } from "../../src/core/operator-statement.ts";
+import { eventWhenWords } from "../../src/core/event-time.ts";
 import { formatCents } from "../../src/core/pricing.ts";
+import { formatLongDate } from "../../src/site/format.ts";
 import type { TownDesk } from "../../src/services/operator-desk.ts";
 import type { LeaseView } from "../../src/store/leases.ts";
 import type { OperatorAccount } from "../../src/store/payouts.ts";
@@ -157,14 +159,14 @@ ${fieldError("note-markdown", err.markdown)}
 ${fieldError("note-author", err.authorName)}
 <label for="note-date">Edition date</label>
 <input id="note-date" name="date" type="date" value="${e(values.date)}" min="${e(v.notes.nextEdition)}" aria-describedby="note-date-help${err.date ? " note-date-error" : ""}"${err.date ? ` aria-invalid="true"` : ""}>
-<p class="status" id="note-date-help">The next edition is ${e(v.notes.nextEdition)}; choose a later date to schedule the note for that morning.</p>
+<p class="status" id="note-date-help">The next edition goes out on ${e(formatLongDate(v.notes.nextEdition))}; choose a later date to schedule the note for that morning.</p>
 ${fieldError("note-date", err.date)}
 <div class="actions"><button type="submit" name="action" value="preview" class="secondary">Preview</button><button type="submit" name="action" value="save">Save the note</button></div>
 </form>
 ${n?.preview !== undefined ? `<h3>Preview</h3>${n.preview ? `<div class="card" data-testid="note-preview">${n.preview}</div>` : "<p>Nothing to preview yet: see the message above the note.</p>"}` : ""}
 <h3>Scheduled notes</h3>
-${v.notes.scheduled.length ? v.notes.scheduled.map((s) => `<div class="listing"><p><strong>${e(s.date)}</strong>${s.date === v.notes.nextEdition ? " (next edition)" : ""}</p><div data-testid="note-${e(s.date)}">${s.html}</div>
-<form method="post" action="/operator/towns/${slug}/note/delete">${csrfField}<input type="hidden" name="date" value="${e(s.date)}"><button type="submit" class="secondary">Delete the note of ${e(s.date)}</button></form></div>`).join("\n") : "<p>No note scheduled.</p>"}`;
+${v.notes.scheduled.length ? v.notes.scheduled.map((s) => `<div class="listing"><p><strong>${e(formatLongDate(s.date))}</strong>${s.date === v.notes.nextEdition ? " (next edition)" : ""}</p><div data-testid="note-${e(s.date)}">${s.html}</div>
+<form method="post" action="/operator/towns/${slug}/note/delete">${csrfField}<input type="hidden" name="date" value="${e(s.date)}"><button type="submit" class="secondary">Delete the note of ${e(formatLongDate(s.date))}</button></form></div>`).join("\n") : "<p>No note scheduled.</p>"}`;
 }
 
 export function deskPage(v: TownDesk, o: DeskOptions): string {
@@ -184,7 +186,7 @@ export function deskPage(v: TownDesk, o: DeskOptions): string {
 <h3 id="t-${e(l.id)}">${e(l.title)}</h3>
 <p class="status">${l.product === "event" ? "Event" : "Business"}, ${e(l.tier)} tier (${e(formatCents(l.price_cents))}). ${l.status === "held" ? `Held by the listing screen: ${e(l.reason ?? "")}` : "Free listing waiting for a person's approval."}</p>
 <p>${e(l.description)}</p>
-<p>${l.product === "event" ? `When: ${e((l.starts_at ?? "").replace("T", " "))}${l.ends_at ? ` to ${e(l.ends_at.replace("T", " "))}` : ""}${l.venue ? `. Where: ${e(l.venue)}` : ""}` : `${e(l.category ?? "")}, ${e(l.address ?? "")}`}</p>
+<p>${l.product === "event" ? `When: ${e(eventWhenWords({ startsAt: l.starts_at ?? "", endsAt: l.ends_at }, { withDay: true }))}${l.venue ? `. Where: ${e(l.venue)}` : ""}` : `${e(l.category ?? "")}, ${e(l.address ?? "")}`}</p>
 <p>Link: <a href="${e(l.url)}" rel="nofollow noopener">${e(l.url)}</a></p>
 ${decisions.length ? `<p class="status">${decisions.map((d) => `${e(d.decision)} by ${e(d.byRole)} on ${e(date(d.createdAt))}`).join("; ")}</p>` : ""}
 ${mine && o.errors?.form ? `<p class="form-error" role="alert">${e(o.errors.form)}</p>` : ""}

@@ -197,7 +197,8 @@ describe("the operator desk in a browser", () => {
     await page.getByRole("button", { name: "Add the feed" }).click();
     await expect(page.getByTestId("feed-status").first().textContent()).resolves.toMatch(/^Working\. Last fetch: .* Items: 1\.$/);
 
-    // The free listing: approved, published.
+    // The free listing, in words (no ISO times): approved, published.
+    await expect(page.locator("article.listing", { hasText: "Foothills lantern walk" }).textContent()).resolves.toMatch(/When: Sat, Nov 28, all day\. Where: Julia Davis Park/);
     await page.getByRole("button", { name: 'Approve "Foothills lantern walk"' }).click();
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Approved");
     expect((await (await server.get(`/api/listing-order?id=${free.orderId}`)).json()).status).toBe("published");

@@ -268,7 +268,7 @@ describe("the town's desk", () => {
     const saved = await postForm(jar, url, { csrf, action: "save", markdown: "The *pool* opens at noon.", authorName: "Dana", date: "2026-11-22" });
     expect(saved.status).toBe(303);
     const after = await desk();
-    expect(after).toMatch(/<strong>2026-11-22<\/strong> \(next edition\)/);
+    expect(after).toMatch(/<strong>Sunday, November 22, 2026<\/strong> \(next edition\)/);
     expect(after).toMatch(/data-testid="note-2026-11-22">[\s\S]*<em>pool<\/em>/);
     expect(server.ctx.db.prepare("SELECT updated_by FROM town_notes").pluck().get()).toBe(OPERATOR);
   });
