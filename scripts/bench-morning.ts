@@ -5,7 +5,8 @@
 //   - a full rebuild (`buildSite`): every edition page and twin, every index page, feeds, sitemaps;
 //   - the morning: 1,000 new editions published incrementally (`publishEditions`) onto that site.
 // BENCH_SNAPSHOT=DIR keeps the seeded archive and its rebuild (before the morning) in DIR; then
-// `npm run bench:morning -- --from DIR [runs]` times the morning alone on fresh copies of it, as often as asked.
+// `npm run bench:morning -- --from DIR [runs]` times the morning alone on fresh copies of it, as often as asked
+// (BENCH_KEEP=1 keeps the copies: two versions of the code compared run by run, no deletion between).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
