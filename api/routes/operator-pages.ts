@@ -1,7 +1,7 @@
 import type { TownClicks } from "../../src/services/clicks.ts";
 import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AudienceDay, StatementMonth } from "../../src/core/operator-statement.ts";
-import { eventWhenWords } from "../../src/core/event-time.ts";
+import { eventWhenWords, shortDay } from "../../src/core/event-time.ts";
 import { formatCents } from "../../src/core/pricing.ts";
 import { formatLongDate } from "../../src/site/format.ts";
 import type { TownDesk } from "../../src/services/operator-desk.ts";
@@ -67,7 +67,7 @@ function clicksBlock(slug: string, c: TownClicks): string {
   if (c.perEdition.length === 0) return `<h3>Clicks</h3><p>No link in an edition has been followed yet. Links are counted in total, never per reader.</p>`;
   return `<h3>Clicks per edition</h3>
 <table data-testid="clicks"><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Links followed</th></tr></thead>
-<tbody>${c.perEdition.map((r) => `<tr><th scope="row">${e(r.date)}</th><td class="num">${r.clicks}</td><td class="num">${r.links}</td></tr>`).join("")}</tbody></table>
+<tbody>${c.perEdition.map((r) => `<tr><th scope="row">${e(shortDay(r.date))}</th><td class="num">${r.clicks}</td><td class="num">${r.links}</td></tr>`).join("")}</tbody></table>
 <h3>Most followed links, last 30 days</h3>
 <ol data-testid="top-links">${c.topLinks.map((l) => `<li><a href="${e(l.url)}" rel="noopener">${e(l.url)}</a>: ${l.clicks} click${l.clicks === 1 ? "" : "s"}</li>`).join("")}</ol>
 <p><a href="/operator/towns/${e(slug)}/clicks.csv" download>Download clicks per edition (CSV)</a>. Counted in total per link, through our own redirect: no cookies, pixels or reader ids; mail servers' link scanners are left out.</p>`;
@@ -208,11 +208,11 @@ ${audienceChart(a.days)}
 <details><summary>The numbers by day</summary>
 <section class="scroll" aria-label="Readers per day" tabindex="0"><table><caption class="status">New and unsubscribed readers per day</caption>
 <thead><tr><th scope="col">Day</th><th scope="col" class="num">New</th><th scope="col" class="num">Unsubscribed</th></tr></thead>
-<tbody>${a.days.map((d) => `<tr><th scope="row">${e(d.date)}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></section></details>
+<tbody>${a.days.map((d) => `<tr><th scope="row">${e(shortDay(d.date))}</th><td class="num">${d.joined}</td><td class="num">${d.left}</td></tr>`).join("")}</tbody></table></section></details>
 <p>Referrals: <span data-testid="referrals">${a.referrals.referred}</span> readers subscribed through the "Forward to a neighbor" link of ${a.referrals.readers} reader${a.referrals.readers === 1 ? "" : "s"}.</p>
 <h3>Emails sent per edition</h3>
 ${a.sent.length ? `<table><thead><tr><th scope="col">Edition</th><th scope="col" class="num">Sent</th><th scope="col" class="num">Queued</th></tr></thead>
-<tbody>${a.sent.map((s) => `<tr><th scope="row">${e(s.date)}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}
+<tbody>${a.sent.map((s) => `<tr><th scope="row">${e(shortDay(s.date))}</th><td class="num">${s.sent}</td><td class="num">${s.queued}</td></tr>`).join("")}</tbody></table>` : "<p>No edition yet: the first goes out the morning after the first reader subscribes.</p>"}
 ${clicksBlock(v.lease.slug, a.clicks)}`,
   });
   sections.push({

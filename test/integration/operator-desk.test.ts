@@ -226,10 +226,10 @@ describe("the town's desk", () => {
     expect(html).toMatch(/data-testid="subscribers">3</);
     expect(html).toContain('<svg class="chart" viewBox="0 0 600 170" role="img"');
     // Boise is on Mountain time: 18:00 UTC on Nov 21 is Nov 21 there, 09:00 UTC on Nov 22 is Nov 22 02:00.
-    expect(html).toContain('<tr><th scope="row">2026-11-21</th><td class="num">1</td><td class="num">1</td></tr>');
-    expect(html).toContain('<tr><th scope="row">2026-11-22</th><td class="num">1</td><td class="num">0</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Sat, Nov 21</th><td class="num">1</td><td class="num">1</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Sun, Nov 22</th><td class="num">1</td><td class="num">0</td></tr>');
     // gone@ joined on Nov 2 and left on Nov 21: counted on both days.
-    expect(html).toContain('<tr><th scope="row">2026-11-02</th><td class="num">1</td><td class="num">0</td></tr>');
+    expect(html).toContain('<tr><th scope="row">Mon, Nov 2</th><td class="num">1</td><td class="num">0</td></tr>');
     expect(html).toContain("In 30 days: <strong>4 new</strong> and <strong>1 unsubscribed</strong>.");
   });
 
