@@ -137,7 +137,7 @@ export class SyncFileWriter {
    * is freed when the publish empties that directory, after its writes. On ext4 without a journal
    * (this project's benchmark machine) every new file skips, one by one, the inodes freed in the
    * last 30 s: a morning that replaced 30,000 archive files (the "next" links) and then created
-   * 90,000 spent up to a third of its CPU in the kernel's `recently_deleted`.
+   * 90,000 spent a fifth of its CPU in the kernel's `recently_deleted` (docs/performance.md).
    */
   constructor(options: { atomic: boolean; retireTo?: string }) {
     this.#atomic = options.atomic;
@@ -162,7 +162,7 @@ export class SyncFileWriter {
 
   #writeFile(file: string, data: string | Buffer): void {
     if (!this.#atomic) return fs.writeFileSync(file, data);
-    // Unique per writer: the thread id and a counter (no random bytes per file).
+    // Unique per writer (its id) and per file (a counter): no random bytes per file.
     const seq = ++this.#seq;
     const tmp = `${file}.${this.#id}-${seq}.tmp`;
     try {
