@@ -42,7 +42,7 @@ export interface Validators {
 /** What a provider answers to a conditional request, parsed: its items and the validators to send next time. */
 export type ConditionalItems<T> =
   | { status: "not-modified" }
-  | { status: "ok"; items: T[]; validators: { etag: string | null; lastModified: string | null } };
+  | { status: "ok"; items: T[]; validators: Required<Validators> };
 
 export type ConditionalJson =
   | { status: "not-modified" }

@@ -74,7 +74,6 @@ export const KEPT_MS = { usgs: 3 * 3_600_000, openfema: 30 * 3_600_000 } as cons
 
 const empty = (): ProviderSummary => ({ requests: 0, notModified: 0, failures: 0, skipped: 0, townsServed: 0 });
 
-
 type Provider = keyof typeof KEPT_MS;
 
 /** The items of the provider's last good answer, if recent enough to serve at `now`. */

@@ -55,7 +55,6 @@ export interface FeedRefresh {
   ready(geoid: string): Promise<void>;
 }
 
-
 const hostOf = (url: string) => {
   try {
     return new URL(url).host;
