@@ -19,17 +19,17 @@ export class AtomicFileWriter {
   readonly root: string;
   written = 0;
   #files: SyncFileWriter;
-  #onWrite?: (relPath: string, content: string) => void;
+  #onWrite?: (relPath: string, content: string | Buffer) => void;
   #sliceStarted = performance.now();
 
-  constructor(root: string, options: { atomic?: boolean; onWrite?: (relPath: string, content: string) => void; retireTo?: string } = {}) {
+  constructor(root: string, options: { atomic?: boolean; onWrite?: (relPath: string, content: string | Buffer) => void; retireTo?: string } = {}) {
     this.root = root;
     this.#files = new SyncFileWriter({ atomic: options.atomic ?? true, retireTo: options.retireTo });
     this.#onWrite = options.onWrite;
   }
 
   /** Writes `relPath` (slash-separated, inside the root). */
-  async write(relPath: string, content: string): Promise<void> {
+  async write(relPath: string, content: string | Buffer): Promise<void> {
     const file = path.resolve(this.root, relPath);
     if (!file.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`refusing to write outside ${this.root}: ${relPath}`);
     if (performance.now() - this.#sliceStarted > 8) {

@@ -11,7 +11,7 @@ import {
   citiesMarkdown, cityMarkdown, developersMarkdown, editionMarkdown, feedMarkdown, SITE_NAME, stateMarkdown, statesMarkdown,
 } from "./markdown-pages.ts";
 import { frontMatter } from "./markdown-text.ts";
-import { feedItemsByLink, renderFeed, renderRss, rssItemXml, type RssItem } from "./rss.ts";
+import { feedItemsByLink, renderFeedBytes, renderRss, rssItemXml, type RssItem } from "./rss.ts";
 import { xml } from "./xml.ts";
 import {
   childFile, partCount, renderSitemapIndex, renderUrlset, SITEMAP_MAX_URLS, splitUrls, type SitemapChild, type SitemapUrl,
@@ -56,7 +56,7 @@ export interface TextOutputOptions {
    */
   fresh?: boolean;
   /** Sees every file written to `outDir` (relative path, content): the publish's compressed copies. */
-  onWrite?: (relPath: string, content: string) => void;
+  onWrite?: (relPath: string, content: string | Buffer) => void;
   /**
    * The renderers of the city pages write each affected city's twin and feed with its page
    * (`RenderJob.cityFiles`, a morning): they are left out here.
@@ -188,7 +188,7 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
  * with the same base URL and `FEED_ITEM_FORMAT`): an edition the feed already carries is not read and
  * rendered again.
  */
-export function cityFiles(db: DB, site: SiteData, slug: string, now: Date, keepFeedItemsFrom?: string): Array<[string, string]> {
+export function cityFiles(db: DB, site: SiteData, slug: string, now: Date, keepFeedItemsFrom?: string): Array<[string, string | Buffer]> {
   const view = site.city(slug);
   if (!view) return [];
   const base = site.baseUrl;
@@ -200,7 +200,7 @@ export function cityFiles(db: DB, site: SiteData, slug: string, now: Date, keepF
   }));
   return [
     [`${slug}.md`, cityMarkdown(base, view)],
-    [`${slug}/feed.xml`, renderFeed({
+    [`${slug}/feed.xml`, renderFeedBytes({
       title: `${name} Daily: ${name}, ${state}`,
       link: `${base}/${slug}`,
       selfUrl: `${base}/${slug}/feed.xml`,
@@ -210,9 +210,9 @@ export function cityFiles(db: DB, site: SiteData, slug: string, now: Date, keepF
 }
 
 /** The items of a city's live feed, by link; none when it has no feed yet. */
-function keptFeedItems(file: string): Map<string, string> | undefined {
+function keptFeedItems(file: string): Map<string, Buffer> | undefined {
   try {
-    return feedItemsByLink(fs.readFileSync(file, "utf8"));
+    return feedItemsByLink(fs.readFileSync(file));
   } catch {
     return undefined;
   }

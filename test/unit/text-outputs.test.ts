@@ -6,7 +6,7 @@ import { llmsTxt } from "../../src/publish/llms.ts";
 import { cityMarkdown, feedMarkdown } from "../../src/publish/markdown-pages.ts";
 import { statesPhrase } from "../../src/core/states.ts";
 import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
-import { absolutizeHtml, FEED_ITEM_FORMAT, feedItemsByLink, renderFeed, renderRss, rfc822, rssItemXml, synopsis } from "../../src/publish/rss.ts";
+import { absolutizeHtml, FEED_ITEM_FORMAT, feedItemsByLink, renderFeed, renderFeedBytes, renderRss, rfc822, rssItemXml, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
 import { xml } from "../../src/publish/xml.ts";
 import { censusFigures } from "../../src/core/census-figures.ts";
@@ -75,14 +75,17 @@ describe("rss", () => {
   it("finds each item of a feed it wrote by its link, so a later feed can carry it unchanged", () => {
     const channel = { title: "t", link: `${BASE}/`, selfUrl: `${BASE}/feed.xml`, description: "d" };
     const items = ["2026-11-22", "2026-11-21", "2026-11-20"].map((date) => ({
-      title: `Ely & co, ${date}`, link: `${BASE}/ely-nevada/${date}`, publishedAt: `${date}T11:00:00Z`,
-      html: `<h1>x</h1><p>An &lt;item&gt; inside </item> text</p>\n<item>\n`, category: "Ely, Nevada",
+      title: `Española & co — ${date}`, link: `${BASE}/ely-nevada/${date}`, publishedAt: `${date}T11:00:00Z`,
+      html: `<h1>x</h1><p>An &lt;item&gt; inside </item> text, café ☕</p>\n<item>\n<link>x</link>\n`, category: "Ely, Nevada",
     }));
     const feed = renderRss(channel, items, BASE, new Date());
-    const found = feedItemsByLink(feed);
+    const found = feedItemsByLink(Buffer.from(feed));
     expect([...found.keys()]).toEqual(items.map((i) => xml(i.link)));
-    expect(renderFeed(channel, items.map((i) => ({ publishedAt: i.publishedAt, xml: found.get(xml(i.link))! })), new Date())).toBe(feed);
-    expect(feedItemsByLink(renderRss(channel, [], BASE, new Date())).size).toBe(0);
+    // Kept items are views of the old feed's bytes (multi-byte text included), spliced in unchanged.
+    const kept = items.map((i) => ({ publishedAt: i.publishedAt, xml: found.get(xml(i.link))! }));
+    expect(renderFeed(channel, kept, new Date())).toBe(feed);
+    expect(renderFeedBytes(channel, [kept[0], { publishedAt: items[1].publishedAt, xml: rssItemXml(items[1], BASE) }, kept[2]], new Date()).equals(Buffer.from(feed))).toBe(true);
+    expect(feedItemsByLink(Buffer.from(renderRss(channel, [], BASE, new Date()))).size).toBe(0);
   });
 
   it("names the item format it writes: an item's XML changes only with FEED_ITEM_FORMAT", () => {
