@@ -38,13 +38,20 @@ export function editionMarkdown(base: string, e: PlacedEdition, nav: { previous?
     ...(startsWithH1(body) ? [] : [`# ${md(e.subject)}`, ""]),
     body,
     "",
-    ...(nav.previous || nav.next
-      ? [[
-        nav.previous ? `Previous: ${mdLink(nav.previous.subject, `${base}/${e.slug}/${nav.previous.date}.md`)}` : "",
-        nav.next ? `Next: ${mdLink(nav.next.subject, `${base}/${e.slug}/${nav.next.date}.md`)}` : "",
-      ].filter(Boolean).join(" · "), ""]
-      : []),
+    ...(nav.previous || nav.next ? [editionTwinNav(base, e.slug, nav), ""] : []),
   ].join("\n");
+}
+
+/**
+ * The last line of an edition's twin: the editions before and after it (an edition with neither has
+ * none). The morning's patch of the twin before a new edition (src/publish/next-links.ts) draws it
+ * with the same function, so a patched twin is byte for byte what a full rebuild writes.
+ */
+export function editionTwinNav(base: string, slug: string, nav: { previous?: ArchiveEntry; next?: ArchiveEntry }): string {
+  return [
+    nav.previous ? `Previous: ${mdLink(nav.previous.subject, `${base}/${slug}/${nav.previous.date}.md`)}` : "",
+    nav.next ? `Next: ${mdLink(nav.next.subject, `${base}/${slug}/${nav.next.date}.md`)}` : "",
+  ].filter(Boolean).join(" · ");
 }
 
 

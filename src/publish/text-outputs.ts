@@ -64,6 +64,8 @@ export interface TextOutputOptions {
   cityFilesWithPages?: boolean;
   /** Where replaced archive twins are kept until the publish is done (`SyncFileWriter`). */
   retireTo?: string;
+  /** Editions before the new ones whose twins the morning already patched (`patchNextLinks`): not written again. */
+  twinsPatched?: ReadonlySet<number>;
 }
 
 /** Items in /feed.xml (all cities); each /{slug}/feed.xml has `CITY_FEED_ITEMS` (src/site/views.ts). */
@@ -100,7 +102,8 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     }
   } else {
     const fresh = new Set(opts.editionIds);
-    for (const e of placedEditionsByIds(db, withNeighbourEditionIds(db, opts.editionIds))) {
+    const patched = opts.twinsPatched ?? new Set<number>();
+    for (const e of placedEditionsByIds(db, withNeighbourEditionIds(db, opts.editionIds).filter((id) => !patched.has(id)))) {
       // The editions beside a new one only gain a link to it: their twins again, nothing else of them changes.
       if (fresh.has(e.id)) await writeEdition(e);
       else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.place_geoid, e.date)));

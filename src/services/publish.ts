@@ -177,26 +177,26 @@ export function publishEditions(ctx: AppContext, editionIds: number[]): Promise<
       const [[rendered, renderMs], [textFiles, textMs]] = await Promise.all([
         timed(renderPages(compressed, generation, job)),
         timed((async () => {
-          // The town's edition before each new one gains its "next" link: patched into its page
-          // (rendered again only when the stored page is not as expected), its twin written again.
-          const { patched, toRender } = await patchNextLinks(dirs.archive, editionsGainingNext(ctx.db, editionIds), dirs.retired);
+          // The town's edition before each new one gains its "next" link: patched into its page and
+          // twin (written again only when the stored file is not as expected).
+          const { patched, toRender, twinsPatched } = await patchNextLinks(dirs.archive, ctx.config.baseUrl, editionsGainingNext(ctx.db, editionIds), dirs.retired);
           // An edition after a new one (an earlier date stored late) gains a new "previous" link: rendered again.
           toRender.push(...editionsAfter(ctx.db, editionIds));
           const rerendered = toRender.length ? await renderPages(compressed, generation, { ...job, editions: toRender, pages: [], shared: undefined }) : 0;
           // One read model on this thread, for the text outputs and the city pages it then takes.
           const site = createSiteData(ctx.db, ctx.config.baseUrl, { placeFinder, placeFinderScript, now: () => new Date(job.now) });
-          // The new editions only: writeTextOutputs adds the twins of the editions before them itself.
+          // The new editions only: writeTextOutputs adds the twins of the editions beside them that were not patched.
           // The cities' twins and feeds are written with their pages, by whichever thread renders them.
           const text = await writeTextOutputs(ctx, {
             outDir: generation, archiveDir: dirs.archive, editionIds, full: false, fresh: true, site, onWrite: (rel, body) => compressed.add(rel, body),
-            cityFilesWithPages: true, retireTo: dirs.retired,
+            cityFilesWithPages: true, retireTo: dirs.retired, twinsPatched,
           });
           const helped = await renderPages(compressed, generation, { ...job, editions: [], pages: [] }, { db: ctx.db, site });
-          return { patched, rerendered, helped, files: patched + rerendered + text + helped };
+          return { patched, twinsPatched: twinsPatched.size, rerendered, helped, files: patched + twinsPatched.size + rerendered + text + helped };
         })()),
       ]);
-      const { patched, rerendered, helped, files } = textFiles;
-      ctx.log.info({ editions: keys.length, pages: rendered + helped, renderMs, patched, rerendered, pagesOnMainThread: helped, textFiles: files - helped, textMs, ms: Math.round(performance.now() - started) }, "editions published");
+      const { patched, twinsPatched, rerendered, helped, files } = textFiles;
+      ctx.log.info({ editions: keys.length, pages: rendered + helped, renderMs, patched, twinsPatched, rerendered, pagesOnMainThread: helped, textFiles: files - helped, textMs, ms: Math.round(performance.now() - started) }, "editions published");
       return rendered + files;
     });
   });

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 // Reader defects of issue #18: older editions link forward; "Good morning, New York, New York".
 const NY = "new-york-new-york";
 let server: TestServer;
-const published: Array<{ msg: string; patched?: number; rerendered?: number }> = [];
+const published: Array<{ msg: string; patched?: number; twinsPatched?: number; rerendered?: number }> = [];
 
 beforeAll(async () => {
   server = await startTestServer({ NOW: "2026-11-22T12:00:00.000Z", MAIL_SENDER: "off" });
@@ -42,12 +42,13 @@ describe("a dated edition between two others", () => {
     expect(newest).not.toContain("Next:");
   });
 
-  it("patches the new link into the page before it, byte for byte what a full rebuild renders", async () => {
+  it("patches the new link into the page and twin before it, byte for byte what a full rebuild writes", async () => {
     const archive = path.join(siteDirs(server.dataDir).archive, NY);
     const read = () => Object.fromEntries(fs.readdirSync(archive).sort().map((f) => [f, fs.readFileSync(path.join(archive, f), "utf8")]));
     // The first morning built the site; the second and third each patched the page before theirs
-    // and rendered no page again.
-    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.rerendered])).toEqual([[1, 0], [1, 0]]);
+    // and rendered no page again. The third patched the twin too; the second's twin had no nav line
+    // yet (the town's first edition), so it was written again.
+    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.twinsPatched, l.rerendered])).toEqual([[1, 0, 0], [1, 1, 0]]);
     // The pages they replaced were kept aside only until each publish was done.
     expect(fs.existsSync(siteDirs(server.dataDir).retired)).toBe(false);
     const stored = read();
@@ -56,20 +57,27 @@ describe("a dated edition between two others", () => {
     expect(read()).toEqual(stored);
   });
 
-  it("renders the page before a new edition again when its stored nav is not what it expects", async () => {
-    // A page drawn by an older template: the patch would not find its nav, so the page is rendered.
+  it("renders the page and writes the twin before a new edition again when their stored navs are not what it expects", async () => {
+    // A page and a twin drawn by an older template: the patch would not find their navs, so both are made again.
     const file = path.join(siteDirs(server.dataDir).archive, NY, "2026-11-24.html");
     const stored = fs.readFileSync(file, "utf8");
     const older = stored.replace(/<nav aria-label="Editions" class="meta"><p>/, '<nav aria-label="Editions" class="meta"><p> ');
     expect(older).not.toBe(stored);
     fs.writeFileSync(file, older);
+    const twinFile = path.join(siteDirs(server.dataDir).archive, NY, "2026-11-24.md");
+    const twin = fs.readFileSync(twinFile, "utf8");
+    expect(twin).toMatch(/\nPrevious: \[New York, Nov 23: [^\n]*\n$/);
+    fs.writeFileSync(twinFile, twin.replace(/\nPrevious: /, "\nBefore: "));
     published.length = 0;
     expect((await runMorning(server.ctx, { now: new Date("2026-11-25T12:00:00.000Z") })).composed).toBe(1);
-    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.rerendered])).toEqual([[0, 1]]);
+    expect(published.filter((l) => l.msg === "editions published").map((l) => [l.patched, l.twinsPatched, l.rerendered])).toEqual([[0, 0, 1]]);
     const page = await (await server.get(`/${NY}/2026-11-24`)).text();
     expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-25" rel="next">New York, Nov 25: /);
     expect(page).toMatch(/<a href="\/new-york-new-york\/2026-11-23" rel="prev">/);
     expect(page).not.toContain("<p> ");
+    const written = await (await server.get(`/${NY}/2026-11-24.md`)).text();
+    expect(written).toMatch(/\nPrevious: \[New York, Nov 23: [^\n]*\) · Next: \[New York, Nov 25: [^\n]*\n$/);
+    expect(written).not.toContain("Before: ");
   });
 
   it("an earlier day stored late: the edition after it links back to it, page and twin", async () => {

@@ -15,8 +15,9 @@ describe("the forecast chart", () => {
     expect(labels).toEqual(["48°", "31°", "Today", "10%", "50°", "32°", "Mon", "62°", "40°", "Tue", "20%"]);
     // Every label carries its own size (at least 18 viewBox units: legible on a 320 px phone).
     expect([...html.matchAll(/<text [^>]*font-size="(\d+)"/g)].map((m) => Number(m[1])).every((s) => s >= 18)).toBe(true);
-    // Coordinates in hundredths at most.
-    expect(html).not.toMatch(/\d\.\d{3}/);
+    // Coordinates in tenths at most.
+    expect(html).not.toMatch(/\d\.\d{2}/);
+    expect(html).toContain('<rect x="64.7" y="108.5" width="16" height="77.2"');
   });
 
   it("puts the warmest day's bar highest and gives a day with no range a visible bar", () => {
