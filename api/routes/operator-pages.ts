@@ -3,7 +3,7 @@ import { escapeHtml as e } from "../../src/core/email-render.ts";
 import type { AudienceDay, StatementMonth } from "../../src/core/operator-statement.ts";
 import { eventWhenWords, shortDay } from "../../src/core/event-time.ts";
 import { formatCents } from "../../src/core/pricing.ts";
-import { formatLongDate } from "../../src/site/format.ts";
+import { formatDate, formatInstantUtc, formatLongDate, formatMonth } from "../../src/site/format.ts";
 import type { TownDesk } from "../../src/services/operator-desk.ts";
 import type { LeaseView } from "../../src/store/leases.ts";
 import type { OperatorAccount } from "../../src/store/payouts.ts";
@@ -13,8 +13,9 @@ import type { OperatorAccount } from "../../src/store/payouts.ts";
 export type FieldErrors = Record<string, string>;
 
 
-const date = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : "");
-const when = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
+// Dates in words, like the rest of the desk ("November 21, 2026"; "December 22, 2026 at 12:00 UTC").
+const date = (iso: string | null | undefined) => (iso ? formatDate(iso.slice(0, 10)) : "");
+const when = formatInstantUtc;
 
 function fieldError(id: string, message: string | undefined): string {
   return message ? `<p class="field-error" id="${id}-error">${e(message)}</p>` : "";
@@ -99,7 +100,7 @@ function statementTable(rows: StatementMonth[]): string {
   const c = (n: number) => e(formatCents(n));
   return `<section class="scroll" aria-label="Statement by month" tabindex="0"><table data-testid="statement">
 <thead><tr><th scope="col">Month</th><th scope="col" class="num">Listings sold</th><th scope="col" class="num">Sales</th><th scope="col" class="num">Fees</th><th scope="col" class="num">Your half</th><th scope="col" class="num">Lease charge</th><th scope="col" class="num">Net</th><th scope="col" class="num">Paid out</th></tr></thead>
-<tbody>${rows.map((r) => `<tr><th scope="row">${e(r.month)}</th><td class="num">${r.listingsSold}</td><td class="num">${c(r.grossCents)}</td><td class="num">${c(r.feeCents)}</td><td class="num">${c(r.shareCents)}</td><td class="num">${c(r.leaseChargeCents)}</td><td class="num">${c(r.netCents)}</td><td class="num">${c(r.paidOutCents)}</td></tr>`).join("\n")}</tbody>
+<tbody>${rows.map((r) => `<tr><th scope="row">${e(formatMonth(r.month))}</th><td class="num">${r.listingsSold}</td><td class="num">${c(r.grossCents)}</td><td class="num">${c(r.feeCents)}</td><td class="num">${c(r.shareCents)}</td><td class="num">${c(r.leaseChargeCents)}</td><td class="num">${c(r.netCents)}</td><td class="num">${c(r.paidOutCents)}</td></tr>`).join("\n")}</tbody>
 </table></section>`;
 }
 

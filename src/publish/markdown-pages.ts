@@ -1,6 +1,5 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
-import { slugify } from "../core/slug.ts";
 import { isState, statesPhrase } from "../core/states.ts";
 import { webMarkdown } from "../core/web-edition.ts";
 import { eventWhenWords } from "../core/event-time.ts";

@@ -204,7 +204,7 @@ describe("the operator desk in a browser", () => {
     expect((await (await server.get(`/api/listing-order?id=${free.orderId}`)).json()).status).toBe("published");
 
     // The statement: the lease's first month, netted against no sales yet.
-    await expect(page.getByTestId("statement").locator("tbody tr").first().textContent()).resolves.toBe("2026-110$0.00$0.00$0.00$10.00-$10.00$0.00");
+    await expect(page.getByTestId("statement").locator("tbody tr").first().textContent()).resolves.toBe("November 20260$0.00$0.00$0.00$10.00-$10.00$0.00");
     await checkPage(page, "desk-after");
 
     // Errors next to their fields, what was typed kept: a rejection without a reason, an address that is not a feed.
@@ -221,7 +221,7 @@ describe("the operator desk in a browser", () => {
     // Cancelling (local mode): the town stays theirs until the end of the paid period.
     await page.goto(`${server.url}/operator/towns/boise-idaho`);
     await page.getByRole("button", { name: "Cancel the lease" }).click();
-    await expect(page.getByTestId("lease-status").textContent()).resolves.toMatch(/^Cancelled\. The town stays yours until 2026-12-22 12:00 UTC/);
+    await expect(page.getByTestId("lease-status").textContent()).resolves.toMatch(/^Cancelled\. The town stays yours until December 22, 2026 at 12:00 UTC/);
     await checkPage(page, "desk-cancelled");
 
     // An old permanent operator link.

@@ -238,7 +238,7 @@ describe("the town's desk", () => {
     await payOnHostedPage(paid.checkoutUrl, "$10.00");
     const html = await desk();
     // $10.00 - fee (29 + 30 = 59 cents) = 941; half rounded down = 470.
-    expect(html).toContain('<tr><th scope="row">2026-11</th><td class="num">1</td><td class="num">$10.00</td><td class="num">$0.59</td><td class="num">$4.70</td><td class="num">$10.00</td><td class="num">-$5.30</td><td class="num">$0.00</td></tr>');
+    expect(html).toContain('<tr><th scope="row">November 2026</th><td class="num">1</td><td class="num">$10.00</td><td class="num">$0.59</td><td class="num">$4.70</td><td class="num">$10.00</td><td class="num">-$5.30</td><td class="num">$0.00</td></tr>');
     const csv = await getWith(jar, `${server.url}/operator/towns/boise-idaho/statement.csv`);
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(await csv.text()).toBe("town,month,listings_sold,gross_usd,fees_usd,your_share_usd,lease_charge_usd,net_usd,paid_out_usd\r\nboise-idaho,2026-11,1,10.00,0.59,4.70,10.00,-5.30,0.00\r\n");
@@ -290,7 +290,7 @@ describe("the town's desk", () => {
     expect((await postForm(jar, url, { csrf, url: `${src.url}/boise-news.rss` })).status).toBe(303);
     const html = await desk();
     expect(html).toContain("<strong>Boise Gazette</strong> (RSS)");
-    expect(html).toMatch(/data-testid="feed-status">Working\. Last fetch: 2026-11-22 12:00 UTC\. Items: 2\./);
+    expect(html).toMatch(/data-testid="feed-status">Working\. Last fetch: November 22, 2026 at 12:00 UTC\. Items: 2\./);
     const id = /feeds\/(\d+)\/remove/.exec(html)![1];
     expect(server.ctx.db.prepare("SELECT added_by FROM town_feeds WHERE id = ?").pluck().get(Number(id))).toBe(OPERATOR);
     expect((await postForm(jar, `${server.url}/operator/towns/boise-idaho/feeds/${id}/remove`, { csrf })).status).toBe(303);
@@ -299,11 +299,11 @@ describe("the town's desk", () => {
 
   it("cancels the lease (local mode): the town stays theirs until the end of the paid period", async () => {
     const html = await desk();
-    expect(html).toContain("The current period is paid until 2026-12-22 12:00 UTC");
+    expect(html).toContain("The current period is paid until December 22, 2026 at 12:00 UTC");
     const res = await postForm(jar, `${server.url}/operator/towns/boise-idaho/lease/cancel`, { csrf: csrfOf(html) });
     expect(res.status).toBe(303);
     const after = await desk();
-    expect(after).toContain("Cancelled. The town stays yours until 2026-12-22 12:00 UTC");
+    expect(after).toContain("Cancelled. The town stays yours until December 22, 2026 at 12:00 UTC");
     expect((await (await server.get("/api/territories")).json()).claimedCount).toBe(1);
     at("2026-12-22T12:00:01.000Z");
     try {
