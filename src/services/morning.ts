@@ -6,7 +6,7 @@ import { sunTimes } from "../core/sun.ts";
 import { localDate, localHour } from "../core/time.ts";
 import { NO_TOWN_SOURCES, type TownSources } from "../core/town-sources.ts";
 import { insertEdition, weatherHistory } from "../store/editions.ts";
-import { recordHeadlinesShown } from "../store/feeds.ts";
+import { forgetHeadlinesShown, recordHeadlinesShown } from "../store/feeds.ts";
 import { findNote } from "../store/notes.ts";
 import {
   acquireLease, hasEdition, markDigestsQueued, markPending, markSitePublished, pendingEditions, releaseLease, renewLease,
@@ -86,6 +86,12 @@ const WARN_TOWNS_WITHOUT = 5;
 
 /** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
 const LEASE_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Days a shown headline is remembered even when no feed carries it any more (a feed that briefly
+ * served a short list brings its items back within days); headlines are at most a week old when shown.
+ */
+const HEADLINES_REMEMBERED_DAYS = 30;
 
 /** A city is due when its local clock is past the publication hour and its local date has no edition yet. */
 export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boolean; date: string } {
@@ -227,6 +233,9 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
   try {
     // Listings whose run is over leave the calendar and directory before today's editions are composed.
     sweepCommerce(ctx);
+    // A month of shown headlines is kept whatever the feeds say; older ones only while a feed still carries them.
+    const forgotten = forgetHeadlinesShown(ctx.db, addDays(now.toISOString().slice(0, 10), -HEADLINES_REMEMBERED_DAYS));
+    if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown long ago that no feed carries any more");
     const places = subscribedPlaces(ctx.db);
     summary.cities = places.length;
     const due: Array<{ place: PlaceRow; date: string }> = [];

@@ -188,6 +188,18 @@ export function recordHeadlinesShown(db: DB, placeGeoid: string, date: string, k
   for (const key of keys) insert.run(placeGeoid, key, date);
 }
 
+/**
+ * Forgets the headlines editions showed before `beforeDate` (YYYY-MM-DD) that none of the town's feeds
+ * carries any more: they cannot be offered again, and the table would otherwise grow by every
+ * headline of every town every morning. A headline still in a feed (an undated item of a slow feed)
+ * stays remembered, so it is never shown twice. Returns the rows removed.
+ */
+export function forgetHeadlinesShown(db: DB, beforeDate: string): number {
+  return stmt(db, `DELETE FROM town_headlines_shown WHERE date < ? AND (place_geoid, item_key) NOT IN (
+      SELECT tf.place_geoid, json_extract(j.value, '$.key') FROM town_feeds tf JOIN feed_sources s ON s.id = tf.source_id, json_each(s.items_json) j
+      WHERE s.kind != 'ical' AND json_valid(s.items_json))`).run(beforeDate).changes;
+}
+
 /** Which sources each of these towns uses (for a town to wait only for its own feeds' fetches). */
 export function sourceIdsByPlace(db: DB, geoids: string[]): Map<string, number[]> {
   const out = new Map<string, number[]>();

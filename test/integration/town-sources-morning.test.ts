@@ -231,3 +231,25 @@ describe("the morning refresh", () => {
     }
   });
 });
+
+describe("the headlines a town was shown", () => {
+  it("are forgotten after a month once no feed carries them, and remembered while a feed still does", async () => {
+    const db = server.ctx.db;
+    const ely = geoidOf(db, "ely-nevada");
+    // Morning 1's headlines, as if shown two months ago: their feeds still carry them.
+    const stillInFeeds = shown("ely-nevada", "2026-11-24");
+    expect(stillInFeeds.length).toBe(5);
+    db.prepare("UPDATE town_headlines_shown SET date = '2026-10-01' WHERE place_geoid = ? AND date = '2026-11-24'").run(ely);
+    const insert = db.prepare("INSERT INTO town_headlines_shown (place_geoid, item_key, date) VALUES (?, ?, ?)");
+    insert.run(ely, "https://times.example.org/gone-long-ago", "2026-10-01");
+    insert.run(ely, "https://times.example.org/gone-lately", "2026-11-20");
+    const before = db.prepare("SELECT COUNT(*) FROM town_headlines_shown").pluck().get() as number;
+    await runMorning(server.ctx, { now: day(8) }); // Tuesday, December 1: a month back is November 1
+    const left = new Set(db.prepare("SELECT item_key FROM town_headlines_shown WHERE place_geoid = ?").pluck().all(ely) as string[]);
+    expect(left.has("https://times.example.org/gone-long-ago")).toBe(false);
+    expect(left.has("https://times.example.org/gone-lately")).toBe(true);
+    for (const key of stillInFeeds) expect(left.has(key)).toBe(true);
+    // Only the one row went (the morning may have added today's).
+    expect(db.prepare("SELECT COUNT(*) FROM town_headlines_shown WHERE date < '2026-12-01'").pluck().get()).toBe(before - 1);
+  });
+});
