@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createMcpHandler, localhostAllowedOrigins, originValidationResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler, isLegacyRequest, localhostAllowedOrigins, originValidationResponse, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer,
+} from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
@@ -66,6 +68,27 @@ async function legacyResourceNotFound(response: Response): Promise<Response> {
   return new Response(JSON.stringify(message), { status: response.status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
 
+/**
+ * A 2025-era request answered as one JSON body (the streamable HTTP transport allows either JSON or an
+ * SSE stream): the SDK's stateless legacy leg always streams, and a stream is never compressed, so a
+ * v1 client's first `tools/list` travelled as 51 KB of SSE where brotli sends about a tenth. The same
+ * server from the same factory, on the SDK's own transport with `enableJsonResponse`; nothing is kept.
+ * A stateless server sends nothing unasked during a request, so a stream would carry only the answer.
+ */
+async function answerLegacyAsJson(server: McpServer, request: Request, parsedBody: unknown, onerror: (err: Error) => void): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: BODY_LIMIT_BYTES });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request, { parsedBody });
+  } catch (err) {
+    onerror(err instanceof Error ? err : new Error(String(err)));
+    return jsonRpcError(500, -32603, "Internal error.");
+  } finally {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  }
+}
+
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -113,10 +136,8 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
   const callers = new AsyncLocalStorage<Caller>();
-  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools, prompts), {
-    maxRequestBodySize: BODY_LIMIT_BYTES,
-    onerror: (err) => ctx.log.warn({ err: err.message }, "MCP request rejected"),
-  });
+  const onerror = (err: Error) => ctx.log.warn({ err: err.message }, "MCP request rejected");
+  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools, prompts), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
   app.all("/mcp", async (event) => {
     // HEAD as GET: the set-up page's headers (Node sends no body).
     if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
@@ -152,7 +173,10 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
     if (kept) return kept;
     const versionBefore = replay.version();
-    const response = await callers.run(caller, () => handler.fetch(request, { parsedBody }));
+    // 2025-era requests as JSON (answerLegacyAsJson); the rest as the SDK's handler serves them.
+    const response = await (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: BODY_LIMIT_BYTES })
+      ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts), request, parsedBody, onerror)
+      : callers.run(caller, () => handler.fetch(request, { parsedBody })));
     if (key) replay.learn(key, response.clone(), versionBefore);
     if (version !== null && LEGACY_VERSIONS.has(version) && (parsedBody as { method?: unknown } | null)?.method === "resources/read") return legacyResourceNotFound(response);
     return response;

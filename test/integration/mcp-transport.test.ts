@@ -4,6 +4,7 @@ import readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/config.ts";
 import http from "node:http";
+import zlib from "node:zlib";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { CLIENTS } from "../helpers/mcp-clients.ts";
 import { addEdition } from "../helpers/seed.ts";
@@ -162,6 +163,33 @@ describe("clients that ask for compression", () => {
       expect(performance.now() - started).toBeLessThan(2000);
     } finally {
       await c.close();
+    }
+  });
+
+  it("a 2025-era client's answers come as one JSON body, so they are compressed: tools/list in a fraction of its size", async () => {
+    // 2025-06-18: no request of this file asked for it before, so the first answer is made, not replayed.
+    for (const id of [1, 2]) {
+      const { headers, bytes } = await new Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
+        const req = http.request(`${server.url}/mcp`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Accept-Encoding": "br", "MCP-Protocol-Version": "2025-06-18" },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: {} }));
+      });
+      expect(headers["content-type"], `answer ${id}`).toMatch(/^application\/json/);
+      expect(headers["content-encoding"], `answer ${id}`).toBe("br");
+      const json = zlib.brotliDecompressSync(bytes).toString("utf8");
+      const msg = JSON.parse(json) as { id: number; result: { tools: Array<{ name: string }> } };
+      expect(msg.id).toBe(id);
+      expect(msg.result.tools.map((t) => t.name)).toContain("get_city");
+      expect(json.length).toBeGreaterThan(20_000);
+      expect(bytes.length).toBeLessThan(json.length / 4);
+      await new Promise((r) => setTimeout(r, 50));
     }
   });
 
