@@ -25,7 +25,7 @@ import { publishEditions } from "./publish.ts";
 import { refreshSearchSets } from "./search.ts";
 import { gatherRun, type DueTown, type RunSnapshot, type TownInputs } from "./run-sources.ts";
 import type { ProviderStats } from "./source-guard.ts";
-import { feedSources, startFeedRefresh, type RefreshSummary } from "./town-sources.ts";
+import { feedSources, HEADLINES_REMEMBERED_MS, startFeedRefresh, type RefreshSummary } from "./town-sources.ts";
 import { countServed, formatHazardsSummary, gatherRunHazards, recordTownHazards, townHazards, type HazardsSummary } from "./hazards.ts";
 import type { TownHazards } from "../core/hazards.ts";
 
@@ -87,11 +87,6 @@ const WARN_TOWNS_WITHOUT = 5;
 /** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
 const LEASE_TTL_MS = 10 * 60 * 1000;
 
-/**
- * Days a shown headline is remembered even when no feed carries it any more (a feed that briefly
- * served a short list brings its items back within days); headlines are at most a week old when shown.
- */
-const HEADLINES_REMEMBERED_DAYS = 30;
 
 /** A city is due when its local clock is past the publication hour and its local date has no edition yet. */
 export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boolean; date: string } {
@@ -157,7 +152,7 @@ export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now:
     });
     if (stored !== undefined) {
       markPending(ctx.db, stored);
-      recordHeadlinesShown(ctx.db, place.geoid, date, sources.headlines.map((h) => h.key));
+      recordHeadlinesShown(ctx.db, place.geoid, date, sources.headlines);
       if (hazards) recordTownHazards(ctx, place, date, hazards);
     }
     return stored;
@@ -233,8 +228,9 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
   try {
     // Listings whose run is over leave the calendar and directory before today's editions are composed.
     sweepCommerce(ctx);
-    // A month of shown headlines is kept whatever the feeds say; older ones only while a feed still carries them.
-    const forgotten = forgetHeadlinesShown(ctx.db, addDays(now.toISOString().slice(0, 10), -HEADLINES_REMEMBERED_DAYS));
+    // Shown headlines that can never be offered again are forgotten (after a month at least).
+    const remembered = new Date(now.getTime() - HEADLINES_REMEMBERED_MS).toISOString();
+    const forgotten = forgetHeadlinesShown(ctx.db, remembered.slice(0, 10), remembered);
     if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown long ago that no feed carries any more");
     const places = subscribedPlaces(ctx.db);
     summary.cities = places.length;

@@ -28,6 +28,11 @@ export const FEED_FAILING_AFTER = 3;
 export const MAX_HEADLINES = 5;
 /** A dated item older than this is not news (a feed just added would otherwise drip its archive out, 5 a day). */
 export const HEADLINE_MAX_AGE_MS = 7 * 86_400_000;
+/**
+ * How long a shown headline is remembered at least (`forgetHeadlinesShown`): well past the week a dated
+ * one may be offered, and long enough for a feed that briefly served a short list to bring its items back.
+ */
+export const HEADLINES_REMEMBERED_MS = 30 * 86_400_000;
 /** Feed fetches in flight during a refresh, all hosts together (each host has FEED_HOST_CONCURRENCY). */
 const REFRESH_CONCURRENCY = 32;
 /**

@@ -182,22 +182,23 @@ export function headlinesShownBefore(db: DB, placeGeoid: string, keys: string[],
   return new Set(rows.map((r) => r.item_key));
 }
 
-/** Remembers the headlines an edition showed (the first date an item was shown is kept). */
-export function recordHeadlinesShown(db: DB, placeGeoid: string, date: string, keys: string[]): void {
-  const insert = stmt(db, "INSERT INTO town_headlines_shown (place_geoid, item_key, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
-  for (const key of keys) insert.run(placeGeoid, key, date);
+/** Remembers the headlines an edition showed, with their own dates (the first date an item was shown is kept). */
+export function recordHeadlinesShown(db: DB, placeGeoid: string, date: string, headlines: ReadonlyArray<{ key: string; publishedAt: string | null }>): void {
+  const insert = stmt(db, "INSERT INTO town_headlines_shown (place_geoid, item_key, date, published_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  for (const h of headlines) insert.run(placeGeoid, h.key, date, h.publishedAt);
 }
 
 /**
- * Forgets the headlines editions showed before `beforeDate` (YYYY-MM-DD) that none of the town's feeds
- * carries any more: they cannot be offered again, and the table would otherwise grow by every
- * headline of every town every morning. A headline still in a feed (an undated item of a slow feed)
- * stays remembered, so it is never shown twice. Returns the rows removed.
+ * Forgets the headlines editions showed before `beforeDate` (YYYY-MM-DD) that can never be offered
+ * again: a dated item published before `beforeInstant` (far older than the week a headline may be),
+ * and an undated one that none of the town's feeds carries any more (one a slow feed still lists, for
+ * months maybe, stays remembered, so it is never shown twice). Without this the table grows by every
+ * headline of every town every morning. Only a town's undated rows read its feeds. Returns the rows removed.
  */
-export function forgetHeadlinesShown(db: DB, beforeDate: string): number {
-  return stmt(db, `DELETE FROM town_headlines_shown WHERE date < ? AND (place_geoid, item_key) NOT IN (
-      SELECT tf.place_geoid, json_extract(j.value, '$.key') FROM town_feeds tf JOIN feed_sources s ON s.id = tf.source_id, json_each(s.items_json) j
-      WHERE s.kind != 'ical' AND json_valid(s.items_json))`).run(beforeDate).changes;
+export function forgetHeadlinesShown(db: DB, beforeDate: string, beforeInstant: string): number {
+  return stmt(db, `DELETE FROM town_headlines_shown AS h WHERE h.date < ? AND (h.published_at < ? OR (h.published_at IS NULL AND NOT EXISTS (
+      SELECT 1 FROM town_feeds tf JOIN feed_sources s ON s.id = tf.source_id, json_each(CASE WHEN json_valid(s.items_json) THEN s.items_json ELSE '[]' END) j
+      WHERE tf.place_geoid = h.place_geoid AND s.kind != 'ical' AND json_extract(j.value, '$.key') = h.item_key)))`).run(beforeDate, beforeInstant).changes;
 }
 
 /** Which sources each of these towns uses (for a town to wait only for its own feeds' fetches). */

@@ -233,23 +233,29 @@ describe("the morning refresh", () => {
 });
 
 describe("the headlines a town was shown", () => {
-  it("are forgotten after a month once no feed carries them, and remembered while a feed still does", async () => {
+  it("are forgotten after a month when they can never be offered again, and remembered while they can", async () => {
     const db = server.ctx.db;
     const ely = geoidOf(db, "ely-nevada");
-    // Morning 1's headlines, as if shown two months ago: their feeds still carry them.
-    const stillInFeeds = shown("ely-nevada", "2026-11-24");
-    expect(stillInFeeds.length).toBe(5);
-    db.prepare("UPDATE town_headlines_shown SET date = '2026-10-01' WHERE place_geoid = ? AND date = '2026-11-24'").run(ely);
-    const insert = db.prepare("INSERT INTO town_headlines_shown (place_geoid, item_key, date) VALUES (?, ?, ?)");
-    insert.run(ely, "https://times.example.org/gone-long-ago", "2026-10-01");
-    insert.run(ely, "https://times.example.org/gone-lately", "2026-11-20");
-    const before = db.prepare("SELECT COUNT(*) FROM town_headlines_shown").pluck().get() as number;
+    const rows = () => new Map((db.prepare("SELECT item_key, published_at FROM town_headlines_shown WHERE place_geoid = ?").all(ely) as Array<{ item_key: string; published_at: string | null }>)
+      .map((r) => [r.item_key, r.published_at]));
+    // Morning 1's five headlines were remembered with their own dates; their feeds still carry them.
+    const morning1 = shown("ely-nevada", "2026-11-24");
+    expect(morning1.length).toBe(5);
+    expect(morning1.map((k) => rows().get(k))).toEqual(expect.arrayContaining([expect.stringMatching(/^2026-11-2\dT/)]));
+    expect(morning1.every((k) => typeof rows().get(k) === "string")).toBe(true);
+    // As if shown two months ago and undated: a feed still lists them, so they could come again.
+    db.prepare("UPDATE town_headlines_shown SET date = '2026-10-01', published_at = NULL WHERE place_geoid = ? AND date = '2026-11-24'").run(ely);
+    const insert = db.prepare("INSERT INTO town_headlines_shown (place_geoid, item_key, date, published_at) VALUES (?, ?, ?, ?)");
+    insert.run(ely, "https://times.example.org/dated-long-ago", "2026-10-01", "2026-09-30T12:00:00.000Z"); // older than any headline may be
+    insert.run(ely, "https://times.example.org/undated-gone", "2026-10-01", null); // no feed carries it any more
+    insert.run(ely, "https://times.example.org/undated-lately", "2026-11-20", null); // gone, but shown less than a month ago
+    insert.run(ely, "https://times.example.org/dated-lately", "2026-11-20", "2026-11-19T12:00:00.000Z");
     await runMorning(server.ctx, { now: day(8) }); // Tuesday, December 1: a month back is November 1
-    const left = new Set(db.prepare("SELECT item_key FROM town_headlines_shown WHERE place_geoid = ?").pluck().all(ely) as string[]);
-    expect(left.has("https://times.example.org/gone-long-ago")).toBe(false);
-    expect(left.has("https://times.example.org/gone-lately")).toBe(true);
-    for (const key of stillInFeeds) expect(left.has(key)).toBe(true);
-    // Only the one row went (the morning may have added today's).
-    expect(db.prepare("SELECT COUNT(*) FROM town_headlines_shown WHERE date < '2026-12-01'").pluck().get()).toBe(before - 1);
+    const left = rows();
+    expect(left.has("https://times.example.org/dated-long-ago")).toBe(false);
+    expect(left.has("https://times.example.org/undated-gone")).toBe(false);
+    expect(left.has("https://times.example.org/undated-lately")).toBe(true);
+    expect(left.has("https://times.example.org/dated-lately")).toBe(true);
+    for (const key of morning1) expect(left.has(key), key).toBe(true);
   });
 });
