@@ -15,7 +15,7 @@ import { archiveNotes, type DayWeather } from "./archive-notes.ts";
 import { clockWords, eventWhenWords, feedEventToCalendar } from "./event-time.ts";
 import { chooseLead, type Lead } from "./lead.ts";
 import { describeWeatherCode } from "./wmo.ts";
-import { declarationLine, femaDisasterUrl, quakeLine, tideLine, uvCategory, UV_SHOWN_FROM, type TownHazards } from "./hazards.ts";
+import { declarationLine, declarationSubject, femaDisasterUrl, quakeLine, quakeSubject, tideLine, uvCategory, UV_SHOWN_FROM, type TownHazards } from "./hazards.ts";
 
 export { safeUrl, feedEventToCalendar };
 
@@ -337,9 +337,9 @@ function headlineLine(h: Headline): string {
   return `${url ? `[${title}](${url})` : title} (${escapeMarkdown(h.outlet, TITLE_MAX)}${h.countyWide ? ", county-wide" : ""})`;
 }
 
-/** The lead when it is not a warning (a warning's own section leads then). */
+/** The lead when it is not a warning or a hazard (their own blocks lead then, at the top). */
 function leadSection(lead: Lead | null): string[] {
-  if (!lead || lead.kind === "alert") return [];
+  if (!lead || lead.kind === "alert" || lead.kind === "quake" || lead.kind === "declaration") return [];
   if (lead.kind === "event") {
     const e = lead.event;
     const when = whenWords(e, false);
@@ -376,6 +376,10 @@ export function subjectOf(i: EditionInputs, cal: { today: CalendarEvent[] }, lea
     const a = lead.alert;
     const until = endsToday(a, tz, i.date) ? alertUntil(a, tz).replace(/ [A-Z][a-z]{2}, [A-Z][a-z]{2} \d+$/, " today") : alertUntil(a, tz).replace(/, [A-Z][a-z]{2} \d+$/, "");
     parts.push(subjectText(`${a.event}${until ? ` ${until}` : ""}`, SUBJECT_LEAD_MAX));
+  } else if (lead?.kind === "quake") {
+    parts.push(subjectText(quakeSubject(lead.quake), SUBJECT_LEAD_MAX));
+  } else if (lead?.kind === "declaration") {
+    parts.push(subjectText(declarationSubject(lead.declaration), SUBJECT_LEAD_MAX));
   } else if (lead?.kind === "event") {
     const when = lead.event.allDay || !/T\d{2}:\d{2}/.test(lead.event.startsAt) ? "" : ` at ${clockWords(lead.event.startsAt.slice(11, 16))}`;
     parts.push(subjectText(`${lead.event.title}${when}`, SUBJECT_LEAD_MAX));
@@ -421,7 +425,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   const cal = calendarOf(all, i.date);
   const history = i.history ?? [];
   const today = i.weather ? { high: i.weather.today.high, low: i.weather.today.low, code: i.weather.daily[0]?.code ?? i.weather.today.code } : null;
-  const lead = chooseLead({ alerts, todayEvents: cal.today, headlines: i.sources.headlines, today, date: i.date, history });
+  const lead = chooseLead({ alerts, todayEvents: cal.today, headlines: i.sources.headlines, hazards: i.sources.hazards, today, date: i.date, history });
   const pageUrl = `${i.baseUrl}/${place.slug}`;
   const town = escapeMarkdown(place.name, TITLE_MAX);
   const weather = weatherSection(i.weather);

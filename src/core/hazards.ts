@@ -290,4 +290,20 @@ export function declarationLine(d: Declaration): string {
   return `A federal ${DECLARATION_KIND[d.declarationType]} for ${areaWords(d)} (${titleWords(d)}), declared ${on}.`;
 }
 
+/** A quake felt in town as a subject's lead: "Magnitude 2.7 earthquake felt, 12 mi away". */
+export function quakeSubject(m: TownHazards["quakes"][number]): string {
+  return `Magnitude ${m.quake.mag.toFixed(1)} earthquake felt, ${m.distanceKm < 8 ? "close to town" : `${miles(m.distanceKm)} mi away`}`;
+}
+
+const DECLARATION_SUBJECT: Record<Declaration["declarationType"], string> = {
+  DR: "Federal disaster declaration",
+  EM: "Federal emergency declaration",
+  FM: "Federal fire assistance declaration",
+};
+
+/** A new declaration as a subject's lead: "Federal disaster declaration for Hancock County". */
+export function declarationSubject(d: Declaration): string {
+  return `${DECLARATION_SUBJECT[d.declarationType]} for ${areaWords(d)}`;
+}
+
 export const femaDisasterUrl = (d: Declaration) => `https://www.fema.gov/disaster/${d.disasterNumber}`;

@@ -1,12 +1,16 @@
 // The lead: the most important thing in town today, chosen by rule, and the subject line follows
-// it. In order: an active weather warning (watch, advisory), else today's featured or notable event,
-// else the top new local headline, else a notable change in the weather. Pure.
+// it. In order: an active weather warning (watch, advisory), else a hazard public data knows of (a
+// quake felt in town, then a new federal disaster declaration for its county), else today's featured
+// or notable event, else the top new local headline, else a notable change in the weather. Pure.
 import type { CalendarEvent } from "../contract/resources.ts";
 import { weatherChange, type DayWeather, type WeatherChange } from "./archive-notes.ts";
+import type { Declaration, TownHazards } from "./hazards.ts";
 import type { Headline, WeatherAlert } from "./town-sources.ts";
 
 export type Lead =
   | { kind: "alert"; alert: WeatherAlert }
+  | { kind: "quake"; quake: TownHazards["quakes"][number] }
+  | { kind: "declaration"; declaration: Declaration }
   | { kind: "event"; event: CalendarEvent }
   | { kind: "headline"; headline: Headline }
   | { kind: "weather"; change: WeatherChange };
@@ -17,6 +21,8 @@ export interface LeadInputs {
   /** Today's events as the email shows them (featured listings and the town's public calendars). */
   todayEvents: CalendarEvent[];
   headlines: Headline[];
+  /** What the run's hazards give the town today (news once: src/core/hazards.ts hazardsForTown). */
+  hazards?: Pick<TownHazards, "quakes" | "declarations"> | null;
   today: { high: number; low: number; code: number } | null;
   date: string;
   history: DayWeather[];
@@ -35,6 +41,10 @@ export function notableEvent(events: CalendarEvent[]): CalendarEvent | null {
 
 export function chooseLead(i: LeadInputs): Lead | null {
   if (i.alerts[0]) return { kind: "alert", alert: i.alerts[0] };
+  const quake = i.hazards?.quakes[0];
+  if (quake) return { kind: "quake", quake };
+  const declaration = i.hazards?.declarations[0];
+  if (declaration) return { kind: "declaration", declaration };
   const event = notableEvent(i.todayEvents);
   if (event) return { kind: "event", event };
   if (i.headlines[0]) return { kind: "headline", headline: i.headlines[0] };

@@ -90,6 +90,9 @@ describe("a week of Bar Harbor, Maine, from public data alone", () => {
 
   it("the quake felt near Ellsworth is told on Wednesday only; quakes far away and other states' declarations never", () => {
     expect(text("2026-12-02").replace(/\s+/g, " ")).toContain("Earthquake: A magnitude 2.7 earthquake 6 km ESE of Ellsworth, Maine at 3:12 AM, about 12 mi from town: 14 people told USGS they felt it.");
+    // It is that morning's news: it leads the subject, the other mornings lead with the weather.
+    expect(mail.get("2026-12-02")!.parsed.subject).toMatch(/^Bar Harbor, Dec 2: Magnitude 2\.7 earthquake felt, 12 mi away · /);
+    for (const d of DATES) if (d !== "2026-12-02") expect(mail.get(d)!.parsed.subject, d).not.toMatch(/earthquake/i);
     for (const d of DATES) {
       const t = text(d);
       if (d !== "2026-12-02") expect(t, d).not.toContain("Earthquake");

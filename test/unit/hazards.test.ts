@@ -191,6 +191,23 @@ describe("the hazards block of an edition", () => {
     expect(html).toContain('<a href="https://www.fema.gov/disaster/4901">FEMA\'s page</a>');
   });
 
+  it("leads the subject with a quake felt in town, else a new declaration for the county", () => {
+    const felt = { quake: quake({ felt: 3 }), distanceKm: 21, feltBy: "reports" as const };
+    const both = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [felt], declarations: [declaration({})], tides: null } } }));
+    expect(both.lead).toBe("quake");
+    expect(both.subject).toBe("Half Moon Bay, Nov 26: Magnitude 4.1 earthquake felt, 13 mi away · Mostly clear, high 61°F");
+    // Its block already leads the edition, right after the greeting: no second "top story" of it.
+    expect(both.markdown.indexOf("## Hazards today")).toBeLessThan(both.markdown.indexOf("## Weather"));
+    expect(both.markdown.match(/magnitude 4\.1/gi)).toHaveLength(1);
+    const close = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [{ ...felt, distanceKm: 3 }], declarations: [], tides: null } } }));
+    expect(close.subject).toMatch(/: Magnitude 4\.1 earthquake felt, close to town · /);
+    const declared = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [], declarations: [declaration({ declarationType: "EM" })], tides: null } } }));
+    expect([declared.lead, declared.subject]).toEqual(["declaration", "Half Moon Bay, Nov 26: Federal emergency declaration for San Mateo County · Mostly clear, high 61°F"]);
+    // Tides alone and a high UV are not news enough to lead.
+    const tides: TideDay = { station: { id: "noaa/1", name: "Harbor", distanceKm: 0.4 }, datum: "MLLW", units: "feet", attribution: "Neaps tide database (https://github.com/openwatersio/tide-database)", extremes: [{ time: "2026-11-26T20:58:00.000Z", type: "low", height: 0.04 }] };
+    expect(["quake", "declaration"]).not.toContain(composeEdition(base({ weather: weather(9), sources: { ...NO_TOWN_SOURCES, hazards: { ...NO_TOWN_HAZARDS, tides } } })).lead);
+  });
+
   it("gives a quiet coastal day its tides alone under \"Tides today\", and leaves out a UV index under 6", () => {
     const tides: TideDay = { station: { id: "noaa/1", name: "Harbor", distanceKm: 0.4 }, datum: "MLLW", units: "feet", attribution: "Neaps tide database (https://github.com/openwatersio/tide-database)", extremes: [{ time: "2026-11-26T20:58:00.000Z", type: "low", height: 0.04 }] };
     const { markdown } = composeEdition(base({ weather: weather(5.4), sources: { ...NO_TOWN_SOURCES, hazards: { ...NO_TOWN_HAZARDS, tides } } }));
