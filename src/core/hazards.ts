@@ -290,9 +290,13 @@ export function declarationLine(d: Declaration): string {
   return `A federal ${DECLARATION_KIND[d.declarationType]} for ${areaWords(d)} (${titleWords(d)}), declared ${on}.`;
 }
 
-/** A quake felt in town as a subject's lead: "Magnitude 2.7 earthquake felt, 12 mi away". */
+/**
+ * A quake felt in town as a subject's lead: "Magnitude 2.7 earthquake felt, 12 mi away" when people
+ * told USGS they felt it, "Magnitude 2.5 earthquake, 10 mi away" when only the felt rule says so.
+ */
 export function quakeSubject(m: TownHazards["quakes"][number]): string {
-  return `Magnitude ${m.quake.mag.toFixed(1)} earthquake felt, ${m.distanceKm < 8 ? "close to town" : `${miles(m.distanceKm)} mi away`}`;
+  const felt = m.feltBy === "reports" && m.quake.felt ? " felt" : "";
+  return `Magnitude ${m.quake.mag.toFixed(1)} earthquake${felt}, ${m.distanceKm < 8 ? "close to town" : `${miles(m.distanceKm)} mi away`}`;
 }
 
 const DECLARATION_SUBJECT: Record<Declaration["declarationType"], string> = {

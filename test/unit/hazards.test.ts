@@ -201,6 +201,9 @@ describe("the hazards block of an edition", () => {
     expect(both.markdown.match(/magnitude 4\.1/gi)).toHaveLength(1);
     const close = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [{ ...felt, distanceKm: 3 }], declarations: [], tides: null } } }));
     expect(close.subject).toMatch(/: Magnitude 4\.1 earthquake felt, close to town · /);
+    // Felt by the rule alone (nobody reported it yet): the subject does not claim it was felt.
+    const byRule = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [{ quake: quake({}), distanceKm: 21, feltBy: "rule" }], declarations: [], tides: null } } }));
+    expect(byRule.subject).toMatch(/: Magnitude 4\.1 earthquake, 13 mi away · /);
     const declared = composeEdition(base({ sources: { ...NO_TOWN_SOURCES, hazards: { quakes: [], declarations: [declaration({ declarationType: "EM" })], tides: null } } }));
     expect([declared.lead, declared.subject]).toEqual(["declaration", "Half Moon Bay, Nov 26: Federal emergency declaration for San Mateo County · Mostly clear, high 61°F"]);
     // Tides alone and a high UV are not news enough to lead.
