@@ -71,7 +71,7 @@ async function legacyResourceNotFound(response: Response): Promise<Response> {
 /**
  * A 2025-era request answered as one JSON body (the streamable HTTP transport allows either JSON or an
  * SSE stream): the SDK's stateless legacy leg always streams, and a stream is never compressed, so a
- * v1 client's first `tools/list` travelled as 51 KB of SSE where brotli sends about a tenth. The same
+ * v1 client's first `tools/list` travelled as 51 KB of SSE where brotli sends under a quarter. The same
  * server from the same factory, on the SDK's own transport with `enableJsonResponse`; nothing is kept.
  * A stateless server sends nothing unasked during a request, so a stream would carry only the answer.
  */

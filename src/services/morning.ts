@@ -87,7 +87,6 @@ const WARN_TOWNS_WITHOUT = 5;
 /** A run holds the lease this long and renews it as it goes; a crashed run's lease frees itself. */
 const LEASE_TTL_MS = 10 * 60 * 1000;
 
-
 /** A city is due when its local clock is past the publication hour and its local date has no edition yet. */
 export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boolean; date: string } {
   const date = localDate(now, place.timezone);
@@ -231,7 +230,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     // Shown headlines that can never be offered again are forgotten (after a month at least).
     const remembered = new Date(now.getTime() - HEADLINES_REMEMBERED_MS).toISOString();
     const forgotten = forgetHeadlinesShown(ctx.db, remembered.slice(0, 10), remembered);
-    if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown long ago that no feed carries any more");
+    if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown over a month ago that can never be offered again");
     const places = subscribedPlaces(ctx.db);
     summary.cities = places.length;
     const due: Array<{ place: PlaceRow; date: string }> = [];
