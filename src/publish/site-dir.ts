@@ -136,7 +136,7 @@ export class SyncFileWriter {
    * `retireTo` (an existing directory): a file replaced atomically is first linked there, so its inode
    * is freed when the publish empties that directory, after its writes. On ext4 without a journal
    * (this project's benchmark machine) every new file skips, one by one, the inodes freed in the
-   * last 30 s: a morning that replaced 30,000 archive files (the "next" links) and then created
+   * last minute (six while their inode table block is dirty): a morning that replaced 30,000 archive files (the "next" links) and then created
    * 90,000 spent a fifth of its CPU in the kernel's `recently_deleted` (docs/performance.md).
    */
   constructor(options: { atomic: boolean; retireTo?: string }) {
