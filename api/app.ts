@@ -5,7 +5,7 @@ import { openApiDocument } from "../src/contract/openapi.ts";
 import { AppError, storageFullError } from "../src/core/errors.ts";
 import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
-import type { AppContext } from "../src/services/context.ts";
+import type { AppContext } from "../src/services/platform/context.ts";
 import { compression } from "./compression.ts";
 import { htmlPage } from "./html-page.ts";
 import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
@@ -13,7 +13,7 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
-import { apiIndex, pageDiscoveryLinks } from "../src/services/discovery.ts";
+import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { advertiseRoutes } from "./routes/advertise.ts";

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { problemBody, type ProblemCode } from "../src/contract/problems.ts";
 import type { FieldIssue } from "../src/core/errors.ts";
-import type { AppContext } from "../src/services/context.ts";
+import type { AppContext } from "../src/services/platform/context.ts";
 import { apiHeaders, isApi } from "./cors.ts";
 
 /**

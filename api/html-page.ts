@@ -1,6 +1,6 @@
 import { loadRenderer } from "../src/publish/site-renderer.ts";
 import { inlineScriptHashes, pagePolicy } from "./security-headers.ts";
-import type { AppContext } from "../src/services/context.ts";
+import type { AppContext } from "../src/services/platform/context.ts";
 import { SERVER_PAGE_ROUTE, type ServerPage } from "../src/site/server-page.ts";
 import { createSiteData } from "../src/site/views.ts";
 

@@ -1,8 +1,8 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { LRUCache } from "lru-cache";
-import type { AppContext } from "../src/services/context.ts";
-import { nextCommerceDueCached } from "../src/services/listings.ts";
-import { createResponseCache } from "../src/services/response-cache.ts";
+import type { AppContext } from "../src/services/platform/context.ts";
+import { nextCommerceDueCached } from "../src/services/commerce/listings.ts";
+import { createResponseCache } from "../src/services/platform/response-cache.ts";
 import type { ToolCatalog } from "../src/mcp/tools.ts";
 
 /**

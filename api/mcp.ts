@@ -5,13 +5,13 @@ import {
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
-import { mcpClientSetups } from "../src/mcp/setup.ts";
-import { toolOperations } from "../src/mcp/catalog.ts";
+import { mcpClientSetups } from "../src/core/mcp/setup.ts";
+import { toolOperations } from "../src/core/mcp/catalog.ts";
 import { createPromptCatalog } from "../src/mcp/prompts.ts";
 import { createToolCatalog } from "../src/mcp/tools.ts";
-import { completeSlug } from "../src/services/places.ts";
-import type { AppContext } from "../src/services/context.ts";
-import type { Caller } from "../src/services/operations.ts";
+import { completeSlug } from "../src/services/places/places.ts";
+import type { AppContext } from "../src/services/platform/context.ts";
+import type { Caller } from "../src/services/platform/operations.ts";
 import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
 import { htmlPage } from "./html-page.ts";

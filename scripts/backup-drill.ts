@@ -6,7 +6,7 @@
  * Nothing of DATA_DIR is touched. Run it from a scheduler and alert on a non-zero exit.
  */
 import { loadConfig } from "../src/config.ts";
-import { backupStore, restoreDrill } from "../src/services/backups.ts";
+import { backupStore, restoreDrill } from "../src/services/platform/backups.ts";
 
 const config = loadConfig();
 const store = backupStore(config);

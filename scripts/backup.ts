@@ -11,8 +11,8 @@
  */
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
-import { backupName, backupStore, backupToStore } from "../src/services/backups.ts";
-import { backupDatabase, integrityCheck, tableCounts } from "../src/store/backup.ts";
+import { backupName, backupStore, backupToStore } from "../src/services/platform/backups.ts";
+import { backupDatabase, integrityCheck, tableCounts } from "../src/store/platform/backup.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
 
 const config = loadConfig();

@@ -13,11 +13,11 @@ import net from "node:net";
 import autocannon from "autocannon";
 import { createContext } from "../src/app.ts";
 import { loadConfig, PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
-import { buildSite } from "../src/services/publish.ts";
-import { subscribe } from "../src/services/subscribe.ts";
+import { buildSite } from "../src/services/site/publish.ts";
+import { subscribe } from "../src/services/readers/subscribe.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places-import.ts";
-import { refreshSearchBits } from "../src/store/search-bits.ts";
+import { importPlaces } from "../src/store/places/import.ts";
+import { refreshSearchBits } from "../src/store/search/bits.ts";
 import { addDays, seedArchive } from "./bench/seed-archive.ts";
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);

@@ -9,9 +9,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PLACES_CSV, townDirectoryConfig } from "../src/config.ts";
-import { directoryReport, importDirectory } from "../src/services/directory-import.ts";
+import { directoryReport, importDirectory } from "../src/services/directory/import.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places-import.ts";
+import { importPlaces } from "../src/store/places/import.ts";
 
 const args = process.argv.slice(2);
 const dir = args.includes("--sources") ? path.resolve(args[args.indexOf("--sources") + 1]) : townDirectoryConfig(process.env).dir;

@@ -14,8 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import { createContext } from "../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
-import { sendPendingMail } from "../src/services/mail-sender.ts";
-import { outboxCounts } from "../src/store/outbox.ts";
+import { sendPendingMail } from "../src/services/mail/sender.ts";
+import { outboxCounts } from "../src/store/mail/outbox.ts";
 
 const GOAL = { messagesPerSecond: 1500, peakRssMB: 300 };
 

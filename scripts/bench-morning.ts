@@ -15,10 +15,10 @@ import { marked } from "marked";
 import { createContext } from "../src/app.ts";
 import { loadConfig, PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
 import { databaseFile, openDatabase, type DB } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places-import.ts";
-import { insertEdition } from "../src/store/editions.ts";
+import { importPlaces } from "../src/store/places/import.ts";
+import { insertEdition } from "../src/store/morning/editions.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
-import { buildSite, publishEditions } from "../src/services/publish.ts";
+import { buildSite, publishEditions } from "../src/services/site/publish.ts";
 
 // BENCH_CITIES=15000 gives the biggest slot of a national morning (the Eastern one: about 15,000 new
 // editions at once, issue #26) over the same archive size.

@@ -6,7 +6,7 @@
 // publishing (the publish has its own bench, bench:morning):
 //   - baseline: the per-town fetching this replaced (one forecast, one NWS point and one air-quality
 //     request per town, 4 towns at a time), on `--baseline-towns` towns;
-//   - national: the run snapshot (services/run-sources.ts) on `--towns` towns.
+//   - national: the run snapshot (services/sources/run-sources.ts) on `--towns` towns.
 // Printed: the time to compose all towns, requests per provider and per town. `--free-tier` enforces
 // Open-Meteo's free limits in the stand-in (600/minute, 5,000/hour, 10,000/day per location) and
 // counts 429s and any request inside a window one named. BENCH_CPU_PROF=DIR
@@ -20,11 +20,11 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { createContext } from "../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
-import { countyUgc, sameCode } from "../src/core/alert-areas.ts";
-import { activeAlerts } from "../src/core/alerts.ts";
-import { createLogger } from "../src/log.ts";
-import { alignForecast, type RunSnapshot } from "../src/services/run-sources.ts";
-import { runMorning } from "../src/services/morning.ts";
+import { countyUgc, sameCode } from "../src/core/hazards/alert-areas.ts";
+import { activeAlerts } from "../src/core/hazards/alert-section.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { alignForecast, type RunSnapshot } from "../src/services/sources/run-sources.ts";
+import { runMorning } from "../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
 import { nwsAlert, startTownSourcesServer, type NwsFeature } from "../test/helpers/town-sources-server.ts";
 import { OPENFEMA_PATH, startHazardsServer, USGS_PATH } from "../test/helpers/hazards-server.ts";
@@ -148,7 +148,7 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     });
     const composeSeconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
-    const { formatSummary } = await import("../src/services/morning.ts");
+    const { formatSummary } = await import("../src/services/morning/run-morning.ts");
     const result: PhaseResult = {
       towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
       peakRssMb: peakRssMb(), summaryLine: formatSummary(summary), counts: await counts(urls),

@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { createContext } from "../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
-import { createLogger } from "../src/log.ts";
-import { formatSummary, runMorning } from "../src/services/morning.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
 
 const n = Number(process.argv[2] ?? 1000);

@@ -16,8 +16,8 @@ import path from "node:path";
 import readline from "node:readline";
 import { PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places-import.ts";
-import { refreshSearchBits } from "../src/store/search-bits.ts";
+import { importPlaces } from "../src/store/places/import.ts";
+import { refreshSearchBits } from "../src/store/search/bits.ts";
 import { benchCities, seedArchive, storeMorning } from "./bench/seed-archive.ts";
 import { editionWriter, rng, vocabulary } from "./bench/synthetic-editions.ts";
 

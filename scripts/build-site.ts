@@ -5,7 +5,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { liveBuild, siteDirs, siteExists } from "../src/publish/site-dir.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
-import { buildSite } from "../src/services/publish.ts";
+import { buildSite } from "../src/services/site/publish.ts";
 
 const config = loadConfig();
 const ifMissing = process.argv.includes("--if-missing");

@@ -5,13 +5,13 @@
 import path from "node:path";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { localDate } from "../src/core/time.ts";
+import { localDate } from "../src/lib/time.ts";
 import { outboxDir } from "../src/integrations/mail/index.ts";
-import { createLogger } from "../src/log.ts";
-import { drainDueMail } from "../src/services/mail-sender.ts";
-import { formatSummary, runMorning } from "../src/services/morning.ts";
-import { subscribe } from "../src/services/subscribe.ts";
-import { findPlaceBySlug } from "../src/store/places.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { drainDueMail } from "../src/services/mail/sender.ts";
+import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
+import { subscribe } from "../src/services/readers/subscribe.ts";
+import { findPlaceBySlug } from "../src/store/places/places.ts";
 
 /** One city per U.S. timezone, east to west, plus Puerto Rico. */
 const CITIES = [

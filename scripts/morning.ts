@@ -3,8 +3,8 @@
 import { SingleBar, Presets } from "cli-progress";
 import { createContext } from "../src/app.ts";
 import { configForSite, loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/log.ts";
-import { formatSummary, runMorning } from "../src/services/morning.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
 
 /** Runs below this many due cities finish too fast for a progress bar to help. */
 const PROGRESS_MIN_CITIES = 10;

@@ -8,8 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../src/config.ts";
-import { backupStore } from "../src/services/backups.ts";
-import { integrityCheck, tableCounts, takeDatabaseAlone } from "../src/store/backup.ts";
+import { backupStore } from "../src/services/platform/backups.ts";
+import { integrityCheck, tableCounts, takeDatabaseAlone } from "../src/store/platform/backup.ts";
 import { databaseFile } from "../src/store/db.ts";
 
 const config = loadConfig();

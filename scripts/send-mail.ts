@@ -14,8 +14,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createContext } from "../src/app.ts";
 import { configForSite, loadConfig } from "../src/config.ts";
-import { DeliveryRecordError, sendPendingMail, type SendResult } from "../src/services/mail-sender.ts";
-import { nextLeaseExpiry, outboxCounts } from "../src/store/outbox.ts";
+import { DeliveryRecordError, sendPendingMail, type SendResult } from "../src/services/mail/sender.ts";
+import { nextLeaseExpiry, outboxCounts } from "../src/store/mail/outbox.ts";
 
 const watch = process.argv.includes("--watch");
 const config = configForSite(loadConfig());

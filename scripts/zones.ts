@@ -4,8 +4,8 @@
 // this does them all at once (before a first national morning, say). Safe to run any time.
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/log.ts";
-import { lookupTownZones } from "../src/services/place-zones.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { lookupTownZones } from "../src/services/weather/place-zones.ts";
 
 const config = loadConfig();
 const ctx = createContext(config, createLogger(config.logLevel));

@@ -1,24 +1,24 @@
-import { ClickWindow } from "./core/click-links.ts";
+import { ClickWindow } from "./core/edition/click-links.ts";
 import { mailFrom, PLACES_CSV, type Config } from "./config.ts";
-import { createAirQualityProvider } from "./integrations/air-quality.ts";
+import { createAirQualityProvider } from "./integrations/weather/air-quality.ts";
 import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
-import { createNwsProvider } from "./integrations/nws.ts";
+import { createNwsProvider } from "./integrations/hazards/nws.ts";
 import { createMailer } from "./integrations/mail/index.ts";
 import { createMailWebhooks } from "./integrations/mail/webhooks.ts";
 import { createPaymentProvider } from "./integrations/payments/index.ts";
 import { createStripeConnect } from "./integrations/payments/stripe-connect.ts";
 import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
-import { createLogger, type Logger } from "./log.ts";
-import type { AppContext, MailSignal } from "./services/context.ts";
-import { createAlertsCache } from "./services/alerts.ts";
-import { createHazardProviders } from "./services/hazards.ts";
-import { createLimits } from "./services/limits.ts";
-import { createSecrets } from "./services/secrets.ts";
-import { createWeatherCache } from "./services/weather-cache.ts";
-import { LIVE_WEATHER_TTL_MS } from "./services/weather.ts";
+import { createLogger, type Logger } from "./lib/log.ts";
+import type { AppContext, MailSignal } from "./services/platform/context.ts";
+import { createAlertsCache } from "./services/weather/alerts.ts";
+import { createHazardProviders } from "./services/weather/hazards.ts";
+import { createLimits } from "./services/platform/limits.ts";
+import { createSecrets } from "./services/platform/secrets.ts";
+import { createWeatherCache } from "./services/weather/forecast-cache.ts";
+import { LIVE_WEATHER_TTL_MS } from "./services/weather/forecast.ts";
 import { databaseFile, openDatabase } from "./store/db.ts";
 import { createGroupCommit } from "./store/group-commit.ts";
-import { importPlaces } from "./store/places-import.ts";
+import { importPlaces } from "./store/places/import.ts";
 
 /**
  * The composition root: opens the database (migrating and importing places on first start) and

@@ -29,7 +29,7 @@ export interface Config {
   censusApiKey?: string;
   /** The town's public sources beyond the forecast (see `sourcesConfig`). */
   sources: SourcesConfig;
-  /** The town directory's open datasets (src/services/directory-import.ts, docs/sources.md). */
+  /** The town directory's open datasets (src/services/directory/import.ts, docs/sources.md). */
   townDirectory: TownDirectoryConfig;
   /** Earthquakes, disaster declarations and their limits (see `hazardsConfig`). */
   hazards: HazardsConfig;
@@ -136,7 +136,7 @@ export function townDirectoryConfig(env: NodeJS.ProcessEnv): TownDirectoryConfig
   return { dir: path.resolve(env.TOWN_SOURCES_DIR || path.join(PROJECT_ROOT, "content/data/sources")), importOnStart: mode === "start" };
 }
 
-/** NWS alerts, air quality and the towns' feeds (src/integrations/nws.ts, air-quality.ts, feeds/). */
+/** NWS alerts, air quality and the towns' feeds (src/integrations/hazards/nws.ts, air-quality.ts, feeds/). */
 export interface SourcesConfig {
   /** `NWS_API_URL`: api.weather.gov's origin. */
   nwsApiUrl: string;
@@ -190,7 +190,7 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
   };
 }
 
-/** The hazards every town shares (src/services/hazards.ts): USGS earthquakes and OpenFEMA declarations, once per run. */
+/** The hazards every town shares (src/services/weather/hazards.ts): USGS earthquakes and OpenFEMA declarations, once per run. */
 export interface HazardsConfig {
   /** `USGS_EARTHQUAKES_URL`: earthquake.usgs.gov's origin. */
   usgsUrl: string;

@@ -1,14 +1,14 @@
 import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { townCalendarIcs } from "../../src/services/events.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { townCalendarIcs } from "../../src/services/site/calendar.ts";
 import { cachedResponse } from "../caching.ts";
 
 // `/{slug}/calendar.ics`: a town's public calendar to subscribe to (webcal:). Served by the API
 // server from the database rather than published with the site: a listing is published by the
 // payment callback at any hour, and the calendar should show it as /api/city does, within seconds,
 // not at the next publish. Calendar apps poll it; the strong ETag answers their revalidations with
-// 304, and the body is the same bytes until the calendar changes (src/core/town-ics.ts).
+// 304, and the body is the same bytes until the calendar changes (src/core/calendar/town-ics.ts).
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=600";
 

@@ -3,12 +3,12 @@ import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { Marked } from "marked";
 import { PROJECT_ROOT } from "../../src/config.ts";
-import { escapeHtml as e } from "../../src/core/email-render.ts";
-import { formatCents } from "../../src/core/pricing.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { handlePaymentCallback } from "../../src/services/payments.ts";
-import { sweepCommerce } from "../../src/services/listings.ts";
-import { findLease } from "../../src/store/leases.ts";
+import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
+import { formatCents } from "../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { handlePaymentCallback } from "../../src/services/commerce/payments.ts";
+import { sweepCommerce } from "../../src/services/commerce/listings.ts";
+import { findLease } from "../../src/store/commerce/leases.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
 

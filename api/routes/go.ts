@@ -1,7 +1,7 @@
 import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { followLink } from "../../src/services/clicks.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { followLink } from "../../src/services/readers/clicks.ts";
 import { clientAddress } from "../client-address.ts";
 import { htmlPage } from "../html-page.ts";
 

@@ -2,8 +2,8 @@ import type { H3, H3Event } from "h3";
 import { AppError } from "../../src/core/errors.ts";
 import type { FeedbackProvider } from "../../src/integrations/mail/feedback-webhook.ts";
 import { safeEqual } from "../../src/integrations/mail/feedback-webhook.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { handleArfReport, handleProviderWebhook } from "../../src/services/mail-feedback.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { handleArfReport, handleProviderWebhook } from "../../src/services/mail/feedback.ts";
 import { requireAdmin } from "../auth.ts";
 import { readBodyText } from "../body.ts";
 

@@ -3,14 +3,14 @@ import { parseCookies } from "h3";
 import type { z } from "zod";
 import { RejectForm, SignInForm } from "../../src/contract/operator.ts";
 import { AppError } from "../../src/core/errors.ts";
-import { escapeHtml as e } from "../../src/core/email-render.ts";
-import { formatCents } from "../../src/core/pricing.ts";
-import type { AppContext } from "../../src/services/context.ts";
+import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
+import { formatCents } from "../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 import {
   addDeskFeed, cancelLease, completeSignIn, csrfToken, csrfValid, decideListing, newNonce, operatorTowns, previewNote, checkDeskDirectory, removeDeskFeed, removeNote, restoreDeskDirectorySource, requestSignIn, saveNote, SESSION_HOURS, sessionOperator,
   SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut, statementCsvOf, clicksCsvOf, townDesk,
-} from "../../src/services/operator-desk.ts";
-import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/payouts.ts";
+} from "../../src/services/commerce/operator-desk.ts";
+import { payoutAccount, refreshPayoutAccount, startPayoutOnboarding } from "../../src/services/commerce/payouts.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
 import { deskPage, signInPage, townsPage, type DeskOptions, type FieldErrors } from "./operator-pages.ts";

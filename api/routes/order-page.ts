@@ -1,16 +1,16 @@
 import type { H3, H3Event } from "h3";
 import type { ListingOrder } from "../../src/contract/commerce.ts";
 import { operationsById } from "../../src/contract/operations/index.ts";
-import { escapeHtml as e } from "../../src/core/email-render.ts";
+import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
 import { AppError } from "../../src/core/errors.ts";
-import { addDays } from "../../src/core/holidays.ts";
-import { CALENDAR_DAYS } from "../../src/core/compose.ts";
-import { formatCents } from "../../src/core/pricing.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { runOperation } from "../../src/services/operations.ts";
-import { clockWords, shortDay } from "../../src/core/event-time.ts";
+import { addDays } from "../../src/core/calendar/holidays.ts";
+import { CALENDAR_DAYS } from "../../src/core/edition/compose.ts";
+import { formatCents } from "../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { runOperation } from "../../src/services/platform/operations.ts";
+import { clockWords, shortDay } from "../../src/core/calendar/event-time.ts";
 import { formatLongDate } from "../../src/site/format.ts";
-import { listingNumbers, listingNumbersCsv } from "../../src/services/clicks.ts";
+import { listingNumbers, listingNumbersCsv } from "../../src/services/readers/clicks.ts";
 import { clientAddress } from "../client-address.ts";
 import { htmlPage } from "../html-page.ts";
 

@@ -1,6 +1,6 @@
 import type { H3 } from "h3";
-import type { AppContext } from "../../src/services/context.ts";
-import { handlePaymentCallback } from "../../src/services/payments.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { handlePaymentCallback } from "../../src/services/commerce/payments.ts";
 import { readBodyText } from "../body.ts";
 
 /** Provider events are a few KiB; this leaves room without accepting arbitrary uploads. */

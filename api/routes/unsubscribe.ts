@@ -1,8 +1,8 @@
 import type { H3, H3Event } from "h3";
-import { escapeHtml as e } from "../../src/core/email-render.ts";
-import type { AppContext } from "../../src/services/context.ts";
-import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../src/services/unsubscribe.ts";
-import type { SubscriptionRow } from "../../src/store/subscribers.ts";
+import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../src/services/readers/unsubscribe.ts";
+import type { SubscriptionRow } from "../../src/store/readers/subscribers.ts";
 import { readBodyText } from "../body.ts";
 import { htmlPage } from "../html-page.ts";
 
@@ -13,7 +13,7 @@ import { htmlPage } from "../html-page.ts";
  *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
  *   GET  /subscriptions/{token} the manage page: every city of the address.
  *   POST /subscriptions/{token} `subscription={id}` leaves one city, `all=1` leaves them all.
- * Tokens carry a signature over the subscriber and address (src/core/tokens.ts).
+ * Tokens carry a signature over the subscriber and address (src/core/readers/tokens.ts).
  */
 
 const invalid = (ctx: AppContext) =>

@@ -11,9 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import { createContext } from "../../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
-import { runMorning, type MorningSummary } from "../../src/services/morning.ts";
-import { insertTownFeed } from "../../src/store/feeds.ts";
+import { createLogger } from "../../src/lib/log.ts";
+import { runMorning, type MorningSummary } from "../../src/services/morning/run-morning.ts";
+import { insertTownFeed } from "../../src/store/sources/feeds.ts";
 import { startOpenMeteoServer } from "../../test/helpers/open-meteo-server.ts";
 import {
   CALENDAR_TYPE, libraryCalendar, nwsAlert, RSS_TYPE, rssFeed, startTownSourcesServer, type TownSourcesServer,

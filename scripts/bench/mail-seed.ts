@@ -6,8 +6,8 @@
  */
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { queueEditionDigests } from "../../src/services/digests.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { queueEditionDigests } from "../../src/services/mail/digests.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 
 const N = Number(process.argv[2]);
 const ctx = createContext(loadConfig({ ...process.env, LOG_LEVEL: "silent", NOW: "" }));

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { PROJECT_ROOT } from "../../src/config.ts";
-import { subscribe } from "../../src/services/subscribe.ts";
+import { subscribe } from "../../src/services/readers/subscribe.ts";
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { databaseFile } from "../../src/store/db.ts";

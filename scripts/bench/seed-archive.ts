@@ -1,6 +1,6 @@
 import { marked } from "marked";
 import type { DB } from "../../src/store/db.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { editionWriter, type EditionCity } from "./synthetic-editions.ts";
 
 export interface SeedResult { editions: number; cities: EditionCity[]; lastDate: string; ms: number }

@@ -5,13 +5,13 @@ import { APP_MIME_TYPE, APP_VIEWS, appViewHtml, type AppViewName } from "./apps.
 import { operationsById } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
-import { isWellFormedSlug } from "../core/slug.ts";
-import type { AppContext } from "../services/context.ts";
-import { admit, runOperation, type Caller } from "../services/operations.ts";
-import { placeTwin, withLocalClock } from "../services/place-facts.ts";
-import { completeSlug } from "../services/places.ts";
+import { isWellFormedSlug } from "../core/places/slug.ts";
+import type { AppContext } from "../services/platform/context.ts";
+import { admit, runOperation, type Caller } from "../services/platform/operations.ts";
+import { placeTwin, withLocalClock } from "../services/places/place-answer.ts";
+import { completeSlug } from "../services/places/places.ts";
 import { normalSlug } from "./tools.ts";
-import { readPublishedFile } from "../services/site-files.ts";
+import { readPublishedFile } from "../services/site/files.ts";
 
 /**
  * Resources are named by the https URL the same document has on the site, so a model can cite or

@@ -6,13 +6,13 @@ import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, storageFullError, toFieldIssues, type FieldIssue } from "../core/errors.ts";
-import { isWellFormedSlug } from "../core/slug.ts";
-import type { AppContext } from "../services/context.ts";
-import { nextCommerceDueCached } from "../services/listings.ts";
-import { runOperationOnce } from "../services/idempotency.ts";
-import { admit, type Caller } from "../services/operations.ts";
-import { createResponseCache, type ResponseCache } from "../services/response-cache.ts";
-import { toolOperations, type ToolOperation } from "./catalog.ts";
+import { isWellFormedSlug } from "../core/places/slug.ts";
+import type { AppContext } from "../services/platform/context.ts";
+import { nextCommerceDueCached } from "../services/commerce/listings.ts";
+import { runOperationOnce } from "../services/platform/idempotency.ts";
+import { admit, type Caller } from "../services/platform/operations.ts";
+import { createResponseCache, type ResponseCache } from "../services/platform/response-cache.ts";
+import { toolOperations, type ToolOperation } from "../core/mcp/catalog.ts";
 
 /** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
 export interface ToolInput {
@@ -155,7 +155,7 @@ function described(schema: z.ZodType): StandardSchemaWithJSON {
  */
 export interface ToolCatalog {
   tools: Array<{ op: ToolOperation; input: ToolInput; inputSchema: StandardSchemaWithJSON; outputSchema: StandardSchemaWithJSON }>;
-  /** Results of the reads HTTP keeps too, kept the same way (src/services/response-cache.ts). */
+  /** Results of the reads HTTP keeps too, kept the same way (src/services/platform/response-cache.ts). */
   reads: ResponseCache<{ result: CallToolResult }>;
 }
 

@@ -2,8 +2,8 @@ import { marked } from "marked";
 import { SEARCH_SYNTAX } from "../contract/operations/search.ts";
 import { EVENTS_MAX_DAYS } from "../contract/events.ts";
 import { IDEMPOTENCY_TTL_HOURS, type Operation } from "../contract/operation.ts";
-import { toolOperations } from "../mcp/catalog.ts";
-import { mcpSetupMarkdown } from "../mcp/setup.ts";
+import { toolOperations } from "../core/mcp/catalog.ts";
+import { mcpSetupMarkdown } from "../core/mcp/setup.ts";
 import { mdLink } from "./markdown-text.ts";
 
 /** The well-known discovery documents, listed by the developer guide, llms.txt and the API catalog. */

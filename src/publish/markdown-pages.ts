@@ -1,13 +1,13 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
-import { isState, statesPhrase } from "../core/states.ts";
-import { webMarkdown } from "../core/web-edition.ts";
-import { eventWhenWords } from "../core/event-time.ts";
+import { isState, statesPhrase } from "../core/places/states.ts";
+import { webMarkdown } from "../core/edition/web-edition.ts";
+import { eventWhenWords } from "../core/calendar/event-time.ts";
 import { timeZoneName } from "../site/format.ts";
 import type { PlaceResponse } from "../contract/places.ts";
-import type { ArchiveEntry } from "../store/editions.ts";
+import type { ArchiveEntry } from "../store/morning/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
-import { outletGives, outletsOf } from "../core/source-outlets.ts";
+import { outletGives, outletsOf } from "../core/edition/source-outlets.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
 import { developerSections } from "./developer-sections.ts";
 

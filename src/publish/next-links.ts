@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { editionNavHtml } from "../site/edition-nav.ts";
-import type { EditionGainingNext } from "../store/editions.ts";
+import type { EditionGainingNext } from "../store/morning/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { editionTwinNav } from "./markdown-pages.ts";
 

@@ -3,7 +3,7 @@ import { isMainThread, parentPort, workerData, Worker } from "node:worker_thread
 import { PROJECT_ROOT } from "../config.ts";
 import { createSiteData, type SiteData } from "../site/views.ts";
 import { openDatabase, type DB } from "../store/db.ts";
-import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/editions.ts";
+import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/morning/editions.ts";
 import { PRECOMPRESS_FROM_BYTES } from "./precompressed.ts";
 import { SyncFileWriter } from "./site-dir.ts";
 import { loadRenderer } from "./site-renderer.ts";

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../config.ts";
 import type { SiteData } from "../site/views.ts";
-import { withDirLock } from "./dir-lock.ts";
+import { withDirLock } from "../lib/dir-lock.ts";
 
 /**
  * The Astro site is built once (`astro build`, output "server") into a bundle whose App the publisher
@@ -25,7 +25,7 @@ const CURRENT = path.join(ROOT, "current");
 // contract, the MCP catalog and src/publish/developer-sections.ts): a change there must rebuild too.
 const SOURCES = [
   "astro.config.mjs", "src/env.d.ts", "src/pages", "src/layouts", "src/components", "src/styles", "src/site",
-  "src/contract", "src/mcp", "src/core", "src/publish/developer-sections.ts", "src/publish/markdown-text.ts", "node_modules/astro/package.json",
+  "src/contract", "src/mcp", "src/core", "src/lib", "src/publish/developer-sections.ts", "src/publish/markdown-text.ts", "node_modules/astro/package.json",
 ];
 const KEEP_BUILDS = 3;
 

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { operations } from "../contract/operations/index.ts";
-import { withoutWeatherEmoji } from "../core/web-edition.ts";
+import { withoutWeatherEmoji } from "../core/edition/web-edition.ts";
 import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withNeighbourEditionIds } from "../store/editions.ts";
+import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withNeighbourEditionIds } from "../store/morning/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {

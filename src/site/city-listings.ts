@@ -1,13 +1,13 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
-import { feedEventToCalendar } from "../core/event-time.ts";
-import { safeUrl } from "../core/safe-url.ts";
-import { feedEventsFor, type CalendarOccurrence } from "../core/calendar-events.ts";
-import { currentFeedItems } from "../store/feeds.ts";
-import { FEED_EVENT_DAYS } from "../core/town-sources.ts";
-import { localDate, localWallTime } from "../core/time.ts";
+import { feedEventToCalendar } from "../core/calendar/event-time.ts";
+import { safeUrl } from "../core/edition/safe-url.ts";
+import { feedEventsFor, type CalendarOccurrence } from "../core/calendar/calendar-events.ts";
+import { currentFeedItems } from "../store/sources/feeds.ts";
+import { FEED_EVENT_DAYS } from "../core/sources/town-sources.ts";
+import { localDate, localWallTime } from "../lib/time.ts";
 import type { DB } from "../store/db.ts";
-import { publishedOrdersOf, type OrderRow } from "../store/orders.ts";
-import type { PlaceRow } from "../store/places.ts";
+import { publishedOrdersOf, type OrderRow } from "../store/commerce/orders.ts";
+import type { PlaceRow } from "../store/places/places.ts";
 
 export interface CityListings {
   /**
@@ -39,7 +39,7 @@ function toDirectory(o: OrderRow): DirectoryListing {
 /** The coming week of the town's public calendars, from the items its feeds last fetched. */
 function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDate: string, now: Date): CalendarEvent[] {
   const out: CalendarEvent[] = [];
-  // The same window and staleness as the morning's (src/services/town-sources.ts).
+  // The same window and staleness as the morning's (src/services/sources/town-sources.ts).
   for (const { feed, items } of currentFeedItems(db, place.geoid, now)) {
     if (feed.kind !== "ical") continue;
     const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: onDate, days: FEED_EVENT_DAYS });

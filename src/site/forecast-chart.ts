@@ -1,5 +1,5 @@
-import { escapeHtml } from "../core/email-render.ts";
-import type { DailyForecast } from "../core/weather.ts";
+import { escapeHtml } from "../core/edition/email-render.ts";
+import type { DailyForecast } from "../core/weather/snapshot.ts";
 import { formatWeekday } from "./format.ts";
 
 /**

@@ -26,5 +26,5 @@ export const formatInt = (n: number) => int.format(Math.round(n));
 export const formatUsd = (n: number) => usd.format(n);
 export const formatDec1 = (n: number) => dec1.format(n);
 
-/** Readers' name for an IANA zone ("Eastern Time", "Atlantic Time"): src/core/zone-names.ts. */
-export { timeZoneName } from "../core/zone-names.ts";
+/** Readers' name for an IANA zone ("Eastern Time", "Atlantic Time"): src/core/places/zone-names.ts. */
+export { timeZoneName } from "../core/places/zone-names.ts";

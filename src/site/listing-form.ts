@@ -1,6 +1,6 @@
 import { BusinessCheckoutRequest, EventCheckoutRequest } from "../contract/commerce.ts";
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
-import { safeUrl } from "../core/safe-url.ts";
+import { safeUrl } from "../core/edition/safe-url.ts";
 
 /**
  * The buying page's form (api/routes/advertise.ts, src/pages/advertise-page.astro): its fields, how

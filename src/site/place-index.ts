@@ -2,7 +2,7 @@
 import { fold } from "./place-ranking.js";
 import MiniSearch from "minisearch";
 import type { DB } from "../store/db.ts";
-import { placeFinderRows } from "../store/places.ts";
+import { placeFinderRows } from "../store/places/places.ts";
 
 /**
  * The place finder's index: every U.S. place (name, state, county when the name repeats within the

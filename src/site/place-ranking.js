@@ -1,5 +1,5 @@
 // The place finder's ranking, shared by the browser's "find your town" box (src/site/place-finder.js,
-// served as /place-ranking.js) and the server's find_place operation (src/services/places.ts), so a
+// served as /place-ranking.js) and the server's find_place operation (src/services/places/places.ts), so a
 // reader with or without JavaScript and an agent get the same towns in the same order. Plain ES
 // module with no imports: it runs as it is in both.
 

@@ -1,22 +1,22 @@
 import type { CalendarEvent, DirectoryListing, TownSource } from "../contract/resources.ts";
 import { PROBLEMS } from "../contract/problems.ts";
-import { holidaysOn, upcomingHolidays } from "../core/holidays.ts";
-import { localClock, type LocalClock } from "../core/local-clock.ts";
-import { sunTimes } from "../core/sun.ts";
-import { censusYear } from "../core/census-fields.ts";
-import { webHtml, webMarkdown } from "../core/web-edition.ts";
-import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/census-figures.ts";
-import { slugify } from "../core/slug.ts";
-import { statesPhrase } from "../core/states.ts";
-import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather.ts";
-import { publishedCities, type PublishedCity } from "../store/cities.ts";
-import { townSourceList } from "../store/directory-sources.ts";
+import { holidaysOn, upcomingHolidays } from "../core/calendar/holidays.ts";
+import { localClock, type LocalClock } from "../core/places/local-clock.ts";
+import { sunTimes } from "../core/weather/sun.ts";
+import { censusYear } from "../core/places/census-fields.ts";
+import { webHtml, webMarkdown } from "../core/edition/web-edition.ts";
+import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetric } from "../core/places/census-figures.ts";
+import { slugify } from "../core/places/slug.ts";
+import { statesPhrase } from "../core/places/states.ts";
+import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather/snapshot.ts";
+import { publishedCities, type PublishedCity } from "../store/places/cities.ts";
+import { townSourceList } from "../store/directory/sources.ts";
 import type { DB } from "../store/db.ts";
 import {
   cityArchive, editionCount, latestFeedEditions, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition,
   type ArchiveEntry, type FeedEdition, type PlacedEdition, type SiteEdition,
-} from "../store/editions.ts";
-import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places.ts";
+} from "../store/morning/editions.ts";
+import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places/places.ts";
 import { cityListings } from "./city-listings.ts";
 import { editionExcerpt } from "./excerpt.ts";
 import { withWeatherIcons } from "./weather-icons.ts";

@@ -2,7 +2,7 @@
 // web pages draw an icon before the day's condition and before each day's in the forecast table.
 // Decorative (aria-hidden): the condition is always written next to it. Never emoji: some systems
 // draw weather emoji as empty boxes.
-import { UNKNOWN_CONDITION, WMO_CONDITIONS } from "../core/wmo.ts";
+import { UNKNOWN_CONDITION, WMO_CONDITIONS } from "../core/weather/wmo.ts";
 
 const CLOUD = '<path d="M7 17h10.5a3.5 3.5 0 0 0 0-7 5.5 5.5 0 0 0-10.6 1.4A2.9 2.9 0 0 0 7 17z" fill="#dfe4ea" stroke="#4a5560" stroke-width="1.4" stroke-linejoin="round"/>';
 const SUN = (cx: number, cy: number, r: number) =>
@@ -24,13 +24,13 @@ const ICONS = {
 } as const;
 export type WeatherIcon = keyof typeof ICONS;
 
-/** Each emoji of src/core/wmo.ts (without its variation selector) to its drawing. */
+/** Each emoji of src/core/weather/wmo.ts (without its variation selector) to its drawing. */
 const BY_EMOJI: Record<string, WeatherIcon> = {
   "☀": "sun", "🌤": "sun-cloud", "⛅": "sun-cloud", "☁": "cloud", "🌫": "fog", "🌦": "rain", "🌧": "rain",
   "🌨": "snow", "❄": "snow", "⛈": "storm", "🌡": "thermometer",
 };
 
-/** Each condition name of src/core/wmo.ts to its drawing (through the emoji the API gives it). */
+/** Each condition name of src/core/weather/wmo.ts to its drawing (through the emoji the API gives it). */
 const BY_CONDITION = new Map<string, WeatherIcon>(
   [...Object.values(WMO_CONDITIONS), UNKNOWN_CONDITION].map((c) => [c.condition, BY_EMOJI[c.emoji.replace(/\uFE0F/g, "")] ?? "thermometer"]),
 );
@@ -46,14 +46,14 @@ const NAMES = [...BY_CONDITION.keys()].sort((a, b) => b.length - a.length).join(
 const HEADLINE = new RegExp(`<p><strong>(${NAMES})</strong>`, "g");
 const CELL = new RegExp(`<td>(${NAMES})</td>`, "g");
 
-/** Edition HTML (without emoji: src/core/compose.ts webHtml) with an icon before each condition. */
+/** Edition HTML (without emoji: src/core/edition/compose.ts webHtml) with an icon before each condition. */
 export function withWeatherIcons(html: string): string {
   return html
     .replace(HEADLINE, (_m, c: string) => `<p>${weatherIconSvg(BY_CONDITION.get(c)!)} <strong>${c}</strong>`)
     .replace(CELL, (_m, c: string) => `<td>${weatherIconSvg(BY_CONDITION.get(c)!)} ${c}</td>`);
 }
 
-/** The icon of a condition name (`undefined` when it is not one of src/core/wmo.ts). */
+/** The icon of a condition name (`undefined` when it is not one of src/core/weather/wmo.ts). */
 export function iconForCondition(condition: string): WeatherIcon | undefined {
   return BY_CONDITION.get(condition);
 }

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drainDueMail } from "../../src/services/mail-sender.ts";
-import { runMorning } from "../../src/services/morning.ts";
+import { drainDueMail } from "../../src/services/mail/sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { startHazardsServer, type HazardsServer } from "../helpers/hazards-server.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";

@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { composeEdition } from "../../src/core/compose.ts";
+import { composeEdition } from "../../src/core/edition/compose.ts";
 import { elyInputs } from "../fixtures/edition/ely.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

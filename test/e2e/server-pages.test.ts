@@ -3,7 +3,7 @@ import path from "node:path";
 import { HtmlValidate } from "html-validate";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { subscriberToken } from "../../src/services/unsubscribe.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { EVENT } from "../helpers/commerce.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";

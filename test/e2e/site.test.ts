@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { geoidOf } from "../helpers/seed.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { launchChromium } from "../helpers/browser.ts";
 

@@ -1,9 +1,9 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { addEdition } from "../helpers/seed.ts";
-import { subscriberToken } from "../../src/services/unsubscribe.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 // The subscribe form in Chromium, with JavaScript off (an ordinary form post to /subscribe and an

@@ -1,5 +1,5 @@
 /**
- * An edition's text with its counted links (/go/{slug}/{date}/{sig}?to=URL, src/core/click-links.ts)
+ * An edition's text with its counted links (/go/{slug}/{date}/{sig}?to=URL, src/core/edition/click-links.ts)
  * read as their targets: for tests about what an edition links to rather than how it counts clicks.
  */
 export function untracked(text: string): string {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PLACES_CSV } from "../../src/config.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { importPlaces } from "../../src/store/places-import.ts";
+import { importPlaces } from "../../src/store/places/import.ts";
 
 export const TEMPLATE_DIR = path.resolve(import.meta.dirname, "../.cache/template");
 

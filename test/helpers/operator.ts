@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import type { TestServer } from "./server.ts";
 import type { SmtpSink } from "./smtp-sink.ts";
 

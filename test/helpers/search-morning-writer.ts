@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../../src/store/db.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 
 /**
  * A second process-like writer for the search tests: stores `mornings` mornings of editions, one

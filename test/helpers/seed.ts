@@ -1,6 +1,6 @@
 import { renderSimpleHtml } from "./simple-html.ts";
 import type { DB } from "../../src/store/db.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 
 /** The GEOID of a place by slug (throws if unknown, so a typo fails loudly). */
 export function geoidOf(db: DB, slug: string): string {

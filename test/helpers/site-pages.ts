@@ -1,9 +1,9 @@
-import { composeEdition, renderEditionHtml } from "../../src/core/compose.ts";
-import { addDays } from "../../src/core/holidays.ts";
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
-import { describeWeatherCode } from "../../src/core/wmo.ts";
-import { buildSite } from "../../src/services/publish.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { addDays } from "../../src/core/calendar/holidays.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
+import { describeWeatherCode } from "../../src/core/weather/wmo.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { geoidOf } from "./seed.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 

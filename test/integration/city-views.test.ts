@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { cityMarkdown } from "../../src/publish/markdown-pages.ts";
 import { loadRenderer } from "../../src/publish/site-renderer.ts";
-import { buildSite, publishEditions } from "../../src/services/publish.ts";
+import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
 import { CITY_ARCHIVE_ITEMS, CITY_FEED_ITEMS, createSiteData, type SiteData } from "../../src/site/views.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { addEdition } from "../helpers/seed.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { getWith, signIn } from "../helpers/operator.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
@@ -287,8 +287,8 @@ describe("business listings", () => {
 
 describe("the daily email", () => {
   it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
-    const { composeCity } = await import("../../src/services/morning.ts");
-    const { findPlaceBySlug } = await import("../../src/store/places.ts");
+    const { composeCity } = await import("../../src/services/morning/run-morning.ts");
+    const { findPlaceBySlug } = await import("../../src/store/places/places.ts");
     const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example/", buyerEmail: "books@example.com" })).json();
     await payOnHostedPage(biz.checkoutUrl, "$25.00");
     // (The events published above ended when the clock jumped a month; these are new.)

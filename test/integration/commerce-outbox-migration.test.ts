@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { migrate } from "../../src/store/db.ts";
-import { enqueueMail, enqueueTransactional } from "../../src/store/outbox.ts";
+import { enqueueMail, enqueueTransactional } from "../../src/store/mail/outbox.ts";
 
 // Migration 008 rebuilds the outbox to take transactional mail: queued and sent rows of a live
 // database survive it unchanged, and the old "once per subscriber and edition" key still holds.

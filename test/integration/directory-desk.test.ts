@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
-import { upsertCandidates } from "../../src/store/directory.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { upsertCandidates } from "../../src/store/directory/candidates.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
 import { startSite, wordPressSite, type Site } from "../helpers/directory-sites.ts";

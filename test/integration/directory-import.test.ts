@@ -6,7 +6,7 @@ import zlib from "node:zlib";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, databaseFile } from "../../src/store/db.ts";
-import { upsertCandidates } from "../../src/store/directory.ts";
+import { upsertCandidates } from "../../src/store/directory/candidates.ts";
 import { freshDataDir, startTestServer } from "../helpers/server.ts";
 
 // The town directory's importer on the real places data and small copies of the six dataset files in

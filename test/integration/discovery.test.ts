@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../../src/contract/operations/index.ts";
 import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -2,7 +2,7 @@ import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseFile } from "../../src/store/db.ts";
-import { buildSite, publishEditions } from "../../src/services/publish.ts";
+import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -3,9 +3,9 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteDirs } from "../../src/publish/site-dir.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { buildSite, publishEditions } from "../../src/services/publish.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -1,12 +1,12 @@
-import { clickUrl } from "../../src/core/click-links.ts";
-import { clickKey } from "../../src/services/clicks.ts";
+import { clickUrl } from "../../src/core/edition/click-links.ts";
+import { clickKey } from "../../src/services/readers/clicks.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser.ts";
-import { addFeed } from "../../src/services/feeds.ts";
-import { drainDueMail } from "../../src/services/mail-sender.ts";
-import { runMorning } from "../../src/services/morning.ts";
+import { addFeed } from "../../src/services/sources/feeds.ts";
+import { drainDueMail } from "../../src/services/mail/sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
@@ -137,7 +137,7 @@ afterAll(async () => {
 });
 
 const html = (date: string) => digests.get(date)!.parsed.html as string;
-/** An outbound link of an edition as readers get it: through the counting redirect (src/core/click-links.ts). */
+/** An outbound link of an edition as readers get it: through the counting redirect (src/core/edition/click-links.ts). */
 const tracked = (url: string, date: string) => clickUrl(server.url, clickKey(server.ctx), ELY, date, url);
 const text = (date: string) => digests.get(date)!.parsed.text!;
 const subject = (date: string) => digests.get(date)!.parsed.subject!;

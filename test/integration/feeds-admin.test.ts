@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TownFeed, TownFeedList } from "../../src/contract/feeds.ts";
 import { Problem } from "../../src/contract/problems.ts";
 import { createFeedFetcher } from "../../src/integrations/feeds/fetch.ts";
-import { addFeed } from "../../src/services/feeds.ts";
+import { addFeed } from "../../src/services/sources/feeds.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { ATOM_TYPE, atomFeed, CALENDAR_TYPE, libraryCalendar, RSS_TYPE, rssFeed, startTownSourcesServer, type TownSourcesServer } from "../helpers/town-sources-server.ts";
 

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createRequestListener } from "../../api/app.ts";
 import { createContext } from "../../src/app.ts";
 import { loadConfig, PROJECT_ROOT } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/lib/log.ts";
 import { baseUrlForSite, currentGeneration, siteDirs } from "../../src/publish/site-dir.ts";
 import { cacheControlOf } from "../../src/publish/file-headers.ts";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { freshDataDir } from "../helpers/server.ts";
 

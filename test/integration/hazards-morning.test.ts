@@ -1,8 +1,8 @@
 import { untracked } from "../helpers/click-links.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BREAKER_BASE_MS, gatherRunHazards } from "../../src/services/hazards.ts";
-import { formatSummary, runMorning } from "../../src/services/morning.ts";
-import { findEdition } from "../../src/store/editions.ts";
+import { BREAKER_BASE_MS, gatherRunHazards } from "../../src/services/weather/hazards.ts";
+import { formatSummary, runMorning } from "../../src/services/morning/run-morning.ts";
+import { findEdition } from "../../src/store/morning/editions.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startHazardsServer, type HazardsServer } from "../helpers/hazards-server.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";

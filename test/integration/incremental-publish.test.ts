@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderInWorker, runRenderJob, type RenderJob } from "../../src/publish/render-pages.ts";
 import { siteDirs } from "../../src/publish/site-dir.ts";
 import { databaseFile } from "../../src/store/db.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { buildSite } from "../../src/services/publish.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

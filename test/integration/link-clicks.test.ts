@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMorning } from "../../src/services/morning.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { EVENT, payOnHostedPage } from "../helpers/commerce.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { enqueueTransactional } from "../../src/store/outbox.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { enqueueTransactional } from "../../src/store/mail/outbox.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSesWebhook } from "../../src/integrations/mail/ses.ts";
-import { subscriberToken } from "../../src/services/unsubscribe.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 // Each provider's bounce/complaint webhook over real HTTP, with its own signature scheme and keys

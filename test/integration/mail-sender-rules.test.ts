@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueEditionDigests } from "../../src/services/digests.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { queueEditionDigests } from "../../src/services/mail/digests.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { addEdition, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";

@@ -3,8 +3,8 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
-import { startMailSender } from "../../src/services/mail-sender.ts";
+import { createLogger } from "../../src/lib/log.ts";
+import { startMailSender } from "../../src/services/mail/sender.ts";
 import { freshDataDir } from "../helpers/server.ts";
 
 /** A destination that keeps every line written to it. */

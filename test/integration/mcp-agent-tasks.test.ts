@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEMS } from "../../src/contract/problems.ts";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { EVENT } from "../helpers/commerce.ts";
 import { CLIENTS, type AnyClient, type Connected } from "../helpers/mcp-clients.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";

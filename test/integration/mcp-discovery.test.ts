@@ -4,7 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 // Discovery of the MCP server from the site's origin alone: the AI Catalog leads to the Server

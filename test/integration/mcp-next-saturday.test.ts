@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addFeed } from "../../src/services/feeds.ts";
-import { addDays } from "../../src/core/time.ts";
+import { addFeed } from "../../src/services/sources/feeds.ts";
+import { addDays } from "../../src/lib/time.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
 import { CLIENTS, type AnyClient, type Connected } from "../helpers/mcp-clients.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";

@@ -1,11 +1,11 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { gridKey } from "../../src/core/grid-cells.ts";
+import { gridKey } from "../../src/core/weather/grid-cells.ts";
 import { createOpenMeteoProvider } from "../../src/integrations/weather/open-meteo.ts";
-import { formatSummary, runMorning, type MorningSummary } from "../../src/services/morning.ts";
-import { lookupTownZones } from "../../src/services/place-zones.ts";
-import { gatherRun } from "../../src/services/run-sources.ts";
-import { findPlaceBySlug } from "../../src/store/places.ts";
+import { formatSummary, runMorning, type MorningSummary } from "../../src/services/morning/run-morning.ts";
+import { lookupTownZones } from "../../src/services/weather/place-zones.ts";
+import { gatherRun } from "../../src/services/sources/run-sources.ts";
+import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderEditionHtml } from "../../src/core/compose.ts";
-import { describeWeatherCode } from "../../src/core/wmo.ts";
-import { queueEditionDigests } from "../../src/services/digests.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { buildSite } from "../../src/services/publish.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { describeWeatherCode } from "../../src/core/weather/wmo.ts";
+import { queueEditionDigests } from "../../src/services/mail/digests.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,9 +1,9 @@
-import { withClickLinks } from "../../src/core/click-links.ts";
-import { clickKey } from "../../src/services/clicks.ts";
+import { withClickLinks } from "../../src/core/edition/click-links.ts";
+import { clickKey } from "../../src/services/readers/clicks.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors.ts";
-import { runMorning } from "../../src/services/morning.ts";
-import { deleteTownNote, setTownNote, townNote } from "../../src/services/notes.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { deleteTownNote, setTownNote, townNote } from "../../src/services/commerce/notes.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

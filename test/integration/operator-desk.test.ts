@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { EVENT, payOnHostedPage } from "../helpers/commerce.ts";
 import { askForLink, csrfOf, getWith, Jar, mailedLink, postForm, signIn, useLink } from "../helpers/operator.ts";
 import { geoidOf } from "../helpers/seed.ts";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMorning } from "../../src/services/morning.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { EVENT, postCallback, stripeEvent } from "../helpers/commerce.ts";
 import { csrfOf, getWith, postForm, signIn, type Jar } from "../helpers/operator.ts";
 import { addSubscriber } from "../helpers/seed.ts";

@@ -1,10 +1,10 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../../src/services/publish.ts";
+import { buildSite } from "../../src/services/site/publish.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { queueEditionDigests } from "../../src/services/digests.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
-import { referralCounts } from "../../src/store/subscribers.ts";
+import { queueEditionDigests } from "../../src/services/mail/digests.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { referralCounts } from "../../src/store/readers/subscribers.ts";
 import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";

@@ -4,7 +4,7 @@ import { databaseFile } from "../../src/store/db.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// Cached reads are answered from memory (src/services/response-cache.ts): these prove a reader never sees an
+// Cached reads are answered from memory (src/services/platform/response-cache.ts): these prove a reader never sees an
 // answer older than the data, whichever process wrote it.
 
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
-import { subscriberToken } from "../../src/services/unsubscribe.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { connectV2 } from "../helpers/mcp-clients.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";

@@ -8,7 +8,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/clien
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSiteFiles, siteDirs } from "../../src/publish/site-dir.ts";
-import { buildSite, publishEditions } from "../../src/services/publish.ts";
+import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseSearchQuery } from "../../src/core/search-query.ts";
+import { parseSearchQuery } from "../../src/core/search/query.ts";
 import type { DB } from "../../src/store/db.ts";
-import { newestIndexedId, searchBitsUpto } from "../../src/store/search-bits.ts";
-import { placeToken } from "../../src/store/search.ts";
-import { refreshSearchSets } from "../../src/services/search.ts";
+import { newestIndexedId, searchBitsUpto } from "../../src/store/search/bits.ts";
+import { placeToken } from "../../src/store/search/queries.ts";
+import { refreshSearchSets } from "../../src/services/site/search.ts";
 import { addEdition, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// The exact `total` comes from kept sets of frequent terms (src/store/search-bits.ts). These tests
+// The exact `total` comes from kept sets of frequent terms (src/store/search/bits.ts). These tests
 // check it against FTS5's own count(*) over an archive big enough for terms to get sets, through
 // every state the sets can be in: not built yet, built, behind newer editions, and invalidated by
 // an edit or a delete.

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RANK_WINDOW } from "../../src/store/search.ts";
-import { insertEdition } from "../../src/store/editions.ts";
-import { findPlaceBySlug } from "../../src/store/places.ts";
+import { RANK_WINDOW } from "../../src/store/search/queries.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
+import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;

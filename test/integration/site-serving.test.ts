@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteDirs } from "../../src/publish/site-dir.ts";
-import { buildSite, publishEditions } from "../../src/services/publish.ts";
+import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -6,11 +6,11 @@ import { marked, type Token, type Tokens } from "marked";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/lib/log.ts";
 import { writeTextOutputs } from "../../src/publish/text-outputs.ts";
-import type { AppContext } from "../../src/services/context.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 import { databaseFile, openDatabase, type DB } from "../../src/store/db.ts";
-import { insertEdition } from "../../src/store/editions.ts";
+import { insertEdition } from "../../src/store/morning/editions.ts";
 import { freshDataDir } from "../helpers/server.ts";
 
 // The text outputs built from a real (temporary) SQLite database into a real directory, then read

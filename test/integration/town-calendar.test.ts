@@ -1,8 +1,8 @@
 import ical, { type CalendarResponse, type VEvent as IcalEvent } from "node-ical";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventsResponse } from "../../src/contract/events.ts";
-import { addFeed } from "../../src/services/feeds.ts";
-import { sendPendingMail } from "../../src/services/mail-sender.ts";
+import { addFeed } from "../../src/services/sources/feeds.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
 import { payOnHostedPage, problemOf } from "../helpers/commerce.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TownFeedList } from "../../src/contract/feeds.ts";
-import { addFeed } from "../../src/services/feeds.ts";
-import { formatSummary, runMorning } from "../../src/services/morning.ts";
-import { startFeedRefresh, townSources } from "../../src/services/town-sources.ts";
-import { insertTownFeed } from "../../src/store/feeds.ts";
-import { findPlaceBySlug } from "../../src/store/places.ts";
+import { addFeed } from "../../src/services/sources/feeds.ts";
+import { formatSummary, runMorning } from "../../src/services/morning/run-morning.ts";
+import { startFeedRefresh, townSources } from "../../src/services/sources/town-sources.ts";
+import { insertTownFeed } from "../../src/store/sources/feeds.ts";
+import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {

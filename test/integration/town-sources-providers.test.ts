@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAirQualityProvider } from "../../src/integrations/air-quality.ts";
-import { feedEventsFor } from "../../src/core/calendar-events.ts";
+import { createAirQualityProvider } from "../../src/integrations/weather/air-quality.ts";
+import { feedEventsFor } from "../../src/core/calendar/calendar-events.ts";
 import { parseCalendar } from "../../src/integrations/feeds/ical.ts";
 import { parseSyndication } from "../../src/integrations/feeds/syndication.ts";
 import { SourceError } from "../../src/integrations/http-json.ts";
-import { createNwsProvider } from "../../src/integrations/nws.ts";
+import { createNwsProvider } from "../../src/integrations/hazards/nws.ts";
 import { atomFeed, CALENDAR_TYPE, libraryCalendar, nwsAlert, rssFeed, startTownSourcesServer, type TownSourcesServer } from "../helpers/town-sources-server.ts";
 
 // Each provider against the local stand-in answering in its real format.

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { backupStore } from "../../src/services/backups.ts";
+import { backupStore } from "../../src/services/platform/backups.ts";
 import { freshDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**

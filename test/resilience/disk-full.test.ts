@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMorning } from "../../src/services/morning.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AlertIndex, alertReaches, countyUgc, pointInPolygon, sameCode, zoneIdOf, type AlertArea, type TownArea } from "../../src/core/alert-areas.ts";
-import { gridCell, gridKey } from "../../src/core/grid-cells.ts";
-import { blockedUntil, rateWindowOf } from "../../src/core/rate-windows.ts";
+import { AlertIndex, alertReaches, countyUgc, pointInPolygon, sameCode, zoneIdOf, type AlertArea, type TownArea } from "../../src/core/hazards/alert-areas.ts";
+import { gridCell, gridKey } from "../../src/core/weather/grid-cells.ts";
+import { blockedUntil, rateWindowOf } from "../../src/core/sources/rate-windows.ts";
 
 // Which towns one national NWS answer reaches, decided in memory: by polygon, by zone, by county.
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
-import { availableFacts, censusFactOfDay } from "../../src/core/census-facts.ts";
-import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/compose.ts";
-import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/web-edition.ts";
-import { WMO_CONDITIONS } from "../../src/core/wmo.ts";
-import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/holidays.ts";
-import { sunTimes } from "../../src/core/sun.ts";
-import type { WeatherSnapshot } from "../../src/core/weather.ts";
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
+import { availableFacts, censusFactOfDay } from "../../src/core/places/census-facts.ts";
+import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/edition/compose.ts";
+import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/edition/web-edition.ts";
+import { WMO_CONDITIONS } from "../../src/core/weather/wmo.ts";
+import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/calendar/holidays.ts";
+import { sunTimes } from "../../src/core/weather/sun.ts";
+import type { WeatherSnapshot } from "../../src/core/weather/snapshot.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 
 const DATE = "2026-11-22";
 
@@ -76,7 +76,7 @@ describe("composeEdition", () => {
     expect(markdown).toContain("- Thu, Nov 26: Thanksgiving Day (federal holiday)");
     expect(markdown).toContain("Springfield is home to about 114,394 people.");
     expect(markdown).toContain("Nothing on the town calendar for the coming week yet.");
-    // "Read on the web" is the email's, once (src/core/email-render.ts); the edition ends with its sources.
+    // "Read on the web" is the email's, once (src/core/edition/email-render.ts); the edition ends with its sources.
     expect(markdown).not.toContain("Read this edition online");
     expect(markdown).toMatch(/^Good morning, Springfield, Illinois\. Here is your day, a 1-minute read\.$/m);
     expect(markdown.trimEnd()).toMatch(/Forecast: \[Open-Meteo\.com\]\(https:\/\/open-meteo\.com\/\) \(CC BY 4\.0\)\. Census figures: U\.S\. Census Bureau\.$/);

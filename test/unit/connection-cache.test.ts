@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { cachedStatement, connectionCache } from "../../src/store/db.ts";
-import { textTokens } from "../../src/store/search-tokens.ts";
+import { textTokens } from "../../src/store/search/tokens.ts";
 
 // Caches of one connection live on that connection (src/store/db.ts), so two apps (or a publisher and
 // its render worker) in one process never share statements or memos.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { itemsNamingTown, townNameMatcher } from "../../src/core/county-filter.ts";
+import { itemsNamingTown, townNameMatcher } from "../../src/core/sources/county-filter.ts";
 
 // A county paper's items reach a town's edition only when they name the town: headlines as such
 // papers write them, with the near misses that must not count.

@@ -15,7 +15,7 @@ import {
   townReachKm,
   type DirectoryPlace,
   type NewCandidate,
-} from "../../src/core/directory-match.ts";
+} from "../../src/core/directory/match.ts";
 import { operations } from "../../src/contract/operations/index.ts";
 import { developerSectionsHtml } from "../../src/publish/developer-sections.ts";
 

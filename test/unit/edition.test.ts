@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { airQualityLine, activeAlerts, alertSummary } from "../../src/core/alerts.ts";
-import { archiveNotes, weatherChange } from "../../src/core/archive-notes.ts";
-import { composeEdition, renderEditionHtml } from "../../src/core/compose.ts";
-import { eventWhenWords } from "../../src/core/event-time.ts";
-import { factOfDay, FACT_WINDOW_DAYS, townFacts, type TownFactContext } from "../../src/core/facts.ts";
-import { addDays } from "../../src/core/holidays.ts";
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
+import { airQualityLine, activeAlerts, alertSummary } from "../../src/core/hazards/alert-section.ts";
+import { archiveNotes, weatherChange } from "../../src/core/edition/archive-notes.ts";
+import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { eventWhenWords } from "../../src/core/calendar/event-time.ts";
+import { factOfDay, FACT_WINDOW_DAYS, townFacts, type TownFactContext } from "../../src/core/edition/did-you-know.ts";
+import { addDays } from "../../src/core/calendar/holidays.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 import { ELY_DATE, elyInputs, elySources, elyWeather, winterStorm } from "../fixtures/edition/ely.ts";
 
 const sections = (md: string) => [...md.matchAll(/^## (.+)$/gm)].map((m) => m[1]);

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { composeEdition, renderEditionHtml, type EditionInputs } from "../../src/core/compose.ts";
+import { composeEdition, renderEditionHtml, type EditionInputs } from "../../src/core/edition/compose.ts";
 import {
   areaWords, declarationLine, distanceKm, feltIn, feltRadiusKm, hazardsForTown, NO_TOWN_HAZARDS, quakeLine, tideLine, uvCategory,
   type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
-} from "../../src/core/hazards.ts";
-import { NO_TOWN_SOURCES } from "../../src/core/town-sources.ts";
-import type { WeatherSnapshot } from "../../src/core/weather.ts";
-import { createNeapsTides } from "../../src/integrations/tides.ts";
-import { parseUsgsFeed } from "../../src/integrations/usgs-earthquakes.ts";
-import { openFemaUrl, parseDeclarations } from "../../src/integrations/openfema.ts";
+} from "../../src/core/hazards/town-hazards.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
+import type { WeatherSnapshot } from "../../src/core/weather/snapshot.ts";
+import { createNeapsTides } from "../../src/integrations/hazards/tides.ts";
+import { parseUsgsFeed } from "../../src/integrations/hazards/usgs-earthquakes.ts";
+import { openFemaUrl, parseDeclarations } from "../../src/integrations/hazards/openfema.ts";
 
 // The hazards every town shares, matched to one town: the felt rule, the 24-hour window, counties,
 // news told once, EPA's UV categories, tides from neaps, and the words the reader sees.

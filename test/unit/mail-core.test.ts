@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/core/rate-limiter.ts";
-import { isDisposableEmail } from "../../src/core/disposable-email.ts";
-import { renderDigest, senderDomain } from "../../src/core/email-render.ts";
-import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../src/core/tokens.ts";
-import { backoffMs } from "../../src/services/mail-sender.ts";
+import { RateLimiter } from "../../src/lib/rate-limiter.ts";
+import { isDisposableEmail } from "../../src/core/mail/disposable-email.ts";
+import { renderDigest, senderDomain } from "../../src/core/edition/email-render.ts";
+import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../src/core/readers/tokens.ts";
+import { backoffMs } from "../../src/services/mail/sender.ts";
 
 describe("unsubscribe tokens", () => {
   const secret = "s3cret";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyBounce, isPolicyRefusal, outboxIdOf, unsubscribeTokenOf } from "../../src/core/mail-feedback.ts";
+import { classifyBounce, isPolicyRefusal, outboxIdOf, unsubscribeTokenOf } from "../../src/core/mail/feedback.ts";
 
 describe("what a provider's bounce means for the reader", () => {
   it("a permanent refusal of the address is hard; the same words about the sender are policy, never the reader's", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NOTE_MAX_CHARS, parseNote } from "../../src/core/note.ts";
-import { renderNotePreview } from "../../src/services/notes.ts";
+import { NOTE_MAX_CHARS, parseNote } from "../../src/core/edition/note.ts";
+import { renderNotePreview } from "../../src/services/commerce/notes.ts";
 
 describe("the operator's note: paragraphs, emphasis and links, nothing else", () => {
   it("keeps paragraphs, *emphasis*, **strong** and http(s) links", () => {

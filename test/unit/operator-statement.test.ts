@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addMonths, audienceDays, csv, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv } from "../../src/core/operator-statement.ts";
+import { addMonths, audienceDays, csv, leaseChargeDates, monthlyStatement, paidPeriodEnd, statementCsv } from "../../src/core/commerce/operator-statement.ts";
 
 describe("the lease's billing periods", () => {
   it("adds months as Stripe bills: the day clamped to the month's length", () => {

@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createResponseCache } from "../../src/services/response-cache.ts";
+import { createResponseCache } from "../../src/services/platform/response-cache.ts";
 import { allOperations } from "../../src/contract/operations/index.ts";
-import type { AppContext } from "../../src/services/context.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { setMeta } from "../../src/store/meta.ts";
+import { setMeta } from "../../src/store/platform/meta.ts";
 
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { addIds, andInto, andNotInto, clearRange, countIds, emptyBitset, hasId, highestIds, orInto } from "../../src/core/bitset.ts";
-import { KeyMatcher, keysOfTokens, termKey } from "../../src/core/search-keys.ts";
+import { addIds, andInto, andNotInto, clearRange, countIds, emptyBitset, hasId, highestIds, orInto } from "../../src/lib/bitset.ts";
+import { KeyMatcher, keysOfTokens, termKey } from "../../src/core/search/keys.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { textTokens } from "../../src/store/search-tokens.ts";
+import { textTokens } from "../../src/store/search/tokens.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-tokens-"));
 const db = openDatabase(path.join(dir, "t.db"));

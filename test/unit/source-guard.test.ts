@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { SourceError } from "../../src/integrations/http-json.ts";
-import { SourceGuard } from "../../src/services/source-guard.ts";
+import { SourceGuard } from "../../src/services/sources/source-guard.ts";
 
 // One provider's manners for a morning run, on a fake clock: 429 windows, Retry-After, the circuit.
 

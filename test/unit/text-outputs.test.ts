@@ -4,14 +4,14 @@ import { marked, type Token, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
 import { llmsTxt } from "../../src/publish/llms.ts";
 import { cityMarkdown, feedMarkdown } from "../../src/publish/markdown-pages.ts";
-import { statesPhrase } from "../../src/core/states.ts";
+import { statesPhrase } from "../../src/core/places/states.ts";
 import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
 import { absolutizeHtml, FEED_ITEM_FORMAT, feedItemsByLink, renderFeed, renderFeedBytes, renderRss, rfc822, rssItemXml, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
 import { xml } from "../../src/publish/xml.ts";
-import { censusFigures } from "../../src/core/census-figures.ts";
+import { censusFigures } from "../../src/core/places/census-figures.ts";
 import type { CityView, PlacedEdition } from "../../src/site/views.ts";
-import type { PlaceRow } from "../../src/store/places.ts";
+import type { PlaceRow } from "../../src/store/places/places.ts";
 
 // The pure renderers of the text outputs, each checked by reading its output back with an
 // independent parser (fast-xml-parser, marked's lexer) rather than by comparing strings.

@@ -1,8 +1,8 @@
 import ical, { type VEvent } from "node-ical";
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent } from "../../src/contract/resources.ts";
-import { townIcs } from "../../src/core/town-ics.ts";
-import { vtimezone } from "../../src/core/vtimezone.ts";
+import { townIcs } from "../../src/core/calendar/town-ics.ts";
+import { vtimezone } from "../../src/core/calendar/vtimezone.ts";
 
 // The town calendar's iCalendar, read back by node-ical (not the library that wrote it): local
 // times in the town's zone on both sides of a daylight-saving change, zones without one, UTC stamps.

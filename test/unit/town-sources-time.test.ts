@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { localWallTime, wallTimeToInstant } from "../../src/core/time.ts";
-import { nwsPoint } from "../../src/integrations/nws.ts";
-import { toLocal } from "../../src/core/calendar-events.ts";
+import { localWallTime, wallTimeToInstant } from "../../src/lib/time.ts";
+import { nwsPoint } from "../../src/integrations/hazards/nws.ts";
+import { toLocal } from "../../src/core/calendar/calendar-events.ts";
 
 // The conversions calendar events go through: an instant to the town's wall time and back.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readStoredWeather, WeatherSnapshot } from "../../src/core/weather.ts";
+import { readStoredWeather, WeatherSnapshot } from "../../src/core/weather/snapshot.ts";
 
 // The weather snapshot is one domain type with one schema: what providers answer, what an edition
 // stores, what /api/weather and the site read back. Stored JSON is read part by part.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "../../src/core/wmo.ts";
+import { describeWeatherCode, UNKNOWN_CONDITION, WMO_CONDITIONS } from "../../src/core/weather/wmo.ts";
 
 // The codes Open-Meteo documents for `weather_code` (https://open-meteo.com/en/docs, "WMO Weather interpretation codes").
 const DOCUMENTED = [0, 1, 2, 3, 45, 48, 51, 53, 55, 56, 57, 61, 63, 65, 66, 67, 71, 73, 75, 77, 80, 81, 82, 85, 86, 95, 96, 99];

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { PLACES_CSV } from "../../src/config.ts";
-import { NAMED_ZONES, timeZoneName } from "../../src/core/zone-names.ts";
+import { NAMED_ZONES, timeZoneName } from "../../src/core/places/zone-names.ts";
 
 // Every zone the places dataset uses, read from the file the app imports (content/data/us-places.csv).
 const rows = parse(fs.readFileSync(PLACES_CSV), { columns: true, skip_empty_lines: true }) as Array<{ timezone: string }>;

@@ -1,8 +1,8 @@
 import ICAL from "ical.js";
 import { compile } from "html-to-text";
-import { safeUrl } from "../../core/safe-url.ts";
-import { localWallTime, wallTimeToInstant } from "../../core/time.ts";
-import type { CalendarOccurrence } from "../../core/calendar-events.ts";
+import { safeUrl } from "../../core/edition/safe-url.ts";
+import { localWallTime, wallTimeToInstant } from "../../lib/time.ts";
+import type { CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
 import { SourceError } from "../http-json.ts";
 
 // iCalendar (RFC 5545) feeds with ical.js: recurrences expanded (RRULE, RDATE, EXDATE, moved

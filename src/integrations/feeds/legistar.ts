@@ -1,5 +1,5 @@
-import { safeUrl } from "../../core/safe-url.ts";
-import type { CalendarOccurrence } from "../../core/calendar-events.ts";
+import { safeUrl } from "../../core/edition/safe-url.ts";
+import type { CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
 import { SourceError } from "../http-json.ts";
 import { plainText } from "./ical.ts";
 

@@ -1,6 +1,6 @@
 import { parseFeed } from "feedsmith";
-import { safeUrl } from "../../core/safe-url.ts";
-import type { Headline } from "../../core/town-sources.ts";
+import { safeUrl } from "../../core/edition/safe-url.ts";
+import type { Headline } from "../../core/sources/town-sources.ts";
 import { SourceError } from "../http-json.ts";
 import { plainText } from "./ical.ts";
 

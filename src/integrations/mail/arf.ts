@@ -1,5 +1,5 @@
 import { simpleParser, type ParsedMail } from "mailparser";
-import { unsubscribeTokenOf, type MailFeedback } from "../../core/mail-feedback.ts";
+import { unsubscribeTokenOf, type MailFeedback } from "../../core/mail/feedback.ts";
 
 /**
  * A complaint feedback-loop report (ARF, RFC 5965) as mailbox providers send it by mail (Yahoo's

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { AppError } from "../../core/errors.ts";
-import type { MailFeedback } from "../../core/mail-feedback.ts";
+import type { MailFeedback } from "../../core/mail/feedback.ts";
 
 export type FeedbackProvider = "ses" | "sendgrid" | "postmark" | "mailgun";
 
@@ -12,7 +12,7 @@ export interface WebhookRequest {
   nowMs: number;
 }
 
-/** A verified request, as the bounce/complaint service (src/services/mail-feedback.ts) takes it. */
+/** A verified request, as the bounce/complaint service (src/services/mail/feedback.ts) takes it. */
 export interface WebhookDelivery {
   events: MailFeedback[];
   /** Events the provider reports that we do not act on (deliveries, opens, clicks). */

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { classifyBounce, type FeedbackKind } from "../../core/mail-feedback.ts";
+import { classifyBounce, type FeedbackKind } from "../../core/mail/feedback.ts";
 import { bracketed, fresh, obj, parseSignedJson, safeEqual, str, unauthorized, type FeedbackWebhook, type Obj } from "./feedback-webhook.ts";
 
 /**

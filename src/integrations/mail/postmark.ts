@@ -1,4 +1,4 @@
-import { classifyBounce, type FeedbackKind } from "../../core/mail-feedback.ts";
+import { classifyBounce, type FeedbackKind } from "../../core/mail/feedback.ts";
 import { obj, parseSignedJson, safeEqual, str, unauthorized, type FeedbackWebhook } from "./feedback-webhook.ts";
 
 /**

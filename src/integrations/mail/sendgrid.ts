@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { classifyBounce, type FeedbackKind, type MailFeedback } from "../../core/mail-feedback.ts";
+import { classifyBounce, type FeedbackKind, type MailFeedback } from "../../core/mail/feedback.ts";
 import { bracketed, fresh, obj, parseSignedJson, str, unauthorized, type FeedbackWebhook, type Obj } from "./feedback-webhook.ts";
 
 export const SIGNATURE_HEADER = "x-twilio-email-event-webhook-signature";

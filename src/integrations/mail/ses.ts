@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { AppError } from "../../core/errors.ts";
-import { classifyBounce, type MailFeedback } from "../../core/mail-feedback.ts";
+import { classifyBounce, type MailFeedback } from "../../core/mail/feedback.ts";
 import { bracketed, obj, parseSignedJson, str, unauthorized, type FeedbackWebhook, type Obj, type WebhookDelivery } from "./feedback-webhook.ts";
 
 /**

@@ -60,7 +60,7 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
 
 /**
  * The message as nodemailer takes it. Our headers are already valid ASCII header values (see
- * core/email-render.ts), so they go out as written: nodemailer would otherwise MIME-encode a
+ * core/edition/email-render.ts), so they go out as written: nodemailer would otherwise MIME-encode a
  * quoted List-Id phrase and mail clients would no longer recognise it.
  */
 export function nodemailerMessage(message: OutgoingMessage, dkim?: SmtpMailerOptions["dkim"]) {
@@ -118,7 +118,7 @@ function mailboxFull(code: number | undefined, response: string): boolean {
  * the relay's; a greylisting 4.7.x stays the recipient's). Without one, the basic codes for a
  * mailbox (45x, 550, 551, 552, 553) are, 421 (closing) and 554 ("transaction failed") are not, and a
  * reply that mentions relaying never is. The same refusal for most of a batch is the relay's all
- * the same: the sender judges that (services/mail-sender.ts).
+ * the same: the sender judges that (services/mail/sender.ts).
  */
 export function aboutRecipient(code: number | undefined, response: string, permanent = code !== undefined && code >= 500): boolean {
   if (code === 421 || /\brelay/i.test(response)) return false;

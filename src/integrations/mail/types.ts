@@ -1,4 +1,4 @@
-import type { RenderedEmail } from "../../core/email-render.ts";
+import type { RenderedEmail } from "../../core/edition/email-render.ts";
 
 /** One message ready to send (as rendered by core/email-render); the mailer adds nothing but transport (and DKIM when configured). */
 export type OutgoingMessage = RenderedEmail & { messageId?: string };

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import Stripe from "stripe";
-import { standardCardFeeCents } from "../../core/pricing.ts";
+import { standardCardFeeCents } from "../../core/commerce/pricing.ts";
 import type { DB } from "../../store/db.ts";
-import { expireLocalSession, findLocalSession, insertLocalSession, localEventId } from "../../store/payment-sessions.ts";
+import { expireLocalSession, findLocalSession, insertLocalSession, localEventId } from "../../store/commerce/payment-sessions.ts";
 import { SIGNATURE_HEADER, translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
 import type { CheckoutRequest, HostedCheckout, PaymentProvider } from "./types.ts";
 

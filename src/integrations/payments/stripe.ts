@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { AppError } from "../../core/errors.ts";
-import { standardCardFeeCents } from "../../core/pricing.ts";
+import { standardCardFeeCents } from "../../core/commerce/pricing.ts";
 import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./types.ts";
 import { translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
 

@@ -1,5 +1,5 @@
 import type { PublishTargetConfig } from "../../config.ts";
-import type { Logger } from "../../log.ts";
+import type { Logger } from "../../lib/log.ts";
 import { localTarget } from "./local.ts";
 import { s3Target } from "./s3.ts";
 import type { PublishTarget } from "./types.ts";

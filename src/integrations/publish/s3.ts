@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { S3TargetConfig } from "../../config.ts";
-import type { Logger } from "../../log.ts";
+import type { Logger } from "../../lib/log.ts";
 import { cacheControlOf, contentTypeOf, isImmutable } from "../../publish/file-headers.ts";
 import { listSiteFiles, type SiteDirs } from "../../publish/site-dir.ts";
 import type { PublishTarget, TargetResult } from "./types.ts";

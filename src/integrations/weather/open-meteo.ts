@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { describeWeatherCode } from "../../core/wmo.ts";
+import { describeWeatherCode } from "../../core/weather/wmo.ts";
 import { getJson, SourceError } from "../http-json.ts";
-import type { DailyForecast, WeatherSnapshot } from "../../core/weather.ts";
+import type { DailyForecast, WeatherSnapshot } from "../../core/weather/snapshot.ts";
 import type { WeatherLocation, WeatherProvider } from "./types.ts";
 
 export interface OpenMeteoOptions {

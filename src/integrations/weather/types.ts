@@ -1,6 +1,6 @@
-import type { WeatherSnapshot } from "../../core/weather.ts";
+import type { WeatherSnapshot } from "../../core/weather/snapshot.ts";
 
-// A provider answers with the domain's snapshot (src/core/weather.ts).
+// A provider answers with the domain's snapshot (src/core/weather/snapshot.ts).
 
 export interface WeatherLocation {
   latitude: number;
@@ -16,7 +16,7 @@ export interface WeatherProvider {
    */
   forecast(location: WeatherLocation, options?: { signal?: AbortSignal }): Promise<WeatherSnapshot>;
   /**
-   * Many locations in one request (the morning's, services/run-sources.ts), all in `timezone`: one
+   * Many locations in one request (the morning's, services/sources/run-sources.ts), all in `timezone`: one
    * snapshot per location in the same order, null for one the answer lacks or got wrong. Rejects
    * with a SourceError (a 429's `reason` and `Retry-After` on it).
    */

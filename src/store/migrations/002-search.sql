@@ -1,7 +1,7 @@
 -- Full-text index of editions for /api/search. One row per edition, rowid = editions.id, written by
--- insertEdition in the same transaction as the edition (src/store/editions.ts), so a reader never
+-- insertEdition in the same transaction as the edition (src/store/morning/editions.ts), so a reader never
 -- sees an edition without its index row or the reverse. `body` is the edition's plain text (markdown
--- syntax and link targets dropped, see src/core/search-text.ts); `place` holds one token per city
+-- syntax and link targets dropped, see src/core/search/text.ts); `place` holds one token per city
 -- (`p` + GEOID) so a city-restricted search intersects with that city's short posting list.
 -- The prefix indexes make `ab*`, `abc*` and `abcd*` read one posting list instead of merging many.
 CREATE VIRTUAL TABLE edition_search USING fts5(
@@ -14,7 +14,7 @@ CREATE VIRTUAL TABLE edition_search USING fts5(
 
 -- Keep the index in step with deletes and edits made outside insertEdition. An edited edition is
 -- re-indexed from its raw markdown (no markdown parser in SQL), which still finds its words.
--- Both bump `search_generation`, which drops the remembered totals (src/store/search.ts): those are
+-- Both bump `search_generation`, which drops the remembered totals (src/store/search/queries.ts): those are
 -- only extended by newer rowids, which is exact while editions are only ever added.
 CREATE TRIGGER editions_search_delete AFTER DELETE ON editions BEGIN
   DELETE FROM edition_search WHERE rowid = old.id;

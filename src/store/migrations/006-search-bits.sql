@@ -1,6 +1,6 @@
 -- Kept sets of matching editions for frequent search terms, so that the exact `total` of a search
 -- is a few bitmap operations instead of a walk over posting lists as long as the archive
--- (src/store/search-bits.ts). A key is an FTS5 term expression (`"rain"`, `"partly cloudy"`,
+-- (src/store/search/bits.ts). A key is an FTS5 term expression (`"rain"`, `"partly cloudy"`,
 -- `"sp"*`) and its set is exactly the editions FTS5 matches for it, up to the edition id in meta
 -- `search_bits_upto`; newer editions are matched through FTS5 at query time until the sets are
 -- brought up to date after a morning.

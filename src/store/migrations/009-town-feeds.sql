@@ -20,7 +20,7 @@ CREATE TABLE feed_sources (
 );
 
 -- A feed of a town: who added it and under what name. Removing the last town's row of a source
--- removes the source (src/store/feeds.ts).
+-- removes the source (src/store/sources/feeds.ts).
 CREATE TABLE town_feeds (
   id           INTEGER PRIMARY KEY,
   place_geoid  TEXT NOT NULL REFERENCES places (geoid),

@@ -1,7 +1,7 @@
 -- The edition worth opening (issue #18, part B).
 
 -- The operator's note for one town and date, shown under the greeting. `markdown` is the canonical
--- subset written by src/core/note.ts (never the raw text typed), so it is safe to compose as it is.
+-- subset written by src/core/edition/note.ts (never the raw text typed), so it is safe to compose as it is.
 CREATE TABLE town_notes (
   place_geoid  TEXT NOT NULL REFERENCES places (geoid),
   date         TEXT NOT NULL,            -- YYYY-MM-DD in the town's timezone
@@ -26,5 +26,5 @@ BEGIN
 END;
 CREATE INDEX subscribers_referred_by ON subscribers (referred_by) WHERE referred_by IS NOT NULL;
 
--- Which town fact an edition told (src/core/facts.ts), so no fact repeats within 30 mornings.
+-- Which town fact an edition told (src/core/edition/did-you-know.ts), so no fact repeats within 30 mornings.
 ALTER TABLE editions ADD COLUMN fact_key TEXT;

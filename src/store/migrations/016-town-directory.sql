@@ -1,6 +1,6 @@
 -- The town directory: candidate public sources of each place, imported from the open datasets under
--- content/data/sources (src/services/directory-import.ts), before anything is fetched. A candidate
--- becomes a town feed (town_feeds, added_by 'directory') only once verified (src/services/directory-verify.ts).
+-- content/data/sources (src/services/directory/import.ts), before anything is fetched. A candidate
+-- becomes a town feed (town_feeds, added_by 'directory') only once verified (src/services/directory/verify.ts).
 
 CREATE TABLE town_source_candidates (
   id             INTEGER PRIMARY KEY,
@@ -18,7 +18,7 @@ CREATE TABLE town_source_candidates (
   dataset        TEXT NOT NULL,            -- the file it came from ('city-websites-uscityurl-2022.csv')
   dataset_row    TEXT NOT NULL,            -- which row: its key or line number in that file
   imported_at    TEXT NOT NULL,
-  -- Verification (src/services/directory-verify.ts): when last tried, and the outcome.
+  -- Verification (src/services/directory/verify.ts): when last tried, and the outcome.
   checked_at     TEXT,
   check_status   TEXT CHECK (check_status IN ('verified', 'no_feed', 'stale', 'failed', 'refused', 'blocked')),
   check_detail   TEXT,

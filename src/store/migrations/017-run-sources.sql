@@ -1,4 +1,4 @@
--- The morning's run snapshot (src/services/run-sources.ts): what each outside source answered, at its
+-- The morning's run snapshot (src/services/sources/run-sources.ts): what each outside source answered, at its
 -- own grain, kept so a run that crashed and is run again does not fetch it again, and so conditional
 -- requests have their validators; and each town's NWS zones, looked up once (they do not change).
 
@@ -21,7 +21,7 @@ CREATE TABLE place_zones (
   looked_up_at   TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- Composing 32,000 towns in one morning: the census fact of each town (src/services/town-facts.ts)
+-- Composing 32,000 towns in one morning: the census fact of each town (src/services/places/fact-of-day.ts)
 -- asks the places table for the nearest larger place, its ranks in state and county, and the state's
 -- density. Without these each of those scanned most of the table (the nearest-larger box walked every
 -- larger place by population), which made composing grow with the square of the towns.

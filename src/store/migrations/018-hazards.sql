@@ -1,4 +1,4 @@
--- Hazards every town shares (src/services/hazards.ts): each provider's state between morning runs, and
+-- Hazards every town shares (src/services/weather/hazards.ts): each provider's state between morning runs, and
 -- what each town's editions already told.
 
 -- One row per provider ('usgs', 'openfema'): the validators and items of its last good answer (a 304

@@ -4,7 +4,7 @@
 
 -- Provenance of a directory feed: the candidate it came from, whether it is county-wide (its items
 -- must name the town to be shown), the outlet's home page (credited with a link), and when it last
--- passed verification (dropped after failing for a week: src/services/directory-verify.ts).
+-- passed verification (dropped after failing for a week: src/services/directory/verify.ts).
 ALTER TABLE town_feeds ADD COLUMN candidate_id INTEGER REFERENCES town_source_candidates (id);
 ALTER TABLE town_feeds ADD COLUMN scope TEXT NOT NULL DEFAULT 'town' CHECK (scope IN ('town', 'county'));
 ALTER TABLE town_feeds ADD COLUMN home_url TEXT;

@@ -1,0 +1,356 @@
+/**
+ * Pure rendering of the emails citydaily sends: welcome and daily digest, each with an HTML and a
+ * plain-text part, the list headers inbox providers require (List-Id, List-Unsubscribe with https
+ * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
+ */
+import { PRIVACY_LINE } from "./privacy.ts";
+import { convert } from "html-to-text";
+import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
+
+export interface Sender {
+  /** The From header, e.g. `citydaily <news@example.com>`. */
+  from: string;
+  /** Public origin for links, e.g. `https://citydaily.example`. */
+  baseUrl: string;
+  postalAddress: string;
+}
+
+export interface Recipient {
+  email: string;
+  /** Signed subscriber token (src/core/readers/tokens.ts) for the unsubscribe and manage links. */
+  token: string;
+  /** The subscription's referral code: the share line's subscribe link carries it as `ref`. */
+  ref?: string;
+}
+
+export interface CityInfo {
+  name: string;
+  state: string;
+  slug: string;
+}
+
+export interface EditionInfo {
+  date: string;
+  subject: string;
+  html: string;
+  markdown: string;
+}
+
+export interface RenderedEmail {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/**
+ * The domain of the From address: the sending domain of Message-IDs and the unsubscribe mailbox.
+ * It may be an address literal (`[127.0.0.1]`, `[ipv6:::1]`).
+ */
+export function senderDomain(from: string): string {
+  const m = /@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.exec(from);
+  if (!m) throw new Error(`the From address has no domain: "${from}"`);
+  return m[1].toLowerCase(); // domains and the literal's "IPv6:" tag are case-insensitive; nodemailer writes them lowercased
+}
+
+/**
+ * The namespace of List-Id (RFC 2919): the sending domain, or "localhost", the namespace RFC 2919
+ * sets aside for lists without a domain, when mail is sent from an address literal.
+ */
+export function listIdNamespace(from: string): string {
+  const domain = senderDomain(from);
+  return domain.startsWith("[") ? "localhost" : domain;
+}
+
+export interface MailLinks {
+  /** GET: confirmation page; POST: RFC 8058 one-click unsubscribe from this city. */
+  unsubscribe: string;
+  /** Mail to this address (subject carries the token) to unsubscribe. */
+  unsubscribeMailto: string;
+  /** All cities of this address, unsubscribe from one or all. */
+  manage: string;
+  city: string;
+  /** The town's buying page: list an event or a business. */
+  advertise: string;
+  /** The town's calendar for calendar apps (`webcal:` of /{slug}/calendar.ics). */
+  calendar: string;
+}
+
+export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLinks {
+  const token = encodeURIComponent(to.token);
+  return {
+    unsubscribe: `${sender.baseUrl}/unsubscribe/${token}`,
+    // RFC 6068: an address literal's brackets are percent-encoded in a mailto URI.
+    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
+    manage: `${sender.baseUrl}/subscriptions/${token}`,
+    city: `${sender.baseUrl}/${city.slug}`,
+    advertise: `${sender.baseUrl}/advertise/${city.slug}`,
+    calendar: `${sender.baseUrl.replace(/^https?:/, "webcal:")}/${city.slug}/calendar.ics`,
+  };
+}
+
+/** Header values are sent as written, so they must be plain ASCII: accents folded, quotes dropped. */
+function asciiPhrase(s: string): string {
+  return s.normalize("NFKD").replace(/[^\x20-\x7e]/g, "").replace(/["\\]/g, "");
+}
+
+/**
+ * Gmail's Feedback-ID (Postmaster Tools' feedback loop): `town:kind:sender`. Complaint rates are
+ * then shown per town and per kind of mail; the last field, the sender id, stays the same for the
+ * whole stream. Signed by DKIM (src/integrations/mail/dkim.ts), as Gmail requires.
+ */
+export const FEEDBACK_SENDER_ID = "citydaily";
+
+export function feedbackId(city: CityInfo, kind: "welcome" | "digest"): string {
+  return `${city.slug}:${kind}:${FEEDBACK_SENDER_ID}`;
+}
+
+function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: "welcome" | "digest"): Record<string, string> {
+  return {
+    // RFC 2919: one list per city.
+    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
+    "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "List-Archive": `<${links.city}>`,
+    "Feedback-ID": feedbackId(city, kind),
+  };
+}
+
+function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
+  return [
+    "--",
+    `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
+    PRIVACY_LINE,
+    `Manage your cities: ${links.manage}`,
+    `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
+    `Advertise in ${city.name} or list your event: ${links.advertise}`,
+    `Add the ${city.name} calendar to your calendar app: ${links.calendar}`,
+    sender.postalAddress,
+  ].join("\n");
+}
+
+function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
+  return mailFooter(
+    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
+    sender.postalAddress,
+  );
+}
+
+const e = escapeHtml;
+
+/** The small print under every email: why it came, what to do about it, the postal address. */
+export function mailFooter(why: string, actionsHtml: string, postalAddress: string): string {
+  return `<div class="footer" style="border-top:1px solid #d9d4c7;margin-top:32px;padding-top:16px;font-family:${SANS};font-size:13px;line-height:1.5;color:#4a5560">
+<p style="margin:0 0 8px">${why}</p>
+${actionsHtml ? `<p style="margin:0 0 8px">${actionsHtml}</p>` : ""}
+<p style="margin:0">${e(postalAddress)}</p>
+</div>`;
+}
+
+const SANS = `-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif`;
+const SERIF = `Charter,'Bitstream Charter','Sitka Text',Cambria,Georgia,serif`;
+
+/**
+ * Inline styles for the tags an edition's HTML is made of (src/core/edition/compose.ts renderEditionHtml):
+ * several webmail clients drop <head> styles, so the look that matters is on each element; the
+ * <style> block only adds the phone and dark-mode adjustments.
+ */
+const TAG_STYLE: Record<string, string> = {
+  h1: `font-family:${SANS};font-size:26px;line-height:1.25;margin:0 0 12px;color:#1b1f23`,
+  h2: `font-family:${SANS};font-size:19px;line-height:1.3;margin:28px 0 8px;padding-top:12px;border-top:1px solid #d9d4c7;color:#1b1f23`,
+  h3: `font-family:${SANS};font-size:16px;line-height:1.3;margin:20px 0 6px;color:#1b1f23`,
+  p: "margin:0 0 14px",
+  ul: "margin:0 0 14px;padding-left:22px",
+  li: "margin:0 0 6px",
+  table: `border-collapse:collapse;width:100%;font-family:${SANS};font-size:14px;line-height:1.4;margin:0 0 14px`,
+  th: "text-align:left;padding:6px 6px;border-bottom:2px solid #1b1f23;font-weight:600",
+  td: "text-align:left;padding:6px 6px;border-bottom:1px solid #d9d4c7;vertical-align:top",
+  a: "color:#0b5c8a",
+  hr: "border:none;border-top:1px solid #d9d4c7;margin:24px 0",
+};
+
+/** Puts TAG_STYLE on each tag of trusted (sanitised) HTML; a cell's `align` becomes text-align. */
+export function styleForEmail(html: string): string {
+  return html.replace(/<(h1|h2|h3|p|ul|li|table|th|td|a|hr)(\s[^>]*)?>/g, (_m, tag: string, attrs = "") => {
+    let style = TAG_STYLE[tag];
+    // The edition's HTML marks number columns with class="num" (src/core/edition/compose.ts): right-aligned, as on the web.
+    const align = /\salign="(left|right|center)"/.exec(attrs)?.[1] ?? /text-align:\s*(left|right|center)/.exec(attrs)?.[1]
+      ?? (/\sclass="num"/.test(attrs) ? "right" : /\sclass="center"/.test(attrs) ? "center" : undefined);
+    const rest = attrs.replace(/\s(align|style)="[^"]*"/g, "");
+    if (align) style = style.replace(/text-align:left/, `text-align:${align}`);
+    if (tag === "table") return `<div class="table-wrap" style="overflow-x:auto"><table role="table"${rest} style="${style}">`;
+    return `<${tag}${rest} style="${style}">`;
+  }).replace(/<\/table>/g, "</table></div>");
+}
+
+export interface PageOptions {
+  /** The line inbox lists show after the subject (hidden in the message itself). */
+  preheader: string;
+  /** Under the masthead, e.g. the town and date. */
+  dateline?: string;
+}
+
+/**
+ * The email document: a preheader, the masthead, a 600 px column that becomes the full width on a
+ * phone, and dark-mode colours for clients that honour `prefers-color-scheme`. Tables carry the
+ * layout because Outlook for Windows still ignores max-width on divs.
+ */
+export function page(title: string, body: string, opts: PageOptions): string {
+  // Padding after the preheader keeps inbox lists from showing the body's first words after it.
+  const filler = "&#847;&zwnj;&nbsp;".repeat(40);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark">
+<title>${e(title)}</title>
+<style>
+:root{color-scheme:light dark;supported-color-schemes:light dark}
+body{margin:0;padding:0;-webkit-text-size-adjust:100%}
+@media (max-width:620px){
+  .outer{padding:0!important}
+  .column{border-radius:0!important;border-left:0!important;border-right:0!important}
+  .body-cell{padding:20px 16px!important;font-size:16px!important}
+  .masthead-cell{padding:16px!important}
+  .body-cell table{font-size:13px!important}
+  .body-cell th,.body-cell td{padding:5px 4px!important}
+}
+@media (prefers-color-scheme:dark){
+  body,.outer{background:#111417!important}
+  .column,.masthead-cell,.body-cell{background:#1b1f23!important;color:#e8e6e1!important;border-color:#3a4148!important}
+  .body-cell h1,.body-cell h2,.body-cell h3,.brand-ink{color:#f3f1ec!important}
+  .brand-warm{color:#f08a5d!important}
+  .body-cell a{color:#7cc0ea!important}
+  .dateline,.footer,.muted-link,.footer a{color:#a9b3bc!important}
+  .body-cell h2,.body-cell td,.body-cell th,.body-cell hr,.footer,.masthead-cell{border-color:#3a4148!important}
+  .body-cell th{border-bottom-color:#a9b3bc!important}
+}
+</style></head>
+<body style="margin:0;padding:0;background:#f3f1ec">
+<div class="preheader" style="display:none;max-height:0;overflow:hidden;mso-hide:all;font-size:1px;line-height:1px;color:#f3f1ec;opacity:0">${e(opts.preheader)}${filler}</div>
+<table role="presentation" class="outer" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f1ec;padding:24px 8px">
+<tr><td align="center">
+<table role="presentation" class="column" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background:#fdfcf9;border:1px solid #d9d4c7;border-radius:8px">
+<tr><td class="masthead-cell" style="padding:20px 32px;border-bottom:3px solid #1b1f23;background:#ffffff;border-radius:8px 8px 0 0">
+<div class="masthead" style="font-family:${SANS};font-size:24px;font-weight:700;letter-spacing:-0.01em;line-height:1.2"><span class="brand-ink" style="color:#1b1f23">city</span><span class="brand-warm" style="color:#a23b12">daily</span></div>
+${opts.dateline ? `<div class="dateline" style="font-family:${SANS};font-size:13px;color:#4a5560;margin-top:4px">${e(opts.dateline)}</div>` : ""}
+</td></tr>
+<tr><td class="body-cell" style="padding:28px 32px;font-family:${SERIF};font-size:17px;line-height:1.6;color:#1b1f23">
+${body}
+</td></tr>
+</table>
+</td></tr>
+</table>
+</body></html>`;
+}
+
+/**
+ * The plain-text part from the email's own HTML: headings as their words, tables as aligned
+ * columns, links as "text <url>", lists with dashes. No markdown syntax reaches the reader.
+ */
+export function htmlToPlainText(html: string): string {
+  return convert(html, {
+    wordwrap: 76,
+    selectors: [
+      { selector: "h1", options: { uppercase: false, leadingLineBreaks: 0, trailingLineBreaks: 2 } },
+      { selector: "h2", options: { uppercase: true, leadingLineBreaks: 2, trailingLineBreaks: 1 } },
+      { selector: "h3", options: { uppercase: false } },
+      { selector: "table", format: "dataTable", options: { uppercaseHeaderCells: false, colSpacing: 3, maxColumnWidth: 30 } },
+      { selector: "ul", options: { itemPrefix: " - " } },
+      { selector: "a", options: { linkBrackets: ["<", ">"], hideLinkHrefIfSameAsText: true } },
+      { selector: "hr", format: "skip" },
+    ],
+  }).replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The first words a reader sees: the paragraphs after the edition's heading, in one line. */
+export function editionPreheader(editionHtml: string, max = 140): string {
+  const paragraphs = [...editionHtml.matchAll(/<p>([\s\S]*?)<\/p>/g)].slice(0, 2).map((m) => htmlToPlainText(`<p>${m[1]}</p>`).replace(/\s+/g, " "));
+  const line = paragraphs.join(" ").trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, firstDigest: "today" | "next"): RenderedEmail {
+  const links = mailLinks(sender, to, city);
+  const place = `${city.name}, ${city.state}`;
+  const when = firstDigest === "today"
+    ? "Today's edition is on its way in a separate email."
+    : `Your first edition arrives with ${city.name}'s next morning edition, published early in the morning, local time.`;
+  const subject = `Welcome to the ${place} daily`;
+  const text = [
+    `Welcome to the ${place} daily newsletter.`,
+    "",
+    `Every morning you will get ${city.name}'s edition: weather warnings and the forecast, what is on in town, local headlines, and a fact about the place.`,
+    when,
+    "",
+    `Read past editions: ${links.city}`,
+    "",
+    footerText(sender, to, city, links),
+  ].join("\n");
+  const body = styleForEmail(`<h1>Welcome to the ${e(place)} daily</h1>
+<p>Every morning you will get ${e(city.name)}'s edition: weather warnings and the forecast, what is on in town, local headlines, and a fact about the place.</p>
+<p>${e(when)}</p>
+<p><a href="${e(links.city)}">Read past editions of ${e(city.name)}</a></p>`);
+  const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
+    preheader: `Your ${city.name} edition arrives each morning: forecast, what is on, sunrise and sunset.`,
+    dateline: `${place} · daily newsletter`,
+  });
+  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
+}
+
+/** The parts of a digest that depend only on the edition, made once per edition, not once per reader. */
+export interface PreparedEdition {
+  date: string;
+  subject: string;
+  text: string;
+  html: string;
+  preheader: string;
+  /** "Sunday, November 22, 2026" (Intl is slow enough to matter once per reader). */
+  longDate: string;
+}
+
+export function prepareEdition(edition: EditionInfo): PreparedEdition {
+  // Editions stored before the text went emoji-free lose their weather emoji here (the words stay).
+  const html = withoutLegacyFooter(withoutWeatherEmoji(edition.html));
+  return { date: edition.date, subject: edition.subject, text: htmlToPlainText(html), html: styleForEmail(html), preheader: editionPreheader(html), longDate: longDate(edition.date) };
+}
+
+export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edition: EditionInfo | PreparedEdition): RenderedEmail {
+  const prepared = "preheader" in edition ? edition : prepareEdition(edition);
+  const links = mailLinks(sender, to, city);
+  const onWeb = `${links.city}/${prepared.date}`;
+  const share = shareLink(links, to);
+  const text = [
+    `Read on the web: ${onWeb}`, "", prepared.text, "",
+    `FORWARD TO A NEIGHBOR`, `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
+    footerText(sender, to, city, links),
+  ].join("\n");
+  const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
+${prepared.html}
+${shareHtml(city, share)}
+${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
+  return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links, "digest") };
+}
+
+/** The town's subscribe link with the reader's referral code: a subscription through it is counted for them. */
+export function shareLink(links: MailLinks, to: Recipient): string {
+  return to.ref ? `${links.city}?ref=${encodeURIComponent(to.ref)}` : links.city;
+}
+
+function shareHtml(city: CityInfo, share: string): string {
+  // The link is shown in full and may be long: it breaks anywhere rather than widen a phone's screen.
+  return `<div class="share" style="margin:28px 0 0;padding:14px 16px;border:1px solid #d9d4c7;border-radius:6px;font-family:${SANS};font-size:15px;line-height:1.5">
+<p style="margin:0 0 6px"><strong>Forward to a neighbor.</strong> Know someone in ${e(city.name)} who would like this? Send them this link to subscribe:</p>
+<p style="margin:0;overflow-wrap:anywhere;word-break:break-all"><a href="${e(share)}" style="color:#0b5c8a">${e(share)}</a></p>
+</div>`;
+}
+
+/** "Monday, November 23, 2026" for a YYYY-MM-DD date (read as a calendar day, not a UTC instant). */
+function longDate(date: string): string {
+  return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { weekday: "long", month: "long", day: "numeric", year: "numeric", timeZone: "UTC" });
+}

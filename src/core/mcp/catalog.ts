@@ -1,0 +1,14 @@
+import type { Operation } from "../../contract/operation.ts";
+import { operations } from "../../contract/operations/index.ts";
+
+export type ToolOperation = Operation & { mcp: NonNullable<Operation["mcp"]> };
+
+/**
+ * The public operations that are MCP tools, in a deterministic order (by tool name). Pure (contract
+ * only), so the developer docs and the set-up page can list the tools without loading the services.
+ */
+export function toolOperations(ops: readonly Operation[] = operations): ToolOperation[] {
+  return ops
+    .filter((op): op is ToolOperation => op.mcp !== undefined && op.auth !== "admin" && (op.visibility ?? "public") === "public")
+    .sort((a, b) => a.mcp.tool.localeCompare(b.mcp.tool));
+}

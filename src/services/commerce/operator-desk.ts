@@ -1,0 +1,285 @@
+import { townClicks, townClicksCsv, type TownClicks } from "../readers/clicks.ts";
+import crypto from "node:crypto";
+import { AppError } from "../../core/errors.ts";
+import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../../core/commerce/operator-statement.ts";
+import { addDays } from "../../core/calendar/holidays.ts";
+import { localDate, localHour } from "../../lib/time.ts";
+import type { TownFeed } from "../../contract/feeds.ts";
+import { audienceChanges, sentPerEdition } from "../../store/readers/audience.ts";
+import { hasEdition } from "../../store/morning/due-towns.ts";
+import { activeSubscriberCount } from "../../store/places/cities.ts";
+import { decisionsOf, type Decider, type DecisionRow } from "../../store/commerce/listing-decisions.ts";
+import { leasesOfOperator, operatorLeaseOfTown, scheduleLeaseCancel, type LeaseView } from "../../store/commerce/leases.ts";
+import { ledgerOfLease } from "../../store/commerce/ledger.ts";
+import { consumeLoginToken, deleteSession, insertLoginToken, insertSession, isOperator, loginTokenUsable, pruneSignIn, sessionEmail } from "../../store/commerce/operator-sessions.ts";
+import { findOrder, ordersToReview, type OrderView } from "../../store/commerce/orders.ts";
+import { enqueueTransactional } from "../../store/mail/outbox.ts";
+import { transfersOfLease } from "../../store/commerce/payouts.ts";
+import type { AppContext } from "../platform/context.ts";
+import { takeToken } from "../platform/limits.ts";
+import { sweepCommerce } from "./listings.ts";
+import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
+import { addFeed, listFeeds, removeFeed } from "../sources/feeds.ts";
+import { removedDirectorySources, restoreDirectorySource } from "../directory/sources.ts";
+import { verifyTown } from "../directory/verify.ts";
+import { candidatesOfPlace } from "../../store/directory/candidates.ts";
+import { townReferralCounts } from "../readers/referrals.ts";
+import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type TownNote } from "./notes.ts";
+import { payoutAccount } from "./payouts.ts";
+
+/**
+ * The operator desk (`/operator`, api/routes/operator.ts): sign-in by an emailed one-time link, the
+ * session, and what an operator sees and does for each town they lease. Listings are decided through
+ * the same functions staff use (src/services/commerce/orders.ts); payouts are src/services/commerce/payouts.ts.
+ */
+
+/** A sign-in link works once, within this many minutes. */
+export const SIGN_IN_LINK_MINUTES = 15;
+/** A session lasts this long from sign-in (then the operator asks for a new link). */
+export const SESSION_HOURS = 12;
+
+const hash = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
+const newToken = () => crypto.randomBytes(32).toString("base64url");
+const TOKEN = /^[\w-]{43}$/;
+
+// ---------- sign-in ----------
+
+/**
+ * Asks for a sign-in link. The same for every address (no account discovery): an address that runs
+ * or ran a town gets the email, any other gets nothing, and the caller answers alike. Limited per
+ * address (429 `rate_limited` for any address past its allowance, so that says nothing either).
+ */
+export function requestSignIn(ctx: AppContext, rawEmail: string): void {
+  const email = rawEmail.trim().toLowerCase();
+  takeToken(ctx.limits, "operatorSignIn", email);
+  const now = ctx.config.now();
+  const nowIso = now.toISOString();
+  pruneSignIn(ctx.db, nowIso, new Date(now.getTime() - SIGN_IN_LINK_MINUTES * 60_000).toISOString());
+  if (!isOperator(ctx.db, email)) return;
+  const token = newToken();
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
+  ctx.db.transaction(() => {
+    insertLoginToken(ctx.db, { hash: hash(token), email, expiresAt }, nowIso);
+    // The link carries a random token only, never the address.
+    enqueueTransactional(ctx.db, {
+      to: email, template: "operator_sign_in", dedupeKey: `sign-in:${hash(token)}`,
+      payload: { signInUrl: `${ctx.config.baseUrl}/operator/sign-in/${token}`, expiresAt },
+    }, now.getTime(), nowIso);
+  }).immediate();
+  ctx.mail.kick();
+}
+
+/** Whether a sign-in link can still be used (shown before the person presses Sign in). */
+export function signInLinkUsable(ctx: AppContext, token: string): boolean {
+  return TOKEN.test(token) && loginTokenUsable(ctx.db, hash(token), ctx.config.now().toISOString());
+}
+
+/** Uses a sign-in link (once) and starts a session: the session id for the cookie, or undefined. */
+export function completeSignIn(ctx: AppContext, token: string): { sessionId: string; expiresAt: string; email: string } | undefined {
+  if (!TOKEN.test(token)) return undefined;
+  const now = ctx.config.now();
+  const nowIso = now.toISOString();
+  return ctx.db.transaction(() => {
+    const email = consumeLoginToken(ctx.db, hash(token), nowIso);
+    if (!email) return undefined;
+    const sessionId = newToken();
+    const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000).toISOString();
+    insertSession(ctx.db, { hash: hash(sessionId), email, expiresAt }, nowIso);
+    return { sessionId, expiresAt, email };
+  }).immediate();
+}
+
+export function sessionOperator(ctx: AppContext, sessionId: string | undefined): string | undefined {
+  if (!sessionId || !TOKEN.test(sessionId)) return undefined;
+  return sessionEmail(ctx.db, hash(sessionId), ctx.config.now().toISOString());
+}
+
+export function signOut(ctx: AppContext, sessionId: string | undefined): void {
+  if (sessionId && TOKEN.test(sessionId)) deleteSession(ctx.db, hash(sessionId));
+}
+
+/**
+ * CSRF tokens: HMAC of the session id (signed-in forms) or of a random pre-session nonce kept in a
+ * cookie (the sign-in forms), with a key kept in the database. A form posted from another site
+ * cannot know it.
+ */
+export function csrfToken(ctx: AppContext, bound: string): string {
+  return crypto.createHmac("sha256", ctx.secrets.stored("operator_csrf_secret")).update(`csrf\n${bound}`).digest("base64url");
+}
+
+export function csrfValid(ctx: AppContext, bound: string | undefined, given: string | null | undefined): boolean {
+  if (!bound || !given) return false;
+  const a = Buffer.from(csrfToken(ctx, bound));
+  const b = Buffer.from(given);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+export const newNonce = newToken;
+
+// ---------- the desk ----------
+
+export interface ReviewItem {
+  order: OrderView;
+  decisions: DecisionRow[];
+}
+
+export interface TownDesk {
+  lease: LeaseView;
+  review: ReviewItem[];
+  audience: { subscribers: number; days: AudienceDay[]; sent: Array<{ date: string; sent: number; queued: number }>; referrals: { readers: number; referred: number }; clicks: TownClicks };
+  feeds: TownFeed[];
+  /** Directory sources the operator removed from the town (they may restore them). */
+  directoryRemoved: Array<{ url: string; title: string; removedBy: string; removedAt: string }>;
+  /** How many candidate sources the town directory has for the town (the desk offers to check them when there are any). */
+  directoryCandidates: number;
+  /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
+  notes: { nextEdition: string; scheduled: TownNote[] };
+  statement: StatementMonth[];
+  /** When a cancelled lease ends, or when the paid period running now ends. */
+  paidThrough: string;
+  payouts: { mode: "stripe" | "local"; account: ReturnType<typeof payoutAccount> };
+}
+
+/** The operator's towns (active leases first, then ended ones, for their statements). */
+export function operatorTowns(ctx: AppContext, email: string): LeaseView[] {
+  sweepCommerce(ctx);
+  return leasesOfOperator(ctx.db, email).filter((l) => l.status === "active" || l.status === "ended");
+}
+
+export function requireTown(ctx: AppContext, email: string, slug: string): LeaseView {
+  sweepCommerce(ctx);
+  const lease = operatorLeaseOfTown(ctx.db, email, slug);
+  if (!lease) throw new AppError("not_found", `You do not run ${slug}.`);
+  return lease;
+}
+
+export function statementOf(ctx: AppContext, lease: LeaseView): StatementMonth[] {
+  const charges = leaseCharges({ activatedAt: lease.activated_at, endedAt: lease.ended_at, priceCents: lease.price_cents }, ctx.config.now().toISOString());
+  return monthlyStatement(ledgerOfLease(ctx.db, lease.id), charges, transfersOfLease(ctx.db, lease.id));
+}
+
+export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk {
+  const lease = requireTown(ctx, email, slug);
+  const now = ctx.config.now();
+  const since = new Date(now.getTime() - 31 * 86_400_000).toISOString();
+  const changes = audienceChanges(ctx.db, lease.place_geoid, since);
+  const timezone = lease.timezone;
+  return {
+    lease,
+    review: ordersToReview(ctx.db, lease.place_geoid).map((order) => ({ order, decisions: decisionsOf(ctx.db, order.id) })),
+    audience: {
+      subscribers: activeSubscriberCount(ctx.db, lease.place_geoid),
+      days: audienceDays(changes.joined, changes.left, timezone, now, 30),
+      sent: sentPerEdition(ctx.db, lease.place_geoid, 14),
+      referrals: referralSummary(ctx, lease.slug),
+      clicks: townClicks(ctx, lease.place_geoid, timezone),
+    },
+    feeds: listFeeds(ctx, lease.slug).feeds,
+    directoryRemoved: removedDirectorySources(ctx, lease.slug),
+    directoryCandidates: candidatesOfPlace(ctx.db, lease.place_geoid).length,
+    notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
+    statement: statementOf(ctx, lease),
+    paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
+    payouts: { mode: ctx.connect ? "stripe" : "local", account: payoutAccount(ctx, email) },
+  };
+}
+
+export function clicksCsvOf(ctx: AppContext, email: string, slug: string): string {
+  const lease = requireTown(ctx, email, slug);
+  return townClicksCsv(lease.slug, townClicks(ctx, lease.place_geoid, lease.timezone));
+}
+
+export function statementCsvOf(ctx: AppContext, email: string, slug: string): string {
+  const lease = requireTown(ctx, email, slug);
+  return statementCsv(lease.slug, statementOf(ctx, lease));
+}
+
+/**
+ * The operator approves or rejects a listing of their own town: free listings awaiting review are
+ * published, held ones released (a paid tier gets its payment link), rejections carry a reason; all
+ * through the functions staff use, recorded as the operator's decision.
+ */
+export async function decideListing(ctx: AppContext, email: string, slug: string, orderId: string, decision: "approve" | "reject", reason?: string): Promise<OrderView> {
+  const lease = requireTown(ctx, email, slug);
+  const o = findOrder(ctx.db, orderId);
+  if (!o || o.place_geoid !== lease.place_geoid) throw new AppError("not_found", `No listing ${orderId} in ${lease.town_name}.`);
+  const by: Decider = { role: "operator", who: email };
+  if (decision === "reject") adminRejectOrder(ctx, o.id, reason ?? "", by);
+  else if (o.status === "held") await adminReleaseOrder(ctx, o.id, by);
+  else adminApproveOrder(ctx, o.id, by);
+  return findOrder(ctx.db, o.id)!;
+}
+
+/**
+ * Cancels a lease: the town stays the operator's until the end of the paid period. Stripe mode: the
+ * customer portal (where Stripe cancels the subscription at the period's end and tells us by
+ * `customer.subscription.deleted`); local mode: the lease is marked to end then.
+ */
+export async function cancelLease(ctx: AppContext, email: string, slug: string): Promise<{ portalUrl: string } | { endsAt: string }> {
+  const lease = requireTown(ctx, email, slug);
+  if (ctx.connect && lease.provider === "stripe" && lease.provider_subscription_id) {
+    return { portalUrl: await ctx.connect.portal(lease.provider_subscription_id, `${ctx.config.baseUrl}/operator/towns/${lease.slug}`) };
+  }
+  if (lease.cancel_at) return { endsAt: lease.cancel_at };
+  const nowIso = ctx.config.now().toISOString();
+  const endsAt = paidPeriodEnd(lease.activated_at ?? lease.created_at, nowIso);
+  scheduleLeaseCancel(ctx.db, lease.id, endsAt, nowIso);
+  ctx.log.info({ leaseId: lease.id, town: lease.slug, endsAt }, "operator cancelled the lease; it ends with its paid period");
+  return { endsAt };
+}
+
+/** The town's next edition: today's if its publication hour has not come and it is not out, else tomorrow's. */
+export function nextEditionDate(ctx: AppContext, lease: LeaseView): string {
+  const now = ctx.config.now();
+  const today = localDate(now, lease.timezone);
+  const todayDue = localHour(now, lease.timezone) >= ctx.config.publishHour || hasEdition(ctx.db, lease.place_geoid, today);
+  return todayDue ? addDays(today, 1) : today;
+}
+
+/** Tomorrow's note, from the desk: saved for the chosen edition date (the next one by default), signed, by the operator. */
+export function saveNote(ctx: AppContext, email: string, slug: string, input: { date: string; markdown: string; authorName: string }): TownNote {
+  const lease = requireTown(ctx, email, slug);
+  return setTownNote(ctx, lease.slug, { ...input, by: email });
+}
+
+/** The preview the edition would carry (empty when the note is not valid yet). */
+export function previewNote(ctx: AppContext, email: string, slug: string, markdown: string, authorName: string): string {
+  requireTown(ctx, email, slug);
+  return renderNotePreview(markdown, authorName || undefined);
+}
+
+export function removeNote(ctx: AppContext, email: string, slug: string, date: string): boolean {
+  const lease = requireTown(ctx, email, slug);
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && deleteTownNote(ctx, lease.slug, date);
+}
+
+/** Readers who brought others through their forwarding link, and how many they brought (counts only: no addresses on the desk). */
+function referralSummary(ctx: AppContext, slug: string): { readers: number; referred: number } {
+  const counts = townReferralCounts(ctx, slug);
+  return { readers: counts.length, referred: counts.reduce((s, c) => s + c.referred, 0) };
+}
+
+/** Adds a feed to the operator's town through the feeds service the admin CLI uses, recorded as added by them. */
+export async function addDeskFeed(ctx: AppContext, email: string, slug: string, url: string): Promise<TownFeed> {
+  const lease = requireTown(ctx, email, slug);
+  return addFeed(ctx, lease.slug, url, email);
+}
+
+/** Restores a directory source the town had removed: it is verified again now (added back if it still passes). */
+export async function restoreDeskDirectorySource(ctx: AppContext, email: string, slug: string, url: string): Promise<void> {
+  const lease = requireTown(ctx, email, slug);
+  await restoreDirectorySource(ctx, lease.slug, url);
+}
+
+/** The desk's "check now": the town's directory candidates tried at once (what the background check would do this week). */
+export async function checkDeskDirectory(ctx: AppContext, email: string, slug: string): Promise<{ verified: number; tried: number }> {
+  const lease = requireTown(ctx, email, slug);
+  // Candidates checked in the last 10 minutes are not fetched again (a button pressed twice).
+  const r = await verifyTown(ctx, lease.slug, { notWithinMs: 10 * 60_000 });
+  return { verified: r.candidates.filter((c) => c.status === "verified").length, tried: r.candidates.length };
+}
+
+export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
+  const lease = requireTown(ctx, email, slug);
+  return removeFeed(ctx, id, lease.slug, email).removed;
+}

@@ -1,0 +1,31 @@
+import type { Config } from "../../config.ts";
+import type { LimiterName } from "../../contract/operation.ts";
+import { AppError } from "../../core/errors.ts";
+import { RateLimiter } from "../../lib/rate-limiter.ts";
+
+/** The write limiters of one running app, shared by every way in (HTTP routes, MCP tools). */
+export type Limits = Record<LimiterName, RateLimiter>;
+
+const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in" };
+
+export function createLimits(config: Config): Limits {
+  const { subscribeRateLimit, subscribeRateWindowSeconds } = config.mail;
+  return {
+    subscribe: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
+    // Purchases share the subscribe allowance's shape: a burst, then one a minute.
+    checkout: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
+    // Sign-in links, counted per email address (not per client): 5 a burst, then one every 3 minutes,
+    // so nobody can flood an operator's inbox, and the answer is the same for every address.
+    operatorSignIn: new RateLimiter(5, 900),
+  };
+}
+
+/** Takes one token for `clientAddress`, or throws 429 `rate_limited` with Retry-After. */
+export function takeToken(limits: Limits, name: LimiterName, clientAddress: string): void {
+  const verdict = limits[name].take(clientAddress);
+  if (!verdict.ok) {
+    throw new AppError("rate_limited", `Too many ${WHAT[name]} requests from this address; retry in ${verdict.retryAfterSeconds} s.`, {
+      headers: { "Retry-After": String(verdict.retryAfterSeconds) },
+    });
+  }
+}

@@ -1,0 +1,108 @@
+import type { SubscribeInput, SubscribeResponse } from "../../contract/subscribe.ts";
+import { isDisposableEmail } from "../../core/mail/disposable-email.ts";
+import { AppError, type FieldIssue } from "../../core/errors.ts";
+import { referralCode, referralCodeOfPage } from "../../core/readers/referral.ts";
+import { slugify } from "../../core/places/slug.ts";
+import { canonicalStateName, STATES } from "../../core/places/states.ts";
+import { localDate } from "../../lib/time.ts";
+import { findEdition } from "../../store/morning/editions.ts";
+import { enqueueMail, enqueueWelcomeAgain } from "../../store/mail/outbox.ts";
+import { findPlaceBySlug, type PlaceRow } from "../../store/places/places.ts";
+import {
+  findSuppression, insertSubscriber, liftSuppression, reactivateSubscriber, recordMailEvent, subscriberByReferralCode,
+} from "../../store/readers/subscribers.ts";
+import type { AppContext } from "../platform/context.ts";
+
+/** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
+const ACCEPTED: SubscribeResponse = { success: true, message: "Thanks! Check your inbox for a welcome email." };
+
+function stateOf(input: string): string | undefined {
+  const code = input.trim().toUpperCase();
+  return canonicalStateName(input) ?? STATES.find((s) => s.code === code)?.name;
+}
+
+/** The place named by the slug, which `city` and `state` must agree with when given (the MCP tool may leave them out). */
+function placeFor(ctx: AppContext, req: SubscribeInput): PlaceRow {
+  const place = findPlaceBySlug(ctx.db, req.slug);
+  if (!place) {
+    // Neutral words: the resolution of `validation_error` says, per transport, how to find a slug.
+    const issues = [{ path: "slug", message: "no U.S. place has this slug; the place finder (find_place, /api/places?q=) gives any town's slug" }];
+    throw new AppError("validation_error", `No U.S. place has the slug "${req.slug}".`, { issues });
+  }
+  const issues: FieldIssue[] = [];
+  if (req.state !== undefined && stateOf(req.state) !== place.state_name) {
+    issues.push({ path: "state", message: `must be "${place.state_name}", the state of ${req.slug}` });
+  }
+  const city = req.city === undefined ? undefined : slugify(req.city);
+  if (city !== undefined && city !== slugify(place.name) && city !== slugify(place.census_name)) {
+    issues.push({ path: "city", message: `must be "${place.name}", the city of ${req.slug}` });
+  }
+  if (issues.length) {
+    const fields = issues.map((i) => i.path);
+    throw new AppError("validation_error", `${fields.join(" and ")} ${fields.length === 1 ? "does" : "do"} not match the slug ${req.slug}.`, { issues });
+  }
+  return place;
+}
+
+/**
+ * The subscription whose share link this came through: the `ref` sent (the page's script reads it
+ * from the address), else the `ref` of a referring page of this site (the form without JavaScript
+ * posts from the page the share link opened).
+ */
+function referringSubscriber(ctx: AppContext, req: SubscribeInput): number | null {
+  const code = referralCode(req.ref) ?? referralCodeOfPage(req.referrer, ctx.config.baseUrl);
+  return code ? subscriberByReferralCode(ctx.db, code) ?? null : null;
+}
+
+function silently(ctx: AppContext, reason: string): SubscribeResponse {
+  ctx.log.info({ reason }, "subscribe silently rejected");
+  return ACCEPTED;
+}
+
+/**
+ * POST /api/subscribe: validates the place, silently drops abuse (honeypot, disposable domain,
+ * suppressed address), then stores the subscription and queues the welcome email and the first
+ * digest in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
+ * Subscribing again to a city one follows changes nothing; to a city one had left, it is active again
+ * and welcomed again; after "unsubscribe from every city" the address may subscribe again (its own
+ * suppression is lifted). Bounced and complained addresses stay silently refused.
+ */
+export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<SubscribeResponse> {
+  const place = placeFor(ctx, req);
+  if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
+  const email = req.email.trim().toLowerCase();
+  if (isDisposableEmail(email)) return silently(ctx, "disposable domain");
+  // The reader's own "unsubscribe from every city" is lifted by asking again. So is a bounce: it may
+  // have been the relay's fault, or the mailbox is back (if it bounces again it is suppressed again).
+  // A complaint or staff's suppression stays.
+  const suppression = findSuppression(ctx.db, email);
+  if (suppression && suppression.reason !== "unsubscribed" && suppression.reason !== "bounced") return silently(ctx, "suppressed address");
+
+  const now = ctx.config.now();
+  const nowIso = now.toISOString();
+  const created = await ctx.commits.run(() => {
+    // Today's edition in the city's own timezone, if the morning run has published it.
+    const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
+    const lifted = suppression ? liftSuppression(ctx.db, email, suppression.reason as "unsubscribed" | "bounced", "api", nowIso) : false;
+    const id = insertSubscriber(ctx.db, {
+      email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
+      referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
+    });
+    if (id !== undefined) {
+      enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);
+      if (today) enqueueMail(ctx.db, "digest", id, today.id, now.getTime(), nowIso);
+      recordMailEvent(ctx.db, { email, subscriberId: id, kind: "subscribed", source: "api", now: nowIso });
+      return "subscribed";
+    }
+    // A subscription this reader had left: active again, welcomed again (asked for by this very request).
+    const again = reactivateSubscriber(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso });
+    if (again === undefined) return lifted ? "resubscribed" : false; // already active: nothing to do
+    enqueueWelcomeAgain(ctx.db, again, `welcome:${again}:${nowIso}`, now.getTime(), nowIso);
+    if (today) enqueueMail(ctx.db, "digest", again, today.id, now.getTime(), nowIso);
+    recordMailEvent(ctx.db, { email, subscriberId: again, kind: "resubscribed", source: "api", now: nowIso });
+    return "resubscribed";
+  });
+  ctx.log.info({ place: place.slug, created }, created ? created : "subscribe repeated");
+  if (created) ctx.mail.kick(); // the welcome email goes out now rather than at the sender's next tick
+  return ACCEPTED;
+}

@@ -1,8 +1,0 @@
-import { referralCounts, type ReferralCount } from "../store/subscribers.ts";
-import { requirePlace } from "./cities.ts";
-import type { AppContext } from "./context.ts";
-
-/** Readers of a town who brought others through their "Forward to a neighbor" link, most first (the operator desk). */
-export function townReferralCounts(ctx: AppContext, slug: string): ReferralCount[] {
-  return referralCounts(ctx.db, requirePlace(ctx, slug).geoid);
-}

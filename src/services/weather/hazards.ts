@@ -1,0 +1,208 @@
+import { limiter } from "../../lib/limiter.ts";
+import type { HazardsConfig } from "../../config.ts";
+import {
+  hazardKeys, hazardsForTown, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
+  type TownHazards,
+} from "../../core/hazards/town-hazards.ts";
+import { localDate } from "../../lib/time.ts";
+import { SourceError, type ConditionalItems, type Validators } from "../../integrations/http-json.ts";
+import { createOpenFemaProvider, type DeclarationsProvider } from "../../integrations/hazards/openfema.ts";
+import { createNeapsTides, type TidesProvider } from "../../integrations/hazards/tides.ts";
+import { createUsgsEarthquakeProvider, type EarthquakeProvider } from "../../integrations/hazards/usgs-earthquakes.ts";
+import { hazardSource, hazardsToldBefore, recordHazardFailure, recordHazardNotModified, recordHazardOk, recordHazardsTold } from "../../store/sources/hazards.ts";
+import type { DB } from "../../store/db.ts";
+import type { PlaceRow } from "../../store/places/places.ts";
+import type { AppContext } from "../platform/context.ts";
+
+// The hazards every town shares, gathered once per morning run: one USGS request (the world's quakes
+// of the past day) and one OpenFEMA request (the week's declarations) however many towns are due,
+// both at once, each within its time limit and behind a circuit breaker; tides are computed locally
+// (no request). Each town's edition then takes its part (core/hazards/town-hazards.ts). A provider that is down,
+// slow or wrong gives nothing: the editions go out without its lines.
+
+export interface HazardProviders {
+  earthquakes: EarthquakeProvider;
+  declarations: DeclarationsProvider;
+  tides: TidesProvider;
+  config: Pick<HazardsConfig, "timeoutMs" | "budgetMs" | "concurrency">;
+}
+
+export function createHazardProviders(config: HazardsConfig, userAgent: string): HazardProviders {
+  return {
+    earthquakes: createUsgsEarthquakeProvider({ baseUrl: config.usgsUrl, userAgent, timeoutMs: config.timeoutMs }),
+    declarations: createOpenFemaProvider({ baseUrl: config.openFemaUrl, userAgent, timeoutMs: config.timeoutMs }),
+    tides: createNeapsTides(),
+    config,
+  };
+}
+
+/** One provider's part of a run, for the morning summary. */
+export interface ProviderSummary {
+  requests: number;
+  notModified: number;
+  failures: number;
+  /** Not asked this run: the breaker was open (or Retry-After said to wait). */
+  skipped: number;
+  /** Towns whose edition carries a line from it. */
+  townsServed: number;
+}
+
+export interface HazardsSummary {
+  usgs: ProviderSummary;
+  openfema: ProviderSummary;
+  /** Computed locally: `requests` stays 0. */
+  tides: ProviderSummary;
+  /** From the forecast already fetched per town: `requests` stays 0. */
+  uv: ProviderSummary;
+  ms: number;
+}
+
+export interface GatheredHazards {
+  run: RunHazards;
+  summary: HazardsSummary;
+}
+
+/** Failed runs in a row after which a provider is left alone for a while. */
+export const BREAKER_AFTER = 3;
+/** The first pause once the breaker opens, doubling with each further failure, up to BREAKER_MAX_MS. */
+export const BREAKER_BASE_MS = 15 * 60_000;
+export const BREAKER_MAX_MS = 6 * 3_600_000;
+/** A Retry-After longer than this is taken as this (a mistaken header must not silence a source for days). */
+const RETRY_AFTER_MAX_MS = 24 * 3_600_000;
+/** The last good answer serves a run whose request failed for this long after it came. */
+export const KEPT_MS = { usgs: 3 * 3_600_000, openfema: 30 * 3_600_000 } as const;
+
+const empty = (): ProviderSummary => ({ requests: 0, notModified: 0, failures: 0, skipped: 0, townsServed: 0 });
+
+type Provider = keyof typeof KEPT_MS;
+
+/** The items of the provider's last good answer, if recent enough to serve at `now`. */
+function keptItems<T>(db: DB, provider: Provider, now: Date): T[] | null {
+  const row = hazardSource(db, provider);
+  if (!row?.items_json || !row.fetched_at) return null;
+  const age = now.getTime() - Date.parse(row.fetched_at);
+  if (!(age >= 0 && age <= KEPT_MS[provider])) return null;
+  try {
+    return JSON.parse(row.items_json) as T[];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks one provider once, through its breaker: not at all while it is open; otherwise one request
+ * with the last answer's validators. Returns the items to use this run (a 304, or a failure within
+ * KEPT_MS of the last good answer, gives the kept ones) or null. Never throws.
+ */
+async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary, stop: AbortSignal | undefined,
+  ask: (validators: Validators | null) => Promise<ConditionalItems<T>>): Promise<T[] | null> {
+  const at = now.toISOString();
+  const row = hazardSource(ctx.db, provider);
+  if (row?.open_until && Date.parse(row.open_until) > now.getTime()) {
+    summary.skipped++;
+    return keptItems<T>(ctx.db, provider, now);
+  }
+  const validators = row?.items_json ? { etag: row.etag, lastModified: row.last_modified } : null;
+  summary.requests++;
+  try {
+    const answer = await ask(validators);
+    if (answer.status === "not-modified") {
+      summary.notModified++;
+      recordHazardNotModified(ctx.db, provider, at);
+      return keptItems<T>(ctx.db, provider, now);
+    }
+    recordHazardOk(ctx.db, provider, at, { itemsJson: JSON.stringify(answer.items), etag: answer.validators.etag, lastModified: answer.validators.lastModified });
+    return answer.items;
+  } catch (err) {
+    // A run stopped (shutdown) says nothing about the provider: no failure counted, the breaker untouched.
+    if (stop?.aborted) return keptItems<T>(ctx.db, provider, now);
+    summary.failures++;
+    const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
+    const failures = (row?.consecutive_failures ?? 0) + 1;
+    const retry = err instanceof SourceError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
+    const pause = failures >= BREAKER_AFTER ? Math.min(BREAKER_BASE_MS * 2 ** (failures - BREAKER_AFTER), BREAKER_MAX_MS) : 0;
+    const wait = Math.max(retry ?? 0, pause);
+    const openUntil = wait > 0 ? new Date(now.getTime() + wait).toISOString() : null;
+    try {
+      recordHazardFailure(ctx.db, provider, reason, openUntil);
+    } catch (dbErr) {
+      ctx.log.error({ err: dbErr, provider }, "recording a hazard provider failure failed");
+    }
+    ctx.log.warn({ provider, reason, failures, openUntil }, "hazard provider unavailable; the editions go without it");
+    return keptItems<T>(ctx.db, provider, now);
+  }
+}
+
+/** The place as core/hazards/town-hazards.ts matches it. */
+export function hazardPlace(place: PlaceRow): HazardPlace {
+  return { geoid: place.geoid, latitude: place.latitude, longitude: place.longitude, timezone: place.timezone, countyGeoid: place.county_geoid ?? null };
+}
+
+/**
+ * The run's hazards for these towns: USGS and OpenFEMA each asked once (alongside each other, at most
+ * `concurrency` at once, each within its timeout, the whole within the run's budget), and each
+ * town's tides for its local date at `now`, computed locally. Never throws; a provider that gave
+ * nothing is null in the result and counted in the summary.
+ */
+export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], options: { now: Date; signal?: AbortSignal }): Promise<GatheredHazards> {
+  const started = performance.now();
+  const { now } = options;
+  const { budgetMs, concurrency } = ctx.hazards.config;
+  const budget = AbortSignal.timeout(budgetMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const summary: HazardsSummary = { usgs: empty(), openfema: empty(), tides: empty(), uv: empty(), ms: 0 };
+  const lane = limiter(concurrency);
+  // Tides are computed in their worker thread meanwhile (no request), each town for its local date.
+  const tides = new Map<string, TideDay | null>();
+  const stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  const tidesDone = Promise.race([stopped, Promise.all(places.map(async (place) => {
+    try {
+      const t = await ctx.hazards.tides.day(place, localDate(now, place.timezone));
+      if (!signal.aborted) tides.set(place.geoid, t);
+    } catch (err) {
+      summary.tides.failures++;
+      ctx.log.warn({ reason: (err as Error).message, slug: place.slug }, "tide prediction failed; the edition goes without tides");
+    }
+  }))]);
+  const [quakes, declarations] = await Promise.all([
+    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, options.signal, (v) => ctx.hazards.earthquakes.recent(v, signal))),
+    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, options.signal, (v) => ctx.hazards.declarations.recent(now, v, signal))),
+  ]);
+  // A town whose tides were not ready within the budget goes without them today.
+  await tidesDone;
+  summary.ms = Math.round(performance.now() - started);
+  return { run: { at: now.toISOString(), quakes, declarations, tides }, summary };
+}
+
+/**
+ * One town's hazards for its edition of `date`: the run's data matched to the town, without what an
+ * earlier edition of the town already told (a quake or a declaration is news once).
+ */
+export function townHazards(ctx: AppContext, run: RunHazards, place: PlaceRow, date: string): TownHazards {
+  const p = hazardPlace(place);
+  const all = hazardsForTown(run, p, date);
+  const keys = hazardKeys(all);
+  if (keys.length === 0) return all;
+  return hazardsForTown(run, p, date, hazardsToldBefore(ctx.db, place.geoid, keys, date));
+}
+
+/** Remembers what an edition told (call inside the edition's transaction). */
+export function recordTownHazards(ctx: AppContext, place: PlaceRow, date: string, h: TownHazards): void {
+  recordHazardsTold(ctx.db, place.geoid, date, hazardKeys(h));
+}
+
+/** Counts one composed edition in the summary's `townsServed`. */
+export function countServed(summary: HazardsSummary, h: TownHazards, uvIndexMax: number | null | undefined): void {
+  if (h.quakes.length > 0) summary.usgs.townsServed++;
+  if (h.declarations.length > 0) summary.openfema.townsServed++;
+  if (h.tides && h.tides.extremes.length > 0) summary.tides.townsServed++;
+  if (uvIndexMax != null && Math.round(uvIndexMax) >= UV_SHOWN_FROM) summary.uv.townsServed++;
+}
+
+/** "hazards: USGS 1 request (0 unchanged, 0 failed, 2 towns); OpenFEMA ...; tides 3 towns (no request); UV 1 town". */
+export function formatHazardsSummary(s: HazardsSummary): string {
+  const towns = (n: number) => `${n} ${n === 1 ? "town" : "towns"}`;
+  const provider = (name: string, p: ProviderSummary) =>
+    `${name} ${p.requests} ${p.requests === 1 ? "request" : "requests"} (${p.notModified} unchanged, ${p.failures} failed${p.skipped ? `, skipped: breaker open` : ""}), ${towns(p.townsServed)}`;
+  return `hazards: ${provider("USGS", s.usgs)}; ${provider("OpenFEMA", s.openfema)}; tides ${towns(s.tides.townsServed)} (no request); UV ${towns(s.uv.townsServed)}`;
+}

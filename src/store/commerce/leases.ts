@@ -1,0 +1,131 @@
+import { cachedStatement as stmt, type DB } from "../db.ts";
+
+// Town leases (table leases). The partial unique index allows one reserved-or-active lease per town.
+
+export interface LeaseRow {
+  id: string;
+  place_geoid: string;
+  status: "reserved" | "active" | "expired" | "ended";
+  price_cents: number;
+  currency: "usd";
+  operator_email: string | null;
+  reserved_until: string;
+  provider: string | null;
+  provider_session_id: string | null;
+  provider_subscription_id: string | null;
+  checkout_url: string | null;
+  activated_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  /** Cancelled by its operator: it stays active until then (the end of the paid period). */
+  cancel_at: string | null;
+}
+
+export interface LeaseView extends LeaseRow {
+  slug: string;
+  town_name: string;
+  state_name: string;
+  timezone: string;
+}
+
+const VIEW = "SELECT l.*, p.slug, p.name AS town_name, p.state_name, p.timezone FROM leases l JOIN places p ON p.geoid = l.place_geoid";
+
+/** Reservations past their window free their town. */
+export function expireStaleReservations(db: DB, nowIso: string): number {
+  return stmt(db, "UPDATE leases SET status = 'expired', updated_at = @now WHERE status = 'reserved' AND reserved_until <= @now").run({ now: nowIso }).changes;
+}
+
+/**
+ * Reserves a town in one write transaction: expired reservations are cleared first, then the insert
+ * either takes the town or meets the unique index (leased, or reserved by someone else): undefined.
+ */
+export function reserveTown(db: DB, l: { id: string; placeGeoid: string; priceCents: number; reservedUntil: string }, nowIso: string): LeaseRow | undefined {
+  return db.transaction(() => {
+    expireStaleReservations(db, nowIso);
+    const r = stmt(db, `INSERT INTO leases (id, place_geoid, status, price_cents, reserved_until, created_at, updated_at)
+      VALUES (?, ?, 'reserved', ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(l.id, l.placeGeoid, l.priceCents, l.reservedUntil, nowIso, nowIso);
+    return r.changes === 1 ? findLease(db, l.id) : undefined;
+  }).immediate();
+}
+
+export function findLease(db: DB, id: string): LeaseView | undefined {
+  return stmt(db, `${VIEW} WHERE l.id = ?`).get(id) as LeaseView | undefined;
+}
+
+export function setLeaseCheckout(db: DB, id: string, c: { provider: string; sessionId: string; url: string }, nowIso: string): void {
+  stmt(db, "UPDATE leases SET provider = ?, provider_session_id = ?, checkout_url = ?, updated_at = ? WHERE id = ?").run(c.provider, c.sessionId, c.url, nowIso, id);
+}
+
+export function releaseReservation(db: DB, id: string, nowIso: string): boolean {
+  return stmt(db, "UPDATE leases SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'reserved'").run(nowIso, id).changes === 1;
+}
+
+/**
+ * Activates a paid lease: reserved (or a reservation that lapsed while the buyer paid, if nobody took
+ * the town meanwhile) -> active. False when it cannot (already active, ended, or the town is taken).
+ */
+export function activateLease(db: DB, id: string, a: { email: string; subscriptionId: string | null }, nowIso: string): boolean {
+  try {
+    return stmt(db, `UPDATE leases SET status = 'active', operator_email = ?, provider_subscription_id = ?, activated_at = ?, updated_at = ?
+      WHERE id = ? AND status IN ('reserved', 'expired')`).run(a.email, a.subscriptionId, nowIso, nowIso, id).changes === 1;
+  } catch (err) {
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return false;
+    throw err;
+  }
+}
+
+export function endLeaseBySubscription(db: DB, subscriptionId: string, nowIso: string): LeaseView | undefined {
+  const lease = stmt(db, `${VIEW} WHERE l.provider_subscription_id = ? AND l.status = 'active'`).get(subscriptionId) as LeaseView | undefined;
+  if (!lease) return undefined;
+  stmt(db, "UPDATE leases SET status = 'ended', ended_at = ?, updated_at = ? WHERE id = ?").run(nowIso, nowIso, lease.id);
+  return lease;
+}
+
+export function activeLeaseOf(db: DB, placeGeoid: string): LeaseRow | undefined {
+  return stmt(db, "SELECT * FROM leases WHERE place_geoid = ? AND status = 'active'").get(placeGeoid) as LeaseRow | undefined;
+}
+
+/** Which of these slugs name a town with an active lease (it sells listings, newsletter or not). */
+export function leasedSlugs(db: DB, slugs: readonly string[]): Set<string> {
+  if (slugs.length === 0) return new Set();
+  const rows = stmt(db, `SELECT p.slug FROM places p JOIN leases l ON l.place_geoid = p.geoid
+    WHERE p.slug IN (SELECT value FROM json_each(?)) AND l.status = 'active'`).pluck().all(JSON.stringify(slugs)) as string[];
+  return new Set(rows);
+}
+
+/** Towns not available now: leased, or reserved and not expired (as of `nowIso`). */
+export function unavailableGeoids(db: DB, geoids: string[], nowIso: string): Set<string> {
+  const rows = stmt(db, `SELECT place_geoid FROM leases WHERE place_geoid IN (SELECT value FROM json_each(?))
+    AND (status = 'active' OR (status = 'reserved' AND reserved_until > ?))`).pluck().all(JSON.stringify(geoids), nowIso) as string[];
+  return new Set(rows);
+}
+
+export function claimedTowns(db: DB): Array<{ slug: string; city: string; state: string }> {
+  return stmt(db, `SELECT p.slug, p.name AS city, p.state_name AS state FROM leases l JOIN places p ON p.geoid = l.place_geoid
+    WHERE l.status = 'active' ORDER BY p.state_name, p.name, p.slug`).all() as Array<{ slug: string; city: string; state: string }>;
+}
+
+export function leasesOfOperator(db: DB, email: string): LeaseView[] {
+  return stmt(db, `${VIEW} WHERE l.operator_email = ? ORDER BY l.activated_at, l.id`).all(email) as LeaseView[];
+}
+
+export function hasStaleReservations(db: DB, nowIso: string): boolean {
+  return stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE status = 'reserved' AND reserved_until <= ?)").pluck().get(nowIso) === 1;
+}
+
+/** The operator's active lease of a town (the desk acts only on these). */
+export function operatorLeaseOfTown(db: DB, email: string, slug: string): LeaseView | undefined {
+  return stmt(db, `${VIEW} WHERE l.operator_email = ? AND p.slug = ? AND l.status = 'active'`).get(email, slug) as LeaseView | undefined;
+}
+
+/** Marks an active lease to end at `cancelAt`; false when it is not active or already cancelled. */
+export function scheduleLeaseCancel(db: DB, id: string, cancelAt: string, nowIso: string): boolean {
+  return stmt(db, "UPDATE leases SET cancel_at = ?, updated_at = ? WHERE id = ? AND status = 'active' AND cancel_at IS NULL").run(cancelAt, nowIso, id).changes === 1;
+}
+
+/** Ends cancelled leases whose paid period is over; their towns are free again. */
+export function endCancelledLeases(db: DB, nowIso: string): LeaseView[] {
+  const due = stmt(db, `${VIEW} WHERE l.status = 'active' AND l.cancel_at IS NOT NULL AND l.cancel_at <= ?`).all(nowIso) as LeaseView[];
+  for (const l of due) stmt(db, "UPDATE leases SET status = 'ended', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'").run(l.cancel_at, nowIso, l.id);
+  return due;
+}

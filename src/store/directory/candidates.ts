@@ -1,0 +1,122 @@
+import type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/match.ts";
+import { cachedStatement as stmt, type DB } from "../db.ts";
+
+// The town directory's candidate sources (table town_source_candidates): what the open datasets say
+// a place's sources may be, with the dataset and row each came from, and the last verification.
+
+export type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/match.ts";
+export type CandidateStatus = "verified" | "no_feed" | "stale" | "failed" | "refused" | "blocked";
+
+export interface CandidateRow {
+  id: number;
+  place_geoid: string;
+  kind: CandidateKind;
+  scope: CandidateScope;
+  name: string;
+  url: string;
+  feed_urls: string;
+  platform: CandidatePlatform | null;
+  platform_id: string | null;
+  dataset: string;
+  dataset_row: string;
+  imported_at: string;
+  checked_at: string | null;
+  check_status: CandidateStatus | null;
+  check_detail: string | null;
+}
+
+/** Stores candidates; one already known (same place, kind and address) keeps its verification state. */
+export function upsertCandidates(db: DB, rows: NewCandidate[], nowIso: string): number {
+  const insert = stmt(db, `INSERT INTO town_source_candidates
+      (place_geoid, kind, scope, name, url, feed_urls, platform, platform_id, dataset, dataset_row, imported_at)
+    VALUES (@placeGeoid, @kind, @scope, @name, @url, @feedUrls, @platform, @platformId, @dataset, @datasetRow, @now)
+    ON CONFLICT (place_geoid, kind, url) DO UPDATE SET scope = excluded.scope, name = excluded.name, feed_urls = excluded.feed_urls,
+      platform = excluded.platform, platform_id = excluded.platform_id, dataset = excluded.dataset, dataset_row = excluded.dataset_row,
+      imported_at = excluded.imported_at`);
+  let changed = 0;
+  db.transaction(() => {
+    for (const r of rows) changed += insert.run({ ...r, feedUrls: JSON.stringify(r.feedUrls), now: nowIso }).changes;
+  }).immediate();
+  return changed;
+}
+
+/** A place's candidates: its own sources first, then county-wide ones. */
+export function candidatesOfPlace(db: DB, placeGeoid: string): CandidateRow[] {
+  return stmt(db, `SELECT * FROM town_source_candidates WHERE place_geoid = ? ORDER BY scope = 'county', kind, id`).all(placeGeoid) as CandidateRow[];
+}
+
+export function findCandidate(db: DB, id: number): CandidateRow | undefined {
+  return stmt(db, "SELECT * FROM town_source_candidates WHERE id = ?").get(id) as CandidateRow | undefined;
+}
+
+/** Records the outcome of trying a candidate. */
+export function recordCandidateCheck(db: DB, id: number, status: CandidateStatus, detail: string | null, nowIso: string): void {
+  stmt(db, "UPDATE town_source_candidates SET checked_at = ?, check_status = ?, check_detail = ? WHERE id = ?")
+    .run(nowIso, status, detail === null ? null : detail.slice(0, 500), id);
+}
+
+/** What the directory's matcher needs of each place (src/core/directory/match.ts). */
+export function directoryPlaces(db: DB): Array<{
+  geoid: string; name: string; placeType: string; stateCode: string; stateName: string; countyGeoid: string | null;
+  countyName: string | null; latitude: number; longitude: number; population: number | null; landAreaSqMi: number | null;
+  nameAmbiguousInState: number;
+}> {
+  return stmt(db, `SELECT geoid, name, place_type AS placeType, state_code AS stateCode, state_name AS stateName,
+      county_geoid AS countyGeoid, county_name AS countyName, latitude, longitude, population,
+      land_area_sq_mi AS landAreaSqMi, name_ambiguous_in_state AS nameAmbiguousInState
+    FROM places ORDER BY geoid`).all() as ReturnType<typeof directoryPlaces>;
+}
+
+export interface SyncResult { added: number; updated: number; removed: number; unchanged: number }
+
+/**
+ * Makes the imported candidates exactly `rows`, in one transaction: new ones inserted, changed ones
+ * updated (keeping their verification), identical ones not touched (a second import changes nothing),
+ * and those the datasets no longer give deleted unless they were already tried (their check is history
+ * the discovery side may rely on) or came from elsewhere (a dataset not in `ownDatasets`). Rows are compared here rather than by SQL: re-importing 340,000
+ * identical rows then costs one read.
+ */
+export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string, ownDatasets: ReadonlySet<string>): SyncResult {
+  const insert = stmt(db, `INSERT INTO town_source_candidates
+      (place_geoid, kind, scope, name, url, feed_urls, platform, platform_id, dataset, dataset_row, imported_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const update = stmt(db, `UPDATE town_source_candidates SET scope = ?, name = ?, feed_urls = ?, platform = ?, platform_id = ?,
+      dataset = ?, dataset_row = ?, imported_at = ? WHERE id = ?`);
+  // A town feed verified from a candidate refers to it (migration 020): such a row is never removed.
+  const remove = stmt(db, `DELETE FROM town_source_candidates WHERE id = @id AND checked_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM town_feeds WHERE candidate_id = @id)`);
+  const result: SyncResult = { added: 0, updated: 0, removed: 0, unchanged: 0 };
+  const sep = "\u0000";
+  db.transaction(() => {
+    // key -> [id, the compared fields joined, dataset]
+    const existing = new Map<string, [number, string, string]>();
+    // Read to the end before writing (one statement at a time on a connection), row by row: no 340,000-row array.
+    const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
+      FROM town_source_candidates`).raw().iterate() as Iterable<[number, string, string, string, ...Array<string | null>]>;
+    for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep), fields[5]!]);
+    for (const r of rows) {
+      const key = r.placeGeoid + sep + r.kind + sep + r.url;
+      const feeds = JSON.stringify(r.feedUrls);
+      const had = existing.get(key);
+      if (!had) {
+        insert.run(r.placeGeoid, r.kind, r.scope, r.name, r.url, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso);
+        result.added++;
+        continue;
+      }
+      existing.delete(key);
+      if (had[1] === [r.scope, r.name, feeds, r.platform ?? "", r.platformId ?? "", r.dataset, r.datasetRow].join(sep)) result.unchanged++;
+      else {
+        update.run(r.scope, r.name, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso, had[0]);
+        result.updated++;
+      }
+    }
+    for (const [id, , dataset] of existing.values()) if (ownDatasets.has(dataset)) result.removed += remove.run({ id }).changes;
+  }).immediate();
+  return result;
+}
+
+/** Candidates of each dataset in the database. */
+export function candidateCountsByDataset(db: DB): Array<{ dataset: string; kind: CandidateKind; scope: CandidateScope; rows: number; places: number }> {
+  return stmt(db, `SELECT dataset, kind, scope, count(*) AS rows, count(DISTINCT place_geoid) AS places
+    FROM town_source_candidates GROUP BY dataset, kind, scope ORDER BY dataset, kind, scope`).all() as ReturnType<typeof candidateCountsByDataset>;
+}
