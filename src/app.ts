@@ -11,7 +11,7 @@ import { createOpenMeteoProvider } from "./integrations/weather/open-meteo.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import type { AppContext, MailSignal } from "./services/platform/context.ts";
 import { createAlertsCache } from "./services/weather/alerts.ts";
-import { createHazardProviders } from "./services/weather/hazards.ts";
+import { createHazardProviders } from "./integrations/hazards/providers.ts";
 import { createLimits } from "./services/platform/limits.ts";
 import { createSecrets } from "./services/platform/secrets.ts";
 import { createWeatherCache } from "./services/weather/forecast-cache.ts";

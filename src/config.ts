@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { baseUrlForSite } from "./publish/site-dir.ts";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
 export interface Config {
@@ -398,18 +397,4 @@ export function backupConfig(env: NodeJS.ProcessEnv): BackupConfig {
   const target = publishTargetConfig({ ...env, PUBLISH_TARGET: env.BACKUP_TARGET });
   if (target.kind !== "s3") throw new Error(`BACKUP_TARGET must be s3://bucket/prefix, got "${env.BACKUP_TARGET}"`);
   return { target, intervalSeconds, keep };
-}
-
-/**
- * For commands that write links into emails or the site (the admin CLI, `npm run morning`, `npm run
- * mail:send`): the site's recorded base URL when BASE_URL is not set, BASE_URL when it agrees; when
- * they differ, one line saying why and how to fix it, and exit (see `baseUrlForSite`).
- */
-export function configForSite(config: Config): Config {
-  const resolved = baseUrlForSite(config.dataDir, config);
-  if ("error" in resolved) {
-    console.error(resolved.error);
-    process.exit(1);
-  }
-  return { ...config, baseUrl: resolved.baseUrl };
 }

@@ -1,5 +1,5 @@
 import { addDays, localWallTime } from "../../lib/time.ts";
-import type { FeedEvent } from "../sources/town-sources.ts";
+import type { FeedEvent } from "./feed-event.ts";
 
 // A town's days of a public calendar, from the occurrences its feed was parsed into
 // (src/integrations/feeds/ical.ts): pure, so the site's render worker needs no iCalendar parser.

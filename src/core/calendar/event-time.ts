@@ -3,7 +3,7 @@
 import type { CalendarEvent } from "../../contract/resources.ts";
 import { safeUrl } from "../edition/safe-url.ts";
 import { localWallTime } from "../../lib/time.ts";
-import type { FeedEvent } from "../sources/town-sources.ts";
+import type { FeedEvent } from "./feed-event.ts";
 
 const SHORT_DAY = new Intl.DateTimeFormat("en-US", { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
 

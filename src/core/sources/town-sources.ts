@@ -2,6 +2,7 @@
 // fetching (src/integrations, src/services/sources/town-sources.ts) and composing (src/core/edition/compose.ts).
 // Plain data, no I/O. Every list may be empty and every field that can be missing is null: a source
 // that is down gives nothing, never an error.
+import type { FeedEvent } from "../calendar/feed-event.ts";
 import { NO_TOWN_HAZARDS, type TownHazards } from "../hazards/town-hazards.ts";
 
 /** An active National Weather Service alert (warning, watch, advisory) for the town's point. */
@@ -37,25 +38,6 @@ export interface AirQuality {
   dominant: "pm2_5" | "pm10" | "ozone" | "nitrogen_dioxide" | "sulphur_dioxide" | "carbon_monoxide" | null;
   /** ISO 8601 of the reading. */
   asOf: string;
-}
-
-/** One occurrence of an event from a town's public iCalendar feed (recurrences already expanded). */
-export interface FeedEvent {
-  /** Stable per occurrence: the feed's id, the UID and the occurrence's start. */
-  id: string;
-  title: string;
-  description: string;
-  url: string | null;
-  /** Local wall time in the town's timezone: `YYYY-MM-DD` (all-day) or `YYYY-MM-DDTHH:mm`. */
-  startsAt: string;
-  endsAt: string | null;
-  allDay: boolean;
-  /** LOCATION, when given. */
-  venue: string | null;
-  /** Who publishes it: the feed's title ("White Pine County Library"). */
-  source: string;
-  /** A public meeting's agenda (council meetings from Legistar), when published. */
-  agendaUrl?: string | null;
 }
 
 /** One item from a town's RSS or Atom feed: its title and link only, never the article's text. */

@@ -1,3 +1,5 @@
+import type { HostedSession } from "../../store/commerce/payment-sessions.ts";
+
 /**
  * The payment provider seam: Stripe when STRIPE_SECRET_KEY is set, otherwise the local provider (a
  * hosted checkout page of ours). Each provider creates checkouts and verifies and translates its own
@@ -50,20 +52,6 @@ export interface HostedCheckout {
    * same shape and signature scheme as Stripe's), for the callback endpoint's own verification.
    */
   pay(id: string, email: string): { rawBody: string; headers: Headers } | undefined;
-}
-
-export interface HostedSession {
-  id: string;
-  reference: string;
-  mode: "payment" | "subscription";
-  description: string;
-  amountCents: number;
-  currency: string;
-  email: string;
-  successUrl: string;
-  cancelUrl: string;
-  status: "open" | "complete" | "expired";
-  expiresAt: string;
 }
 
 export interface PaymentProvider {

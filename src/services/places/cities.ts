@@ -11,7 +11,7 @@ import type { AppContext } from "../platform/context.ts";
 import type { ProblemExtra } from "../../contract/problems.ts";
 import { findPlaces } from "../../site/place-ranking.js";
 import { activeLeaseOf } from "../../store/commerce/leases.ts";
-import { localClock } from "./place-answer.ts";
+import { localClock } from "../../core/places/local-clock.ts";
 import { placeIndex } from "./places.ts";
 import { cityListings } from "../../site/city-listings.ts";
 import { sweepCommerce } from "../commerce/listings.ts";

@@ -11,7 +11,7 @@ import type { WeatherProvider } from "../../integrations/weather/types.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { DB } from "../../store/db.ts";
 import type { GroupCommit } from "../../store/group-commit.ts";
-import type { HazardProviders } from "../weather/hazards.ts";
+import type { HazardProviders } from "../../integrations/hazards/providers.ts";
 import type { AlertsCache } from "../weather/alerts.ts";
 import type { Limits } from "./limits.ts";
 import type { Secrets } from "./secrets.ts";

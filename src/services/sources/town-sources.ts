@@ -1,7 +1,8 @@
 import { limiter } from "../../lib/limiter.ts";
 import { activeAlerts } from "../../core/hazards/alert-section.ts";
 import { localDate } from "../../lib/time.ts";
-import { FEED_EVENT_DAYS, type FeedEvent, type Headline, type SourceCredit, type TownSources, type WeatherAlert } from "../../core/sources/town-sources.ts";
+import type { FeedEvent } from "../../core/calendar/feed-event.ts";
+import { FEED_EVENT_DAYS, type Headline, type SourceCredit, type TownSources, type WeatherAlert } from "../../core/sources/town-sources.ts";
 import { townNameMatcher } from "../../core/sources/county-filter.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
 import type { StoredHeadline } from "../../integrations/feeds/syndication.ts";

@@ -1,14 +1,11 @@
 import { limiter } from "../../lib/limiter.ts";
-import type { HazardsConfig } from "../../config.ts";
+import type { HazardProviders } from "../../integrations/hazards/providers.ts";
 import {
   hazardKeys, hazardsForTown, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
   type TownHazards,
 } from "../../core/hazards/town-hazards.ts";
 import { localDate } from "../../lib/time.ts";
 import { SourceError, type ConditionalItems, type Validators } from "../../integrations/http-json.ts";
-import { createOpenFemaProvider, type DeclarationsProvider } from "../../integrations/hazards/openfema.ts";
-import { createNeapsTides, type TidesProvider } from "../../integrations/hazards/tides.ts";
-import { createUsgsEarthquakeProvider, type EarthquakeProvider } from "../../integrations/hazards/usgs-earthquakes.ts";
 import { hazardSource, hazardsToldBefore, recordHazardFailure, recordHazardNotModified, recordHazardOk, recordHazardsTold } from "../../store/sources/hazards.ts";
 import type { DB } from "../../store/db.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
@@ -19,22 +16,6 @@ import type { AppContext } from "../platform/context.ts";
 // both at once, each within its time limit and behind a circuit breaker; tides are computed locally
 // (no request). Each town's edition then takes its part (core/hazards/town-hazards.ts). A provider that is down,
 // slow or wrong gives nothing: the editions go out without its lines.
-
-export interface HazardProviders {
-  earthquakes: EarthquakeProvider;
-  declarations: DeclarationsProvider;
-  tides: TidesProvider;
-  config: Pick<HazardsConfig, "timeoutMs" | "budgetMs" | "concurrency">;
-}
-
-export function createHazardProviders(config: HazardsConfig, userAgent: string): HazardProviders {
-  return {
-    earthquakes: createUsgsEarthquakeProvider({ baseUrl: config.usgsUrl, userAgent, timeoutMs: config.timeoutMs }),
-    declarations: createOpenFemaProvider({ baseUrl: config.openFemaUrl, userAgent, timeoutMs: config.timeoutMs }),
-    tides: createNeapsTides(),
-    config,
-  };
-}
 
 /** One provider's part of a run, for the morning summary. */
 export interface ProviderSummary {

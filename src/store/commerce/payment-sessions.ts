@@ -1,7 +1,21 @@
-import type { HostedSession } from "../../integrations/payments/types.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // The local provider's hosted checkout sessions (table local_checkout_sessions).
+
+/** A checkout session of the local payment provider, as its hosted page shows it. */
+export interface HostedSession {
+  id: string;
+  reference: string;
+  mode: "payment" | "subscription";
+  description: string;
+  amountCents: number;
+  currency: string;
+  email: string;
+  successUrl: string;
+  cancelUrl: string;
+  status: "open" | "complete" | "expired";
+  expiresAt: string;
+}
 
 interface Row {
   id: string; reference: string; mode: "payment" | "subscription"; description: string; amount_cents: number; currency: string;
