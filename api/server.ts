@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createContext } from "../src/app.ts";
-import { loadConfig, type Config } from "../src/config.ts";
+import { loadConfig, type Config } from "../src/config/load.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { startBackupSchedule } from "../src/services/platform/backups.ts";
 import { importDirectoryOnStart } from "../src/services/directory/import.ts";

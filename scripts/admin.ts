@@ -32,7 +32,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";

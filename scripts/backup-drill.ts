@@ -5,7 +5,7 @@
  * is unsound, or it is older than twice BACKUP_INTERVAL_SECONDS (the schedule has stopped).
  * Nothing of DATA_DIR is touched. Run it from a scheduler and alert on a non-zero exit.
  */
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { backupStore, restoreDrill } from "../src/services/platform/backups.ts";
 
 const config = loadConfig();

@@ -10,7 +10,7 @@
  * waits for the first to finish.
  */
 import path from "node:path";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { backupName, backupStore, backupToStore } from "../src/services/platform/backups.ts";
 import { backupDatabase, integrityCheck, tableCounts } from "../src/store/platform/backup.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";

@@ -8,7 +8,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PLACES_CSV, townDirectoryConfig } from "../src/config.ts";
+import { PLACES_CSV } from "../src/config/paths.ts";
+import { townDirectoryConfig } from "../src/config/sources.ts";
 import { directoryReport, importDirectory } from "../src/services/directory/import.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places/import.ts";

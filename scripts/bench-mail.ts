@@ -13,7 +13,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createContext } from "../src/app.ts";
-import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { sendPendingMail } from "../src/services/mail/sender.ts";
 import { outboxCounts } from "../src/store/mail/outbox.ts";
 

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
-import { PLACES_CSV, PROJECT_ROOT } from "../src/config.ts";
+import { PLACES_CSV, PROJECT_ROOT } from "../src/config/paths.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places/import.ts";
 import { refreshSearchBits } from "../src/store/search/bits.ts";

@@ -2,7 +2,7 @@
 // `--if-missing` (the `prestart` hook) builds only when DATA_DIR has no site yet, or when the site was
 // built for another base URL (its links would point where nothing listens), so starts stay fast.
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { liveBuild, siteDirs, siteExists } from "../src/publish/site-dir.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
 import { buildSite } from "../src/services/site/publish.ts";

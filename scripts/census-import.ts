@@ -7,7 +7,8 @@
  * about twenty calls). --write-csv also regenerates the places CSV with those columns filled.
  */
 import { parseArgs } from "node:util";
-import { loadConfig, PLACES_CSV } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { PLACES_CSV } from "../src/config/paths.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { writePlacesCsv } from "../src/services/places/census-csv.ts";
 import { CensusLabelMismatchError, DEFAULT_ACS_YEAR, importCensus } from "../src/services/places/census-import.ts";

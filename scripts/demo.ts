@@ -4,7 +4,7 @@
 // outbox folder and prints what to open next. Safe to run again: nothing is duplicated.
 import path from "node:path";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { localDate } from "../src/lib/time.ts";
 import { outboxDir } from "../src/integrations/mail/index.ts";
 import { createLogger } from "../src/lib/log.ts";

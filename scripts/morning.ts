@@ -2,7 +2,7 @@
 // NOW pins the clock, PUBLISH_HOUR sets the local publication hour, DATA_DIR picks the database.
 import { SingleBar, Presets } from "cli-progress";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { backupStore } from "../src/services/platform/backups.ts";
 import { integrityCheck, tableCounts, takeDatabaseAlone } from "../src/store/platform/backup.ts";
 import { databaseFile } from "../src/store/db.ts";

@@ -13,7 +13,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { DeliveryRecordError, sendPendingMail, type SendResult } from "../src/services/mail/sender.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/mail/outbox.ts";

@@ -3,7 +3,7 @@
 // the morning matches zone-based alerts exactly. The server does 50 after each scheduled morning run;
 // this does them all at once (before a first national morning, say). Safe to run any time.
 import { createContext } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { lookupTownZones } from "../src/services/weather/place-zones.ts";
 

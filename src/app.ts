@@ -1,5 +1,7 @@
 import { ClickWindow } from "./core/edition/click-links.ts";
-import { mailFrom, PLACES_CSV, type Config } from "./config.ts";
+import type { Config } from "./config/load.ts";
+import { mailFrom } from "./config/mail.ts";
+import { PLACES_CSV } from "./config/paths.ts";
 import { createAirQualityProvider } from "./integrations/weather/air-quality.ts";
 import { createFeedFetcher } from "./integrations/feeds/fetch.ts";
 import { createNwsProvider } from "./integrations/hazards/nws.ts";

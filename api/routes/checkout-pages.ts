@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { Marked } from "marked";
-import { PROJECT_ROOT } from "../../src/config.ts";
+import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
 import { formatCents } from "../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../src/services/platform/context.ts";

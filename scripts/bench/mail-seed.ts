@@ -5,7 +5,7 @@
  * Usage: DATA_DIR=... node scripts/bench/mail-seed.ts N
  */
 import { createContext } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
 import { insertEdition } from "../../src/store/morning/editions.ts";
 

@@ -9,10 +9,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { PROJECT_ROOT } from "../../src/config.ts";
+import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { subscribe } from "../../src/services/readers/subscribe.ts";
 import { createContext } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { databaseFile } from "../../src/store/db.ts";
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;

@@ -1,4 +1,4 @@
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/load.ts";
 import { baseUrlForSite } from "../../src/publish/site-dir.ts";
 
 /**

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { isMainThread, parentPort, workerData, Worker } from "node:worker_threads";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/paths.ts";
 import { createSiteData, type SiteData } from "../site/views.ts";
 import { openDatabase, type DB } from "../store/db.ts";
 import { editionKeysAfter, editionKeysByIds, type EditionKey } from "../store/morning/editions.ts";

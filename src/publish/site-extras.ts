@@ -2,7 +2,7 @@ import { transformSync } from "esbuild";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/paths.ts";
 import { buildPlaceIndex } from "../site/place-index.ts";
 import type { DB } from "../store/db.ts";
 

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/paths.ts";
 import type { SiteData } from "../site/views.ts";
 import { withDirLock } from "../lib/dir-lock.ts";
 

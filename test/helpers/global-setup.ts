@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PLACES_CSV } from "../../src/config.ts";
+import { PLACES_CSV } from "../../src/config/paths.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { importPlaces } from "../../src/store/places/import.ts";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startServer, type RunningServer } from "../../api/server.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 
 const TEMPLATE_DB = path.resolve(import.meta.dirname, "../.cache/template/citydaily.db");
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/config.ts";
+import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { runMorning } from "../../src/services/morning/run-morning.ts";

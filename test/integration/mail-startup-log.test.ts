@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createContext } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { startMailSender } from "../../src/services/mail/sender.ts";
 import { freshDataDir } from "../helpers/server.ts";

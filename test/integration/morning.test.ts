@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { pino } from "pino";
 import { newestIndexedId, searchBitsUpto } from "../../src/store/search/bits.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/config.ts";
+import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { composeCity, runMorning } from "../../src/services/morning/run-morning.ts";
 import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { openDatabase, databaseFile } from "../../src/store/db.ts";

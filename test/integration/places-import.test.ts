@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PLACES_CSV } from "../../src/config.ts";
+import { PLACES_CSV } from "../../src/config/paths.ts";
 import { isWellFormedSlug } from "../../src/core/places/slug.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { importPlaces } from "../../src/store/places/import.ts";

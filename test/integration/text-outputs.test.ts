@@ -4,7 +4,7 @@ import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { marked, type Token, type Tokens } from "marked";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { writeTextOutputs } from "../../src/publish/text-outputs.ts";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { backupStore } from "../../src/services/platform/backups.ts";
 import { freshDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/config.ts";
+import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
 import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -16,7 +16,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ["src/lib"],
-  ["src/contract", "src/core", "src/config.ts"],
+  ["src/contract", "src/core", "src/config"],
   ["src/store"],
   ["src/site"],
   ["src/publish"],

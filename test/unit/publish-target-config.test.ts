@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, publishTargetConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { publishTargetConfig } from "../../src/config/targets.ts";
 
 describe("PUBLISH_TARGET", () => {
   it("defaults to the local directory", () => {

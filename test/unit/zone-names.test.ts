@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { PLACES_CSV } from "../../src/config.ts";
+import { PLACES_CSV } from "../../src/config/paths.ts";
 import { NAMED_ZONES, timeZoneName } from "../../src/core/places/zone-names.ts";
 
 // Every zone the places dataset uses, read from the file the app imports (content/data/us-places.csv).

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
-import type { S3TargetConfig } from "../../config.ts";
+import type { S3TargetConfig } from "../../config/targets.ts";
 import { s3Client } from "../publish/s3.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 
 /**
  * A small client for the Census Data API (https://api.census.gov/data): variable metadata and

@@ -1,4 +1,4 @@
-import type { HazardsConfig } from "../../config.ts";
+import type { HazardsConfig } from "../../config/sources.ts";
 import { createOpenFemaProvider, type DeclarationsProvider } from "./openfema.ts";
 import { createNeapsTides, type TidesProvider } from "./tides.ts";
 import { createUsgsEarthquakeProvider, type EarthquakeProvider } from "./usgs-earthquakes.ts";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 import { withSignedHeaders } from "./dkim.ts";
 import { createOutboxDirMailer } from "./outbox-dir.ts";
 import { createSmtpMailer } from "./smtp.ts";

@@ -1,4 +1,4 @@
-import type { MailWebhookSecrets } from "../../config.ts";
+import type { MailWebhookSecrets } from "../../config/mail.ts";
 import type { FeedbackProvider, FeedbackWebhook } from "./feedback-webhook.ts";
 import { createMailgunWebhook } from "./mailgun.ts";
 import { createPostmarkWebhook } from "./postmark.ts";

@@ -1,4 +1,4 @@
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 import type { DB } from "../../store/db.ts";
 import { createLocalProvider } from "./local.ts";
 import { createStripeProvider } from "./stripe.ts";

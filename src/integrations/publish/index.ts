@@ -1,4 +1,4 @@
-import type { PublishTargetConfig } from "../../config.ts";
+import type { PublishTargetConfig } from "../../config/targets.ts";
 import type { Logger } from "../../lib/log.ts";
 import { localTarget } from "./local.ts";
 import { s3Target } from "./s3.ts";

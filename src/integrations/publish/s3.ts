@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import type { S3TargetConfig } from "../../config.ts";
+import type { S3TargetConfig } from "../../config/targets.ts";
 import type { Logger } from "../../lib/log.ts";
 import { cacheControlOf, contentTypeOf, isImmutable } from "../../publish/file-headers.ts";
 import { listSiteFiles, type SiteDirs } from "../../publish/site-dir.ts";

@@ -1,4 +1,4 @@
-import { mailFrom } from "../../config.ts";
+import { mailFrom } from "../../config/mail.ts";
 import { senderDomain } from "../../core/edition/email-render.ts";
 import { AppError } from "../../core/errors.ts";
 import { outboxIdOf, type MailFeedback } from "../../core/mail/feedback.ts";

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import os from "node:os";
-import { mailFrom } from "../../config.ts";
+import { mailFrom } from "../../config/mail.ts";
 import { renderTransactional } from "../../core/commerce/emails.ts";
 import {
   prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,

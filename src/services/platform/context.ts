@@ -1,5 +1,5 @@
 import type { ClickWindow } from "../../core/edition/click-links.ts";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 import type { AirQualityProvider } from "../../integrations/weather/air-quality.ts";
 import type { FeedFetcher } from "../../integrations/feeds/fetch.ts";
 import type { Mailer } from "../../integrations/mail/types.ts";

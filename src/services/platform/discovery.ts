@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PROJECT_ROOT } from "../../config.ts";
+import { PROJECT_ROOT } from "../../config/paths.ts";
 import type { AppContext } from "./context.ts";
 
 // Machine-readable discovery: the RFC 9727 API catalog and the agent skills index.

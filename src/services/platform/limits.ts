@@ -1,4 +1,4 @@
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 import type { LimiterName } from "../../contract/operation.ts";
 import { AppError } from "../../core/errors.ts";
 import { RateLimiter } from "../../lib/rate-limiter.ts";

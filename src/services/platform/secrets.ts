@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/load.ts";
 import type { DB } from "../../store/db.ts";
 import { getOrInsertMeta } from "../../store/platform/meta.ts";
 
