@@ -1,21 +1,17 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildPlaceIndex,
-  feedUrls,
-  homeUrl,
-  matchCivicPlus,
-  matchCountyOutlet,
-  matchDotGov,
-  matchLegistar,
-  matchTownOutlet,
-  matchUsCityUrl,
-  mergeCandidates,
-  nameKey,
-  parseGovernmentName,
-  townReachKm,
-  type DirectoryPlace,
-  type NewCandidate,
-} from "../../src/core/directory/match.ts";
+import { feedUrls, homeUrl } from "../../src/core/directory/addresses.ts";
+import type { NewCandidate } from "../../src/core/directory/candidate.ts";
+import { parseGovernmentName } from "../../src/core/directory/government-names.ts";
+import { matchCountyOutlet } from "../../src/core/directory/match-3dlnews.ts";
+import { matchCivicPlus } from "../../src/core/directory/match-civicplus.ts";
+import { matchDotGov } from "../../src/core/directory/match-dotgov.ts";
+import { matchLegistar } from "../../src/core/directory/match-legistar.ts";
+import { matchTownOutlet } from "../../src/core/directory/match-local-memory.ts";
+import { matchUsCityUrl } from "../../src/core/directory/match-uscityurl.ts";
+import { mergeCandidates } from "../../src/core/directory/merge-candidates.ts";
+import { nameKey } from "../../src/core/directory/name-keys.ts";
+import { townReachKm } from "../../src/core/directory/news-outlets.ts";
+import { buildPlaceIndex, type DirectoryPlace } from "../../src/core/directory/place-index.ts";
 import { operations } from "../../src/contract/operations/index.ts";
 import { developerSectionsHtml } from "../../src/publish/developer-sections.ts";
 

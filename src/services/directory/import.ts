@@ -3,28 +3,17 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parse } from "csv-parse/sync";
-import {
-  buildPlaceIndex,
-  DATASETS,
-  directoryCounts,
-  DIRECTORY_RULES_VERSION,
-  matchCivicPlus,
-  matchCountyOutlet,
-  matchDotGov,
-  matchLegistar,
-  matchTownOutlet,
-  matchUsCityUrl,
-  mergeCandidates,
-  type CivicPlusRow,
-  type DirectoryCounts,
-  type DotGovRow,
-  type LegistarRow,
-  type MatchOutcome,
-  type MatchResult,
-  type NewCandidate,
-  type OutletRow,
-  type UsCityUrlRow,
-} from "../../core/directory/match.ts";
+import { DATASETS, DIRECTORY_RULES_VERSION, type MatchOutcome, type MatchResult, type NewCandidate } from "../../core/directory/candidate.ts";
+import { directoryCounts, type DirectoryCounts } from "../../core/directory/directory-counts.ts";
+import { matchCountyOutlet } from "../../core/directory/match-3dlnews.ts";
+import { matchCivicPlus, type CivicPlusRow } from "../../core/directory/match-civicplus.ts";
+import { matchDotGov, type DotGovRow } from "../../core/directory/match-dotgov.ts";
+import { matchLegistar, type LegistarRow } from "../../core/directory/match-legistar.ts";
+import { matchTownOutlet } from "../../core/directory/match-local-memory.ts";
+import { matchUsCityUrl, type UsCityUrlRow } from "../../core/directory/match-uscityurl.ts";
+import { mergeCandidates } from "../../core/directory/merge-candidates.ts";
+import type { OutletRow } from "../../core/directory/news-outlets.ts";
+import { buildPlaceIndex } from "../../core/directory/place-index.ts";
 import type { DB } from "../../store/db.ts";
 import { directoryPlaces, syncCandidates, type SyncResult } from "../../store/directory/candidates.ts";
 import { getMeta, setMeta } from "../../store/platform/meta.ts";
@@ -33,8 +22,8 @@ import type { AppContext } from "../platform/context.ts";
 /**
  * The town directory's importer (`npm run admin -- directory import`, and the server's first start):
  * reads the open datasets of TOWN_SOURCES_DIR (default content/data/sources, the same file names and
- * formats as shipped), matches each row to places with src/core/directory/match.ts and stores the
- * candidates in one transaction. Rules and counts: docs/sources.md.
+ * formats as shipped), matches each row to places with src/core/directory/ (a matcher per file) and
+ * stores the candidates in one transaction. Rules and counts: docs/sources.md.
  */
 
 type DatasetId = keyof typeof DATASETS;

@@ -1,10 +1,10 @@
-import type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/match.ts";
+import type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/candidate.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // The town directory's candidate sources (table town_source_candidates): what the open datasets say
 // a place's sources may be, with the dataset and row each came from, and the last verification.
 
-export type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/match.ts";
+export type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/candidate.ts";
 export type CandidateStatus = "verified" | "no_feed" | "stale" | "failed" | "refused" | "blocked";
 
 export interface CandidateRow {
@@ -55,7 +55,7 @@ export function recordCandidateCheck(db: DB, id: number, status: CandidateStatus
     .run(nowIso, status, detail === null ? null : detail.slice(0, 500), id);
 }
 
-/** What the directory's matcher needs of each place (src/core/directory/match.ts). */
+/** What the directory's matchers need of each place (DirectoryPlace, src/core/directory/place-index.ts). */
 export function directoryPlaces(db: DB): Array<{
   geoid: string; name: string; placeType: string; stateCode: string; stateName: string; countyGeoid: string | null;
   countyName: string | null; latitude: number; longitude: number; population: number | null; landAreaSqMi: number | null;
