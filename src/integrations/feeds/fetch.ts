@@ -68,88 +68,111 @@ function decode(body: Buffer, contentType: string | null): string {
   }
 }
 
+type Agents = { http: RequestFilteringHttpAgent; https: RequestFilteringHttpsAgent };
+type Answer = { status: number; headers: http.IncomingHttpHeaders; body?: Buffer };
+type Once = (url: URL, headers: Record<string, string>, signal: AbortSignal) => Promise<Answer>;
+
+/** An answer as it arrives: a 200's body decompressed and counted, cut at `maxBytes`; any other status without its body. */
+function receive(res: http.IncomingMessage, maxBytes: number, resolve: (answer: Answer) => void, reject: (err: unknown) => void): void {
+  const status = res.statusCode ?? 0;
+  if (status !== 200) {
+    res.resume();
+    return resolve({ status, headers: res.headers });
+  }
+  const declared = Number(res.headers["content-length"]);
+  const encoding = String(res.headers["content-encoding"] ?? "identity").toLowerCase();
+  if (encoding === "identity" && Number.isFinite(declared) && declared > maxBytes) {
+    reject(new SourceError("too_large", `the feed is ${declared} bytes, more than the ${maxBytes} allowed`));
+    return void res.destroy();
+  }
+  let stream: NodeJS.ReadableStream = res;
+  if (encoding === "gzip" || encoding === "x-gzip") stream = res.pipe(zlib.createGunzip());
+  else if (encoding === "deflate") stream = res.pipe(zlib.createInflate());
+  else if (encoding === "br") stream = res.pipe(zlib.createBrotliDecompress());
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) {
+      // Settle first: destroying the response makes it report an abort too.
+      reject(new SourceError("too_large", `the feed is more than the ${maxBytes} bytes allowed`));
+      res.destroy();
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  stream.on("end", () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+  stream.on("error", (err) => reject(stream === res ? err : new SourceError("invalid", `the body could not be decompressed: ${err.message}`)));
+  res.on("error", (err) => reject(err));
+  // A connection closed mid-body settles too (a promise settles once: after `end` this is a no-op).
+  res.on("close", () => {
+    if (!res.complete) reject(new Error("connection closed before the body was complete"));
+  });
+}
+
+/** One request, no redirects followed: the answer's status, headers and (for 200) body. */
+function requestOnce(agents: Agents, maxBytes: number, url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    const lib = url.protocol === "https:" ? https : http;
+    const req = lib.request(url, { method: "GET", headers, agent: url.protocol === "https:" ? agents.https : agents.http, signal }, (res) => receive(res, maxBytes, resolve, reject));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function requestHeaders(userAgent: string, validators: Validators): Record<string, string> {
+  const headers: Record<string, string> = { "User-Agent": userAgent, Accept: ACCEPT, "Accept-Encoding": "gzip, deflate, br" };
+  if (validators.etag) headers["If-None-Match"] = validators.etag;
+  if (validators.lastModified) headers["If-Modified-Since"] = validators.lastModified;
+  return headers;
+}
+
+/** Asks `at.url`, following redirects (`at.url` is the hop being asked, for the error that may follow), and reads the answer. */
+async function followRedirects(once: Once, at: { url: URL }, headers: Record<string, string>, signal: AbortSignal, maxRedirects: number): Promise<FeedFetchResult> {
+  for (let hop = 0; ; hop++) {
+    const res = await once(at.url, headers, signal);
+    if (res.status === 304) return { status: "not-modified" };
+    if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
+      if (hop >= maxRedirects) throw new SourceError("status", `more than ${maxRedirects} redirects`);
+      // The next hop is checked like the first: scheme here, address at connect.
+      at.url = checkFeedUrl(new URL(res.headers.location, at.url).href);
+      continue;
+    }
+    if (res.status !== 200 || !res.body) throw new SourceError("status", `the server answered ${res.status}`);
+    const contentType = typeof res.headers["content-type"] === "string" ? res.headers["content-type"] : null;
+    const one = (h: string | string[] | undefined) => (typeof h === "string" ? h : null);
+    return { status: "ok", body: decode(res.body, contentType), contentType, etag: one(res.headers.etag), lastModified: one(res.headers["last-modified"]), url: at.url.href };
+  }
+}
+
+/** What a failed fetch says: its own SourceError, or the time limit, the caller's stop, a refused address or the network. */
+function fetchError(err: unknown, raw: string, url: URL, timeout: AbortSignal, timeoutMs: number, outer: AbortSignal | undefined): SourceError {
+  if (err instanceof SourceError) return err;
+  const message = (err as Error).message ?? String(err);
+  if (timeout.aborted) return new SourceError("timeout", `no complete answer within ${timeoutMs} ms`, { cause: err });
+  if (outer?.aborted) return new SourceError("aborted", "the fetch was stopped", { cause: err });
+  // Which hop was refused matters to whoever reads it: a public feed that redirects inside the network.
+  const hop = url.href !== checkFeedUrl(raw).href ? ` (it redirected to ${url.href})` : "";
+  if (/is not allowed/.test(message)) return new SourceError("refused", `the address is private, loopback or link-local (not on the public internet)${hop}`, { cause: err });
+  return new SourceError("network", `could not be fetched: ${message}`, { cause: err });
+}
+
 export function createFeedFetcher(options: FeedFetchOptions): FeedFetcher {
   const { allowPrivate, maxBytes, timeoutMs, userAgent, maxRedirects = 5, allowAddresses = [] } = options;
   const agentOptions = { keepAlive: true, maxSockets: 16, allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: false, allowIPAddressList: allowAddresses };
-  const agents = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
-
-  /** One request, no redirects followed: the answer's status, headers and (for 200) body. */
-  const once = (url: URL, headers: Record<string, string>, signal: AbortSignal) =>
-    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }>((resolve, reject) => {
-      const lib = url.protocol === "https:" ? https : http;
-      const req = lib.request(url, { method: "GET", headers, agent: url.protocol === "https:" ? agents.https : agents.http, signal }, (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          res.resume();
-          return resolve({ status, headers: res.headers });
-        }
-        const declared = Number(res.headers["content-length"]);
-        const encoding = String(res.headers["content-encoding"] ?? "identity").toLowerCase();
-        if (encoding === "identity" && Number.isFinite(declared) && declared > maxBytes) {
-          reject(new SourceError("too_large", `the feed is ${declared} bytes, more than the ${maxBytes} allowed`));
-          return void res.destroy();
-        }
-        let stream: NodeJS.ReadableStream = res;
-        if (encoding === "gzip" || encoding === "x-gzip") stream = res.pipe(zlib.createGunzip());
-        else if (encoding === "deflate") stream = res.pipe(zlib.createInflate());
-        else if (encoding === "br") stream = res.pipe(zlib.createBrotliDecompress());
-        const chunks: Buffer[] = [];
-        let size = 0;
-        stream.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            // Settle first: destroying the response makes it report an abort too.
-            reject(new SourceError("too_large", `the feed is more than the ${maxBytes} bytes allowed`));
-            res.destroy();
-            (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        stream.on("end", () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks) }));
-        stream.on("error", (err) => reject(stream === res ? err : new SourceError("invalid", `the body could not be decompressed: ${err.message}`)));
-        res.on("error", (err) => reject(err));
-        // A connection closed mid-body settles too (a promise settles once: after `end` this is a no-op).
-        res.on("close", () => {
-          if (!res.complete) reject(new Error("connection closed before the body was complete"));
-        });
-      });
-      req.on("error", reject);
-      req.end();
-    });
+  const agents: Agents = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
+  const once: Once = (url, headers, signal) => requestOnce(agents, maxBytes, url, headers, signal);
 
   return {
     async fetch(raw, validators = {}, outer) {
-      let url = checkFeedUrl(raw);
+      const at = { url: checkFeedUrl(raw) };
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = outer ? AbortSignal.any([timeout, outer]) : timeout;
-      const headers: Record<string, string> = { "User-Agent": userAgent, Accept: ACCEPT, "Accept-Encoding": "gzip, deflate, br" };
-      if (validators.etag) headers["If-None-Match"] = validators.etag;
-      if (validators.lastModified) headers["If-Modified-Since"] = validators.lastModified;
       try {
-        for (let hop = 0; ; hop++) {
-          const res = await once(url, headers, signal);
-          if (res.status === 304) return { status: "not-modified" };
-          if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
-            if (hop >= maxRedirects) throw new SourceError("status", `more than ${maxRedirects} redirects`);
-            // The next hop is checked like the first: scheme here, address at connect.
-            url = checkFeedUrl(new URL(res.headers.location, url).href);
-            continue;
-          }
-          if (res.status !== 200 || !res.body) throw new SourceError("status", `the server answered ${res.status}`);
-          const contentType = typeof res.headers["content-type"] === "string" ? res.headers["content-type"] : null;
-          const one = (h: string | string[] | undefined) => (typeof h === "string" ? h : null);
-          return { status: "ok", body: decode(res.body, contentType), contentType, etag: one(res.headers.etag), lastModified: one(res.headers["last-modified"]), url: url.href };
-        }
+        return await followRedirects(once, at, requestHeaders(userAgent, validators), signal, maxRedirects);
       } catch (err) {
-        if (err instanceof SourceError) throw err;
-        const message = (err as Error).message ?? String(err);
-        if (timeout.aborted) throw new SourceError("timeout", `no complete answer within ${timeoutMs} ms`, { cause: err });
-        if (outer?.aborted) throw new SourceError("aborted", "the fetch was stopped", { cause: err });
-        // Which hop was refused matters to whoever reads it: a public feed that redirects inside the network.
-        const hop = url.href !== checkFeedUrl(raw).href ? ` (it redirected to ${url.href})` : "";
-        if (/is not allowed/.test(message)) throw new SourceError("refused", `the address is private, loopback or link-local (not on the public internet)${hop}`, { cause: err });
-        throw new SourceError("network", `could not be fetched: ${message}`, { cause: err });
+        throw fetchError(err, raw, at.url, timeout, timeoutMs, outer);
       }
     },
     close() {
