@@ -2,9 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { operations } from "../contract/operations/index.ts";
 import { withoutWeatherEmoji } from "../core/edition/web-edition.ts";
-import { CITY_FEED_ITEMS, createSiteData, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
+import { CITY_FEED_ITEMS, createSiteData, type CitiesView, type CityLink, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
-import { editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withNeighbourEditionIds } from "../store/morning/editions.ts";
+import {
+  editionHtml, editionNeighbours, editionsPublishedOn, publicationDays, placedEditionsAfter, placedEditionsByIds, withNeighbourEditionIds, type PublicationDay,
+} from "../store/morning/editions.ts";
 import { AtomicFileWriter } from "./atomic-files.ts";
 import { llmsFullTxt, llmsTxt } from "./llms.ts";
 import {
@@ -81,11 +83,38 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   const site = opts.site ?? createSiteData(db, ctx.config.baseUrl, { now: () => ctx.config.now() });
   const base = ctx.config.baseUrl;
   const now = ctx.config.now();
-  const maxUrls = Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS));
   const out = new AtomicFileWriter(opts.outDir, { atomic: !opts.fresh, onWrite: opts.onWrite });
   const archiveOut = opts.archiveDir && opts.archiveDir !== opts.outDir ? new AtomicFileWriter(opts.archiveDir, { retireTo: opts.retireTo }) : out;
+  const { touchedCities, touchedDays } = await writeEditionTwins(db, base, opts, archiveOut);
 
-  // Edition twins: every edition (read in id-ordered pages) or just the new ones.
+  // The directory view of /cities: every city with an edition, grouped by state.
+  const directory = site.cities();
+  const states = directory.states;
+  const cities = states.flatMap((g) => g.cities);
+  const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
+  const affectedStates = new Set(affected.map((c) => c.state));
+
+  // City twins and city feeds, from the views the city pages render.
+  if (!opts.cityFilesWithPages) {
+    for (const city of affected) for (const [rel, body] of cityFiles(db, site, city.slug, now)) await out.write(rel, body);
+  }
+
+  for (const g of states) {
+    const view = (opts.full || affectedStates.has(g.name)) && site.state(g.slug);
+    if (view) await out.write(`states/${g.slug}.md`, stateMarkdown(base, view));
+  }
+
+  const days = await writeGlobalLists(db, site, out, { base, directory, cities, full: opts.full, now });
+  await writeSitemaps(db, base, out, {
+    states, cities, days, now, maxUrls: Math.max(1, Math.min(opts.sitemapMaxUrls ?? SITEMAP_MAX_URLS, SITEMAP_MAX_URLS)),
+    changed: (g) => opts.full || affectedStates.has(g.name), dayChanged: (d) => opts.full || touchedDays.has(d.day),
+  });
+
+  return out.written + (archiveOut === out ? 0 : archiveOut.written);
+}
+
+/** Edition twins: every edition (read in id-ordered pages) or just the new ones; says which cities and publication days they touched. */
+async function writeEditionTwins(db: DB, base: string, opts: TextOutputOptions, archiveOut: AtomicFileWriter): Promise<{ touchedCities: Set<string>; touchedDays: Set<string> }> {
   const touchedCities = new Set<string>();
   const touchedDays = new Set<string>();
   const writeEdition = async (e: PlacedEdition) => {
@@ -109,25 +138,12 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
       else await archiveOut.write(`${e.slug}/${e.date}.md`, editionMarkdown(base, e, editionNeighbours(db, e.place_geoid, e.date)));
     }
   }
+  return { touchedCities, touchedDays };
+}
 
-  // The directory view of /cities: every city with an edition, grouped by state.
-  const directory = site.cities();
-  const states = directory.states;
-  const cities = states.flatMap((g) => g.cities);
-  const affected = opts.full ? cities : cities.filter((c) => touchedCities.has(c.slug));
-  const affectedStates = new Set(affected.map((c) => c.state));
-
-  // City twins and city feeds, from the views the city pages render.
-  if (!opts.cityFilesWithPages) {
-    for (const city of affected) for (const [rel, body] of cityFiles(db, site, city.slug, now)) await out.write(rel, body);
-  }
-
-  for (const g of states) {
-    const view = (opts.full || affectedStates.has(g.name)) && site.state(g.slug);
-    if (view) await out.write(`states/${g.slug}.md`, stateMarkdown(base, view));
-  }
-
-  // Global lists: small and bounded, rewritten on every run.
+/** Global lists: small and bounded, rewritten on every run. Returns the publication days (the sitemaps list them too). */
+async function writeGlobalLists(db: DB, site: SiteData, out: AtomicFileWriter, run: { base: string; directory: CitiesView; cities: CityLink[]; full: boolean; now: Date }): Promise<PublicationDay[]> {
+  const { base, directory, cities } = run;
   const recent = site.recent(FEED_ITEMS);
   await out.write("cities.md", citiesMarkdown(base, directory));
   await out.write("states.md", statesMarkdown(base, directory));
@@ -137,13 +153,13 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
     link: `${base}/`,
     selfUrl: `${base}/feed.xml`,
     description: "The latest editions of citydaily, the free daily newsletter for U.S. cities, across all cities.",
-  }, recent.map((e) => rssItem(base, e)), base, now));
+  }, recent.map((e) => rssItem(base, e)), base, run.now));
 
   const days = publicationDays(db);
   const developers = developersMarkdown(base, operations);
-  if (opts.full) await out.write("developers.md", developers);
+  if (run.full) await out.write("developers.md", developers);
   const llmsInput = {
-    states: states.map((g) => ({ name: g.name, slug: g.slug, cities: g.cityCount })),
+    states: directory.states.map((g) => ({ name: g.name, slug: g.slug, cities: g.cityCount })),
     cityCount: directory.cityCount,
     editionCount: days.reduce((n, d) => n + d.editions, 0),
     latestDate: maxOf(cities.map((c) => c.latestDate)),
@@ -153,8 +169,17 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   // The home page's markdown twin (`/` with Accept: text/markdown) is the same overview.
   await out.write("index.md", frontMatter({ url: `${base}/` }) + llms);
   await out.write("llms-full.txt", llmsFullTxt(base, { ...llmsInput, cities, recent: recent.slice(0, RECENT_ITEMS), developers }));
+  return days;
+}
 
-  // Sitemaps: every child is listed in the index; only new or changed ones are written.
+type StateGroup = CitiesView["states"][number];
+
+/** Sitemaps: every child is listed in the index; only new or changed ones (`changed`, `dayChanged`) are written. */
+async function writeSitemaps(db: DB, base: string, out: AtomicFileWriter, run: {
+  states: StateGroup[]; cities: CityLink[]; days: PublicationDay[]; now: Date; maxUrls: number;
+  changed: (g: StateGroup) => boolean; dayChanged: (d: PublicationDay) => boolean;
+}): Promise<void> {
+  const { states, cities, days, now, maxUrls } = run;
   const children: SitemapChild[] = [];
   const child = async (key: string, count: number, lastmod: string, write: boolean, urls: () => SitemapUrl[]) => {
     // A child written now is listed by the parts actually written; an untouched one by its count.
@@ -173,16 +198,14 @@ export async function writeTextOutputs(ctx: TextOutputContext, opts: TextOutputO
   ];
   await child("pages", pages.length, newest, true, () => pages);
   for (const g of states) {
-    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latestPublishedAt))!, opts.full || affectedStates.has(g.name),
+    await child(`cities-${g.slug}`, g.cities.length, maxOf(g.cities.map((c) => c.latestPublishedAt))!, run.changed(g),
       () => g.cities.map((c) => ({ loc: `${base}/${c.slug}`, lastmod: c.latestPublishedAt })));
   }
   for (const d of days) {
-    await child(`editions-${d.day}`, d.editions, d.last_published_at, opts.full || touchedDays.has(d.day),
+    await child(`editions-${d.day}`, d.editions, d.last_published_at, run.dayChanged(d),
       () => editionsPublishedOn(db, d.day).map((e) => ({ loc: `${base}/${e.slug}/${e.date}`, lastmod: e.published_at })));
   }
   await out.write("sitemap.xml", renderSitemapIndex(children));
-
-  return out.written + (archiveOut === out ? 0 : archiveOut.written);
 }
 
 /**

@@ -175,13 +175,14 @@ export interface SiteDataOptions {
   now?: () => Date;
 }
 
-export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions = {}): SiteData {
-  // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
-  const now = options.now ?? (() => new Date());
+/**
+ * The lists shared by many pages of one publish run, each read when first asked and then kept: the
+ * cities with editions, the state totals, the places by slug, the cities' excerpts, the state groups.
+ */
+function runLists(db: DB) {
   let cities: PublishedCity[] | undefined;
   let totals: Map<string, PlaceTotals> | undefined;
   let groups: CitiesView["states"] | undefined;
-  let directory: CitiesView | undefined;
   // One run renders many pages of the same city (its page, twin, feed, every edition): read its place once.
   const places = new Map<string, PlaceRow | undefined>();
   const placeOf = (slug: string) => {
@@ -189,8 +190,6 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
     return places.get(slug);
   };
   const allCities = () => (cities ??= publishedCities(db));
-  // The last city view made: a city's page, twin and feed are made one after the other from it.
-  let lastCity: { slug: string; view: CityView | undefined } | undefined;
   // A city's excerpt is read once per run, whichever page (home, /cities, its state) shows it first.
   const excerpts = new Map<string, string>();
   let bySlug: Map<string, PublishedCity> | undefined;
@@ -219,6 +218,36 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
     for (const g of groups) g.cards = [...g.cities].sort(byPopulation).slice(0, CITIES_PAGE_CARDS).map((c) => card(c));
     return groups;
   };
+  return { placeOf, allCities, card, totalsOf, stateGroups };
+}
+
+/**
+ * The page of any U.S. place: the publisher renders the ones with editions; the server renders the
+ * others on demand (a page that invites the first subscriber).
+ */
+function cityView(db: DB, place: PlaceRow, totalsOf: (name: string) => PlaceTotals | undefined, now: () => Date): CityView {
+  const [latest] = latestSiteEditions(db, place.geoid, 1);
+  return {
+    place: placeInfo(place),
+    latest: latest && editionBody(latest),
+    archive: latest ? cityArchive(db, place.geoid, CITY_ARCHIVE_ITEMS) : [],
+    archiveTotal: latest ? editionCount(db, place.geoid) : 0,
+    census: censusFigures(place),
+    censusYear: censusYear(place),
+    comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
+    ...cityListings(db, place, now()),
+    sources: townSourceList(db, place.geoid),
+    ...(latest ? {} : { today: placeToday(place, now()) }),
+  };
+}
+
+export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions = {}): SiteData {
+  // The clock decides which events are still upcoming (the app's, so a pinned NOW pins the pages).
+  const now = options.now ?? (() => new Date());
+  const { placeOf, allCities, card, totalsOf, stateGroups } = runLists(db);
+  let directory: CitiesView | undefined;
+  // The last city view made: a city's page, twin and feed are made one after the other from it.
+  let lastCity: { slug: string; view: CityView | undefined } | undefined;
 
   return {
     baseUrl,
@@ -247,23 +276,9 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
     },
     city(slug) {
       if (lastCity?.slug === slug) return lastCity.view;
-      // Any U.S. place: the publisher renders the ones with editions; the server renders the others
-      // on demand (a page that invites the first subscriber).
       const place = placeOf(slug);
       if (!place) return undefined;
-      const [latest] = latestSiteEditions(db, place.geoid, 1);
-      const view: CityView = {
-        place: placeInfo(place),
-        latest: latest && editionBody(latest),
-        archive: latest ? cityArchive(db, place.geoid, CITY_ARCHIVE_ITEMS) : [],
-        archiveTotal: latest ? editionCount(db, place.geoid) : 0,
-        census: censusFigures(place),
-        censusYear: censusYear(place),
-        comparison: censusComparison(place, totalsOf(place.state_name), totalsOf("United States")),
-        ...cityListings(db, place, now()),
-        sources: townSourceList(db, place.geoid),
-        ...(latest ? {} : { today: placeToday(place, now()) }),
-      };
+      const view = cityView(db, place, totalsOf, now);
       lastCity = { slug, view };
       return view;
     },
