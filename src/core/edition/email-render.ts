@@ -1,33 +1,17 @@
 /**
  * Pure rendering of the emails citydaily sends: welcome and daily digest, each with an HTML and a
  * plain-text part, the list headers inbox providers require (List-Id, List-Unsubscribe with https
- * and mailto, List-Unsubscribe-Post for RFC 8058 one-click) and a footer with the postal address.
+ * and mailto, List-Unsubscribe-Post for RFC 8058 one-click: src/core/edition/email-headers.ts) and a
+ * footer with the postal address.
  */
 import { PRIVACY_LINE } from "./privacy.ts";
 import { convert } from "html-to-text";
+import { listHeaders, mailLinks, type CityInfo, type MailLinks, type Recipient, type Sender } from "./email-headers.ts";
 import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
-export interface Sender {
-  /** The From header, e.g. `citydaily <news@example.com>`. */
-  from: string;
-  /** Public origin for links, e.g. `https://citydaily.example`. */
-  baseUrl: string;
-  postalAddress: string;
-}
-
-export interface Recipient {
-  email: string;
-  /** Signed subscriber token (src/core/readers/tokens.ts) for the unsubscribe and manage links. */
-  token: string;
-  /** The subscription's referral code: the share line's subscribe link carries it as `ref`. */
-  ref?: string;
-}
-
-export interface CityInfo {
-  name: string;
-  state: string;
-  slug: string;
-}
+// The addressing the renderers take, for their callers.
+export { senderDomain } from "./email-headers.ts";
+export type { CityInfo, Recipient, Sender } from "./email-headers.ts";
 
 export interface EditionInfo {
   date: string;
@@ -47,79 +31,6 @@ export interface RenderedEmail {
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-/**
- * The domain of the From address: the sending domain of Message-IDs and the unsubscribe mailbox.
- * It may be an address literal (`[127.0.0.1]`, `[ipv6:::1]`).
- */
-export function senderDomain(from: string): string {
-  const m = /@(\[[^\]\s]+\]|[^\s>@]+)>?\s*$/.exec(from);
-  if (!m) throw new Error(`the From address has no domain: "${from}"`);
-  return m[1].toLowerCase(); // domains and the literal's "IPv6:" tag are case-insensitive; nodemailer writes them lowercased
-}
-
-/**
- * The namespace of List-Id (RFC 2919): the sending domain, or "localhost", the namespace RFC 2919
- * sets aside for lists without a domain, when mail is sent from an address literal.
- */
-export function listIdNamespace(from: string): string {
-  const domain = senderDomain(from);
-  return domain.startsWith("[") ? "localhost" : domain;
-}
-
-export interface MailLinks {
-  /** GET: confirmation page; POST: RFC 8058 one-click unsubscribe from this city. */
-  unsubscribe: string;
-  /** Mail to this address (subject carries the token) to unsubscribe. */
-  unsubscribeMailto: string;
-  /** All cities of this address, unsubscribe from one or all. */
-  manage: string;
-  city: string;
-  /** The town's buying page: list an event or a business. */
-  advertise: string;
-  /** The town's calendar for calendar apps (`webcal:` of /{slug}/calendar.ics). */
-  calendar: string;
-}
-
-export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLinks {
-  const token = encodeURIComponent(to.token);
-  return {
-    unsubscribe: `${sender.baseUrl}/unsubscribe/${token}`,
-    // RFC 6068: an address literal's brackets are percent-encoded in a mailto URI.
-    unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
-    manage: `${sender.baseUrl}/subscriptions/${token}`,
-    city: `${sender.baseUrl}/${city.slug}`,
-    advertise: `${sender.baseUrl}/advertise/${city.slug}`,
-    calendar: `${sender.baseUrl.replace(/^https?:/, "webcal:")}/${city.slug}/calendar.ics`,
-  };
-}
-
-/** Header values are sent as written, so they must be plain ASCII: accents folded, quotes dropped. */
-function asciiPhrase(s: string): string {
-  return s.normalize("NFKD").replace(/[^\x20-\x7e]/g, "").replace(/["\\]/g, "");
-}
-
-/**
- * Gmail's Feedback-ID (Postmaster Tools' feedback loop): `town:kind:sender`. Complaint rates are
- * then shown per town and per kind of mail; the last field, the sender id, stays the same for the
- * whole stream. Signed by DKIM (src/integrations/mail/dkim.ts), as Gmail requires.
- */
-export const FEEDBACK_SENDER_ID = "citydaily";
-
-export function feedbackId(city: CityInfo, kind: "welcome" | "digest"): string {
-  return `${city.slug}:${kind}:${FEEDBACK_SENDER_ID}`;
-}
-
-function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: "welcome" | "digest"): Record<string, string> {
-  return {
-    // RFC 2919: one list per city.
-    "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,
-    "List-Unsubscribe": `<${links.unsubscribe}>, <${links.unsubscribeMailto}>`,
-    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    "List-Archive": `<${links.city}>`,
-    "Feedback-ID": feedbackId(city, kind),
-  };
 }
 
 function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
