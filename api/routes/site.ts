@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { LRUCache } from "lru-cache";
-import { isWellFormedSlug } from "../../src/core/places/slug.ts";
+import { isWellFormedSlug } from "../../src/contract/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
 import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../src/publish/file-headers.ts";
 import { loadRenderer, rendererClientDir } from "../../src/publish/site-renderer.ts";

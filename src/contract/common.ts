@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isWellFormedSlug, MAX_SLUG_LENGTH } from "../core/places/slug.ts";
+import { isWellFormedSlug, MAX_SLUG_LENGTH } from "./slug.ts";
 
 export const Slug = z
   .string()

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CENSUS_FIELDS, type CensusKey } from "../core/places/census-fields.ts";
+import { CENSUS_FIELDS, type CensusKey } from "./census-fields.ts";
 import { IsoDate, LocalClock, Slug } from "./common.ts";
 
 // Resources of spec section 2. Response bodies are built from these schemas; types are inferred here.
@@ -27,7 +27,7 @@ export const CensusCitiesResponse = z.object({
   minPopulation: z.int(),
 }).meta({ id: "CensusCitiesResponse" });
 
-// Every figure of the Census object comes from the census registry (src/core/places/census-fields.ts).
+// Every figure of the Census object comes from the census registry (src/contract/census-fields.ts).
 type CensusFigureSchema = z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
 const censusFigures = Object.fromEntries(CENSUS_FIELDS.map((f) => [
   f.key,

@@ -3,6 +3,14 @@ import { IsoDate, Slug } from "./common.ts";
 
 // SearchResult / SearchResponse of spec section 2.
 
+/** The query syntax's limits (src/core/search/query.ts applies them). */
+export const MAX_TERMS = 32;
+export const MIN_PREFIX_LENGTH = 2;
+/** Ranking policy (applied in src/store/search/queries.ts): how many of the newest matches are ranked ... */
+export const RANK_WINDOW = 50;
+/** ... and how much more a match in the subject counts than one in the text. */
+export const SUBJECT_WEIGHT = 3;
+
 export const SearchResult = z.object({
   slug: Slug,
   city: z.string(),

@@ -5,7 +5,7 @@ import { APP_MIME_TYPE, APP_VIEWS, appViewHtml, type AppViewName } from "./apps.
 import { operationsById } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
-import { isWellFormedSlug } from "../core/places/slug.ts";
+import { isWellFormedSlug } from "../contract/slug.ts";
 import type { AppContext } from "../services/platform/context.ts";
 import { admit, runOperation, type Caller } from "../services/platform/operations.ts";
 import { placeTwin, withLocalClock } from "../services/places/place-answer.ts";

@@ -6,7 +6,7 @@ import { CACHE, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, storageFullError, toFieldIssues, type FieldIssue } from "../core/errors.ts";
-import { isWellFormedSlug } from "../core/places/slug.ts";
+import { isWellFormedSlug } from "../contract/slug.ts";
 import type { AppContext } from "../services/platform/context.ts";
 import { nextCommerceDueCached } from "../services/commerce/listings.ts";
 import { runOperationOnce } from "../services/platform/idempotency.ts";

@@ -1,7 +1,7 @@
 import type { CityLink, PlacedEdition } from "../site/views.ts";
 import { demoteHeadings, formatInt, md, mdLink } from "./markdown-text.ts";
 import { SITE_NAME } from "./markdown-pages.ts";
-import { statesPhrase } from "../core/places/states.ts";
+import { statesPhrase } from "../contract/states.ts";
 
 // llms.txt (https://llmstxt.org): an h1, a blockquote summary, a few lines of guidance, then h2
 // sections of "- [name](url): notes" links to the markdown twins, the OpenAPI document and the feeds.

@@ -1,6 +1,6 @@
 import type { Operation } from "../contract/operation.ts";
 import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
-import { isState, statesPhrase } from "../core/places/states.ts";
+import { isState, statesPhrase } from "../contract/states.ts";
 import { webMarkdown } from "../core/edition/web-edition.ts";
 import { eventWhenWords } from "../core/calendar/event-time.ts";
 import { timeZoneName } from "../site/format.ts";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PLACES_CSV } from "../../src/config/paths.ts";
-import { isWellFormedSlug } from "../../src/core/places/slug.ts";
+import { isWellFormedSlug } from "../../src/contract/slug.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { importPlaces } from "../../src/store/places/import.ts";
 import { startTestServer } from "../helpers/server.ts";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RANK_WINDOW } from "../../src/store/search/queries.ts";
+import { RANK_WINDOW } from "../../src/contract/search.ts";
 import { insertEdition } from "../../src/store/morning/editions.ts";
 import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -16,7 +16,8 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ["src/lib"],
-  ["src/contract", "src/core", "src/config"],
+  ["src/contract", "src/config"],
+  ["src/core"],
   ["src/store"],
   ["src/site"],
   ["src/publish"],

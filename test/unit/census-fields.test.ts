@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Census } from "../../src/contract/resources.ts";
-import { CENSUS_DETAIL_FIELDS, CENSUS_FIELDS, censusValues } from "../../src/core/places/census-fields.ts";
+import { CENSUS_DETAIL_FIELDS, CENSUS_FIELDS, censusValues } from "../../src/contract/census-fields.ts";
 import { censusFigures } from "../../src/core/places/census-figures.ts";
 import { ACS_VARIABLES, FIELD_RULES } from "../../src/integrations/census/variables.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -9,7 +9,7 @@ import { freshDataDir } from "../helpers/server.ts";
 import fs from "node:fs";
 import path from "node:path";
 
-// One registry of census fields (src/core/places/census-fields.ts) drives the contract, the database
+// One registry of census fields (src/contract/census-fields.ts) drives the contract, the database
 // columns, the import rules, the facts dataset and the city page's table: these check it covers
 // each of them, against the real zod schema and a real migrated database.
 

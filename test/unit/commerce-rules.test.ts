@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { reputationDomain, RULES, screenListing, SHARED_PLATFORMS, type ScreenInput } from "../../src/core/mail/compliance.ts";
-import { canTransition, ORDER_STATUSES, TRANSITIONS } from "../../src/core/commerce/order-status.ts";
+import { canTransition, ORDER_STATUSES, TRANSITIONS } from "../../src/contract/order-status.ts";
 import { formatCents, leaseQuote, operatorShareCents, standardCardFeeCents } from "../../src/core/commerce/pricing.ts";
 import { reversalOf, shareEntry, statementTotals } from "../../src/core/commerce/revenue-share.ts";
 

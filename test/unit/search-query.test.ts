@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { MAX_TERMS, parseSearchQuery } from "../../src/core/search/query.ts";
+import { MAX_TERMS } from "../../src/contract/search.ts";
+import { parseSearchQuery } from "../../src/core/search/query.ts";
 import { plainTextOf, snippetToHtml } from "../../src/core/search/text.ts";
 
 const expr = (q: string) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignSlugs, isWellFormedSlug, slugify } from "../../src/core/places/slug.ts";
+import { assignSlugs, isWellFormedSlug, slugify } from "../../src/contract/slug.ts";
 
 describe("slugify", () => {
   it.each([

@@ -3,7 +3,7 @@ import {
   ListingQuoteResponse, OperatorActionRequest, OperatorActionResponse, PricingResponse, TerritoriesQuery, TerritoriesResponse,
 } from "../commerce.ts";
 import { CACHE, IDEMPOTENCY_HTTP, IDEMPOTENCY_MCP, READ_ONLY, type Operation } from "../operation.ts";
-import { statusDocumentation } from "../../core/commerce/order-status.ts";
+import { statusDocumentation } from "../order-status.ts";
 
 // Writes create an order and a payment link at the payment provider: not read-only, not
 // destructive, not idempotent (each call is a new order), open world (the provider).

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TERMS, MIN_PREFIX_LENGTH, RANK_WINDOW, SUBJECT_WEIGHT } from "../../core/search/query.ts";
+import { MAX_TERMS, MIN_PREFIX_LENGTH, RANK_WINDOW, SUBJECT_WEIGHT } from "../search.ts";
 import { Slug } from "../common.ts";
 import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { SearchResponse } from "../search.ts";

@@ -1,5 +1,5 @@
 // The keys the town directory compares names by: a state's code, a place's or county's name. Pure.
-import { STATES } from "../places/states.ts";
+import { STATES } from "../../contract/states.ts";
 
 const STATE_CODE_BY_NAME = new Map(STATES.map((s) => [s.name.toLowerCase(), s.code]));
 const STATE_CODES = new Set(STATES.map((s) => s.code));

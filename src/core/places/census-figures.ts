@@ -1,4 +1,4 @@
-import { CENSUS_FIELDS, type CensusColumns, type CensusFormat } from "./census-fields.ts";
+import { CENSUS_FIELDS, type CensusColumns, type CensusFormat } from "../../contract/census-fields.ts";
 
 export type { CensusColumns };
 

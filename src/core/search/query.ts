@@ -1,3 +1,5 @@
+import { MAX_TERMS, MIN_PREFIX_LENGTH } from "../../contract/search.ts";
+
 /**
  * The archive search syntax, turned into a safe SQLite FTS5 MATCH expression.
  *
@@ -11,12 +13,6 @@
  * reaches FTS5 inside double-quoted strings, so no input can form FTS5 syntax of its own.
  */
 
-export const MAX_TERMS = 32;
-export const MIN_PREFIX_LENGTH = 2;
-/** Ranking policy (applied in src/store/search/queries.ts): how many of the newest matches are ranked ... */
-export const RANK_WINDOW = 50;
-/** ... and how much more a match in the subject counts than one in the text. */
-export const SUBJECT_WEIGHT = 3;
 
 export interface SearchTerm {
   /** The words of the term, as typed (FTS5 folds case and diacritics). More than one: a phrase. */

@@ -1,4 +1,5 @@
-import { SUBJECT_WEIGHT, type SearchTerm } from "./query.ts";
+import { SUBJECT_WEIGHT } from "../../contract/search.ts";
+import type { SearchTerm } from "./query.ts";
 
 /**
  * Ranking of the candidate editions of a search (the newest RANK_WINDOW matches): BM25 term

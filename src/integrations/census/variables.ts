@@ -8,7 +8,7 @@
  * `{year}` in a label or concept stands for the vintage (income tables name their dollar year).
  */
 
-import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../core/places/census-fields.ts";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../contract/census-fields.ts";
 
 export type AcsDataset = "acs/acs5" | "acs/acs5/profile";
 

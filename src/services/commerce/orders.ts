@@ -1,6 +1,6 @@
 import type { AdminOrder, ListingOrder } from "../../contract/commerce.ts";
 import { AppError } from "../../core/errors.ts";
-import type { OrderStatus } from "../../core/commerce/order-status.ts";
+import type { OrderStatus } from "../../contract/order-status.ts";
 import { decisionsOf, recordDecision, type Decider } from "../../store/commerce/listing-decisions.ts";
 import { findOrder, listOrders, transitionOrder, type OrderView } from "../../store/commerce/orders.ts";
 import { issuePaymentLink } from "./checkout.ts";

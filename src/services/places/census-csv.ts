@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
-import { CENSUS_DETAIL_FIELDS } from "../../core/places/census-fields.ts";
+import { CENSUS_DETAIL_FIELDS } from "../../contract/census-fields.ts";
 import type { DB } from "../../store/db.ts";
 import { placesWithCensusDetail } from "../../store/places/census.ts";
 

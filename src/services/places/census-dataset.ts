@@ -1,5 +1,5 @@
 import type { FactsDataset } from "../../contract/resources.ts";
-import { CENSUS_FIELDS, fieldVintage } from "../../core/places/census-fields.ts";
+import { CENSUS_FIELDS, fieldVintage } from "../../contract/census-fields.ts";
 import { latestEditionDate } from "../../store/morning/editions.ts";
 import { activeSubscriberCount } from "../../store/places/cities.ts";
 import type { PlaceRow } from "../../store/places/places.ts";

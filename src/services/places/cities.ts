@@ -1,9 +1,9 @@
 import { townSourceList } from "../../store/directory/sources.ts";
 import type { Census, CensusCitiesResponse, CitiesResponse, CityResponse } from "../../contract/resources.ts";
-import { censusValues, censusYear } from "../../core/places/census-fields.ts";
+import { censusValues, censusYear } from "../../contract/census-fields.ts";
 import { AppError } from "../../core/errors.ts";
-import { isWellFormedSlug } from "../../core/places/slug.ts";
-import { canonicalStateName } from "../../core/places/states.ts";
+import { isWellFormedSlug } from "../../contract/slug.ts";
+import { canonicalStateName } from "../../contract/states.ts";
 import { activeSubscriberCount, isTrackedCity, listTrackedCities } from "../../store/places/cities.ts";
 import { cityArchive } from "../../store/morning/editions.ts";
 import { findPlaceBySlug, placesByPopulation, type PlaceRow } from "../../store/places/places.ts";

@@ -2,7 +2,7 @@ import type { PlaceResponse } from "../../contract/places.ts";
 import { holidaysOn, upcomingHolidays } from "../../core/calendar/holidays.ts";
 import { sunTimes } from "../../core/weather/sun.ts";
 import { localClock } from "../../core/places/local-clock.ts";
-import { isWellFormedSlug } from "../../core/places/slug.ts";
+import { isWellFormedSlug } from "../../contract/slug.ts";
 import { placeMarkdown } from "../../publish/markdown-pages.ts";
 import { createSiteData } from "../../site/views.ts";
 import { findPlaceBySlug, type PlaceRow } from "../../store/places/places.ts";

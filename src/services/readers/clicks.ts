@@ -2,7 +2,7 @@ import { clickSignatureValid, looksLikeScanner } from "../../core/edition/click-
 import { AppError } from "../../core/errors.ts";
 import { addDays } from "../../core/calendar/holidays.ts";
 import { csv } from "../../core/commerce/operator-statement.ts";
-import { isWellFormedSlug } from "../../core/places/slug.ts";
+import { isWellFormedSlug } from "../../contract/slug.ts";
 import { localDate } from "../../lib/time.ts";
 import { addClicks, clicksOfLink, clicksPerEdition, editionsCarrying, topLinks } from "../../store/readers/clicks.ts";
 import { findOrder } from "../../store/commerce/orders.ts";

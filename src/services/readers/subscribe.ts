@@ -2,8 +2,8 @@ import type { SubscribeInput, SubscribeResponse } from "../../contract/subscribe
 import { isDisposableEmail } from "../../core/mail/disposable-email.ts";
 import { AppError, type FieldIssue } from "../../core/errors.ts";
 import { referralCode, referralCodeOfPage } from "../../core/readers/referral.ts";
-import { slugify } from "../../core/places/slug.ts";
-import { canonicalStateName, STATES } from "../../core/places/states.ts";
+import { slugify } from "../../contract/slug.ts";
+import { canonicalStateName, STATES } from "../../contract/states.ts";
 import { localDate } from "../../lib/time.ts";
 import { findEdition } from "../../store/morning/editions.ts";
 import { enqueueMail, enqueueWelcomeAgain } from "../../store/mail/outbox.ts";

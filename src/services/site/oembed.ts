@@ -1,6 +1,6 @@
 import { EMBED_SIZES, type OEmbedResponse } from "../../contract/operations/oembed.ts";
 import { AppError } from "../../core/errors.ts";
-import { isWellFormedSlug } from "../../core/places/slug.ts";
+import { isWellFormedSlug } from "../../contract/slug.ts";
 import { findEdition, latestEditionDate } from "../../store/morning/editions.ts";
 import { findPlaceBySlug } from "../../store/places/places.ts";
 import { editionExcerpt } from "../../site/excerpt.ts";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { slugify } from "../../core/places/slug.ts";
+import { slugify } from "../../contract/slug.ts";
 import { createPublishTarget, type TargetResult } from "../../integrations/publish/index.ts";
 import { serialised, withDirLock } from "../../lib/dir-lock.ts";
 import { patchNextLinks } from "../../publish/next-links.ts";

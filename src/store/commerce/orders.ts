@@ -1,4 +1,4 @@
-import type { OrderStatus } from "../../core/commerce/order-status.ts";
+import type { OrderStatus } from "../../contract/order-status.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // Listing orders (table listing_orders). Status changes are conditional UPDATEs on the expected

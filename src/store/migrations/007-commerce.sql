@@ -1,7 +1,7 @@
 -- Commerce: listing orders (events and businesses), town leases, the operators' ledger, the
 -- payment-callback log and the local provider's hosted checkout sessions. Money is integer cents.
 
--- One row per listing order (`lo_` + UUID). Statuses and transitions: src/core/commerce/order-status.ts.
+-- One row per listing order (`lo_` + UUID). Statuses and transitions: src/contract/order-status.ts.
 CREATE TABLE listing_orders (
   id                    TEXT PRIMARY KEY,
   product               TEXT NOT NULL CHECK (product IN ('event', 'business')),

@@ -1,8 +1,8 @@
-import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../core/places/census-fields.ts";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../contract/census-fields.ts";
 import type { DB } from "../db.ts";
 import { setMeta } from "../platform/meta.ts";
 
-// The ACS detail figures of `places` (the `acsDetail` fields of src/core/places/census-fields.ts), as
+// The ACS detail figures of `places` (the `acsDetail` fields of src/contract/census-fields.ts), as
 // `npm run census:import` writes them and `--write-csv` reads them back.
 
 export type DetailFigures = Record<CensusDetailKey, number | null>;

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
-import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../core/places/census-fields.ts";
-import { assignSlugs, slugify } from "../../core/places/slug.ts";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../contract/census-fields.ts";
+import { assignSlugs, slugify } from "../../contract/slug.ts";
 import type { DB } from "../db.ts";
 import { getMeta, setMeta } from "../platform/meta.ts";
 

@@ -1,4 +1,4 @@
-import type { CensusColumns } from "../../core/places/census-fields.ts";
+import type { CensusColumns } from "../../contract/census-fields.ts";
 import { WEIGHTED_COLUMNS, type CensusTotals } from "../../core/places/census-figures.ts";
 import { cachedStatement, type DB } from "../db.ts";
 

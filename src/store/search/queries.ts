@@ -1,6 +1,7 @@
 import { countIds, highestIds } from "../../lib/bitset.ts";
 import { rankCandidates } from "../../core/search/rank.ts";
-import { RANK_WINDOW, type ParsedSearch, type SearchTerm } from "../../core/search/query.ts";
+import { RANK_WINDOW } from "../../contract/search.ts";
+import type { ParsedSearch, SearchTerm } from "../../core/search/query.ts";
 import { indexableText, plainTextOf } from "../../core/search/text.ts";
 import { cachedStatement, type DB } from "../db.ts";
 import { matchingSet, releaseBitset } from "./bits.ts";
@@ -20,7 +21,6 @@ import { matchingSet, releaseBitset } from "./bits.ts";
 /** The token that tags a city's rows in the `place` column. */
 export const placeToken = (geoid: string) => `p${geoid.replace(/[^0-9A-Za-z]/g, "")}`;
 
-export { RANK_WINDOW };
 const SNIPPET_TOKENS = 32;
 
 // Prepared once per connection: preparing costs about as much as a short query.
