@@ -1,0 +1,107 @@
+import { mailFrom } from "../../config/mail.ts";
+import { renderTransactional } from "../../core/commerce/emails.ts";
+import {
+  prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
+} from "../../core/edition/email-render.ts";
+import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../../integrations/mail/message-template.ts";
+import { editionForMail, type ClaimedRow, type ClaimedSubscriberRow } from "../../store/mail/outbox.ts";
+import type { AppContext } from "../platform/context.ts";
+import { subscriberToken } from "../readers/unsubscribe.ts";
+import type { MailBatch } from "./batch.ts";
+import { deliver } from "./deliver.ts";
+import { cancel } from "./settle.ts";
+
+export function mailSenderIdentity(ctx: AppContext): Sender {
+  return { from: mailFrom(ctx.config), baseUrl: ctx.config.baseUrl, postalAddress: ctx.config.mail.postalAddress };
+}
+
+/**
+ * What sends one claimed row: its message composed (or the row cancelled: subscription ended,
+ * address suppressed, edition gone) and handed to `deliver`.
+ */
+export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
+  const { ctx } = b;
+  const sender = mailSenderIdentity(ctx);
+  const domain = senderDomain(sender.from);
+  // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
+  const messageIdOf = (row: ClaimedRow) => `<${row.kind}-${row.id}@${domain}>`;
+  const digest = digestSender(b, sender, domain, messageIdOf);
+  return async (row) => {
+    if (row.kind === "transactional") {
+      if (row.suppressed) return cancel(b, row, "address suppressed (bounced or complained)");
+      const message = renderTransactional(sender, row.email, row.template, JSON.parse(row.payload));
+      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), undefined);
+    }
+    if (row.subscriber_status !== "active" || row.suppressed) {
+      return cancel(b, row, `subscription ${row.subscriber_status}${row.suppressed ? ", address suppressed" : ""}`);
+    }
+    const to = { email: row.email, token: subscriberToken(ctx, row.subscriber_id, row.email), ref: row.referral_code ?? "" };
+    const city = { name: row.name, state: row.state_name, slug: row.slug };
+    if (row.kind === "welcome") {
+      const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
+      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
+    }
+    return digest(row, to, city);
+  };
+}
+
+/**
+ * Sends one reader's digest. A digest is composed once per edition (message-template.ts) and filled
+ * in per reader with the address, the unsubscribe token, the Message-ID and the date; an address
+ * that would need encoding in a header goes the per-message way (renderDigest and nodemailer's composer).
+ */
+function digestSender(b: MailBatch, sender: Sender, domain: string, messageIdOf: (row: ClaimedRow) => string) {
+  const { ctx } = b;
+  // Each edition's text part, styled HTML and preheader are made once per batch, not once per reader.
+  const editions = new Map<number, PreparedEdition | undefined>();
+  const edition = (id: number) => {
+    if (!editions.has(id)) {
+      const row = editionForMail(ctx.db, id);
+      editions.set(id, row && prepareEdition(row));
+    }
+    return editions.get(id);
+  };
+  // And each edition's whole message, composed once per batch (undefined: compose per message).
+  const templates = new Map<string, Promise<MessageTemplate | undefined>>();
+  const templateFor = (row: ClaimedSubscriberRow, e: PreparedEdition, city: CityInfo, to: Recipient) => {
+    const key = `${row.edition_id}:${row.slug}`;
+    let t = templates.get(key);
+    if (!t) templates.set(key, (t = digestTemplate(ctx, sender, city, e, to, `<digest-${row.id}@${domain}>`)));
+    return t;
+  };
+  return async (row: ClaimedSubscriberRow, to: Recipient & { ref: string }, city: CityInfo): Promise<void> => {
+    const e = row.edition_id === null ? undefined : edition(row.edition_id);
+    if (!e) return cancel(b, row, "edition no longer exists");
+    const messageId = messageIdOf(row);
+    const token = encodeURIComponent(to.token);
+    const template = headerSafe(to.email) && headerSafe(token) && /^[0-9a-f]+$/.test(to.ref) && messageIdSafe(messageId) ? await templateFor(row, e, city, to) : undefined;
+    if (template) {
+      const raw = template.fill({ email: to.email, token, messageId, date: mailDate(), ref: to.ref });
+      return deliver(b, row, () => ctx.mailer.sendRaw({ raw, envelope: { from: template.envelopeFrom, to: to.email }, messageId }), row.subscriber_id);
+    }
+    const message = renderDigest(sender, to, city, e);
+    return deliver(b, row, () => ctx.mailer.send({ ...message, messageId }), row.subscriber_id);
+  };
+}
+
+/**
+ * The per-edition template of a digest, checked against renderDigest for the batch's first reader:
+ * if the template does not reproduce that message exactly, digests go the per-message way.
+ */
+async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
+  try {
+    const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token, ref: MARKS.ref }, city, e));
+    const expected = renderDigest(sender, first, city, e);
+    const got = template.plain({ email: first.email, token: encodeURIComponent(first.token), messageId: firstMessageId, date: "", ref: first.ref ?? "" });
+    if (got.text === expected.text && got.html === expected.html && JSON.stringify(got.headers) === JSON.stringify(expected.headers)) return template;
+    ctx.log.warn({ city: city.slug, date: e.date }, "digest template does not match the rendered digest; composing each message");
+  } catch (err) {
+    ctx.log.warn({ err, city: city.slug, date: e.date }, "digest template failed; composing each message");
+  }
+  return undefined;
+}
+
+/** The Date header as nodemailer writes it. */
+function mailDate(): string {
+  return new Date().toUTCString().replace(/GMT/, "+0000");
+}
