@@ -1,6 +1,7 @@
 import DKIM from "nodemailer/lib/dkim";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
+import type SMTPConnection from "nodemailer/lib/smtp-connection";
+import { closedError, connect, type Conn, type ConnectionSettings } from "./smtp-raw-connection.ts";
 import type { RawMessage } from "./types.ts";
 
 /**
@@ -23,21 +24,24 @@ export interface RawPoolOptions {
   socketTimeout: number;
 }
 
-interface Conn {
-  smtp: SMTPConnection;
-  sent: number;
-  alive: boolean;
-  /** Fails the send in flight on this connection, if any (the connection ended, or close()). */
-  cut?: (err: Error) => void;
-}
-
 interface Waiter {
   resolve: (c: Conn | undefined) => void;
   reject: (err: unknown) => void;
   timer: NodeJS.Timeout;
 }
 
-const closedError = () => Object.assign(new Error("mailer closed"), { code: "ECLOSED" });
+/** The pool's bookkeeping: connections idle, busy and being opened, and the requests waiting for one. */
+interface Pool {
+  opts: RawPoolOptions;
+  settings: ConnectionSettings;
+  dkim: DKIM | undefined;
+  idle: Conn[];
+  busy: Set<Conn>;
+  connecting: Set<SMTPConnection>;
+  waiting: Waiter[];
+  open: number;
+  closed: boolean;
+}
 
 /**
  * Every wait is bounded: a connect by `connectionTimeout` + `greetingTimeout` (and `socketTimeout`
@@ -46,6 +50,27 @@ const closedError = () => Object.assign(new Error("mailer closed"), { code: "ECL
  * unreachable for them too); `close()` ends busy connections as well, so nothing waits past it.
  */
 export function createRawPool(opts: RawPoolOptions) {
+  const pool: Pool = {
+    opts, settings: connectionSettings(opts), dkim: opts.dkim ? new DKIM(opts.dkim) : undefined,
+    idle: [], busy: new Set(), connecting: new Set(), waiting: [], open: 0, closed: false,
+  };
+  return {
+    send: (message: RawMessage): Promise<void> => send(pool, message),
+    /** Ends every connection, idle or busy; requests waiting or in flight fail with code ECLOSED. */
+    close() {
+      pool.closed = true;
+      for (const c of pool.idle.splice(0)) c.smtp.quit();
+      for (const smtp of pool.connecting) smtp.close();
+      for (const c of pool.busy) {
+        c.cut?.(closedError());
+        c.smtp.close();
+      }
+      failWaiters(pool, closedError());
+    },
+  };
+}
+
+function connectionSettings(opts: RawPoolOptions): ConnectionSettings {
   const { service: _service, ...fromUrl } = parseConnectionUrl(opts.url);
   // Timeouts given in SMTP_URL's query (`?greetingTimeout=2000`) win over the defaults.
   const timeouts = {
@@ -53,154 +78,103 @@ export function createRawPool(opts: RawPoolOptions) {
     greetingTimeout: (fromUrl.greetingTimeout as number | undefined) ?? opts.greetingTimeout,
     socketTimeout: (fromUrl.socketTimeout as number | undefined) ?? opts.socketTimeout,
   };
-  const waitBound = timeouts.connectionTimeout + timeouts.greetingTimeout + timeouts.socketTimeout;
-  const dkim = opts.dkim ? new DKIM(opts.dkim) : undefined;
-  const idle: Conn[] = [];
-  const busy = new Set<Conn>();
-  const connecting = new Set<SMTPConnection>();
-  const waiting: Waiter[] = [];
-  let open = 0;
-  let closed = false;
+  return { fromUrl, timeouts, waitBound: timeouts.connectionTimeout + timeouts.greetingTimeout + timeouts.socketTimeout };
+}
 
-  const connect = () => new Promise<Conn>((resolve, reject) => {
-    const smtp = new SMTPConnection({ ...fromUrl, ...timeouts } as ConstructorParameters<typeof SMTPConnection>[0]);
-    const conn: Conn = { smtp, sent: 0, alive: false };
-    let settled = false;
-    connecting.add(smtp);
-    // AUTH has no timeout of its own in SMTPConnection: bound the whole opening.
-    const bound = setTimeout(() => fail(Object.assign(new Error("connection not ready in time"), { code: "ETIMEDOUT" })), waitBound);
-    // SMTPConnection reports a failed connect (refused, timeout, TLS) as an 'error' event, not through connect's callback.
-    const fail = (err: unknown) => {
-      conn.alive = false;
-      if (settled) return;
-      settled = true;
-      connecting.delete(smtp);
-      clearTimeout(bound);
-      smtp.close();
-      reject(err);
-    };
-    smtp.on("error", fail);
-    smtp.on("end", () => {
-      const err = Object.assign(new Error(closed ? "mailer closed" : "connection closed"), { code: closed ? "ECLOSED" : "ECONNECTION" });
-      fail(err);
-      conn.cut?.(err);
-    });
-    smtp.connect((err) => {
-      if (err) return fail(err);
-      const ready = () => {
-        if (settled) return;
-        settled = true;
-        connecting.delete(smtp);
-        clearTimeout(bound);
-        conn.alive = true;
-        resolve(conn);
-      };
-      if (!fromUrl.auth) return ready();
-      smtp.login(fromUrl.auth, (e) => (e ? fail(e) : ready()));
-    });
-  });
+// The send path: sign, take a connection, send on it, give it back.
 
-  /** Hands a free connection (or a free slot: undefined) to the first waiter. */
-  const handOver = (c: Conn | undefined): boolean => {
-    const w = waiting.shift();
-    if (!w) return false;
-    clearTimeout(w.timer);
-    w.resolve(c);
-    return true;
-  };
+async function send(pool: Pool, message: RawMessage): Promise<void> {
+  const raw = await signed(pool, message.raw);
+  let c = await acquire(pool);
+  while (!c) c = await acquire(pool);
+  pool.busy.add(c);
+  try {
+    await sendOn(c, message, raw);
+    c.sent++;
+    release(pool, c, true);
+  } catch (err) {
+    release(pool, c, false);
+    throw err;
+  }
+}
 
-  const failWaiters = (err: unknown) => {
-    for (const w of waiting.splice(0)) {
-      clearTimeout(w.timer);
-      w.reject(err);
-    }
-  };
+async function signed(pool: Pool, raw: Buffer): Promise<Buffer> {
+  if (!pool.dkim) return raw;
+  const chunks: Buffer[] = [];
+  for await (const chunk of pool.dkim.sign(raw)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
-  const acquire = async (): Promise<Conn | undefined> => {
-    if (closed) throw closedError();
-    for (let c = idle.pop(); c; c = idle.pop()) {
-      if (c.alive) return c;
-      c.smtp.close();
-      open--;
-    }
-    if (open < opts.maxConnections) {
-      open++;
-      try {
-        return await connect();
-      } catch (err) {
-        open--;
-        // The relay refused this connect; those waiting would meet the same fate: they fail now
-        // (into the outbox's backoff) instead of waiting for a connection that will not come.
-        failWaiters(err);
-        throw err;
-      }
-    }
-    return new Promise<Conn | undefined>((resolve, reject) => {
-      const w: Waiter = {
-        resolve, reject,
-        timer: setTimeout(() => {
-          const i = waiting.indexOf(w);
-          if (i >= 0) waiting.splice(i, 1);
-          reject(Object.assign(new Error("no SMTP connection free in time"), { code: "ETIMEDOUT" }));
-        }, waitBound),
-      };
-      waiting.push(w);
-    });
-  };
-
-  const release = (c: Conn, ok: boolean) => {
-    busy.delete(c);
-    if (!ok || !c.alive || c.sent >= opts.maxMessages || closed) {
-      if (ok && c.alive) c.smtp.quit();
-      else c.smtp.close();
-      c.alive = false;
-      open--;
-      // A waiter gets a new connection of its own (undefined: acquire again).
-      handOver(undefined);
-      return;
-    }
-    if (!handOver(c)) idle.push(c);
-  };
-
-  // A new envelope object each time: SMTPConnection keeps its state on the one it is given.
-  // A connection that dies mid-send (or is ended by close()) may never call back: `cut` settles it.
-  const sendOn = (c: Conn, message: RawMessage, raw: Buffer) => new Promise<void>((resolve, reject) => {
+// A new envelope object each time: SMTPConnection keeps its state on the one it is given.
+// A connection that dies mid-send (or is ended by close()) may never call back: `cut` settles it.
+function sendOn(c: Conn, message: RawMessage, raw: Buffer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     c.cut = reject;
     c.smtp.send({ from: message.envelope.from, to: [message.envelope.to] }, raw, (err) => (err ? reject(err) : resolve()));
   }).finally(() => { c.cut = undefined; });
+}
 
-  const signed = async (raw: Buffer): Promise<Buffer> => {
-    if (!dkim) return raw;
-    const chunks: Buffer[] = [];
-    for await (const chunk of dkim.sign(raw)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  };
+// The bookkeeping: which connection a request gets, and what becomes of it afterwards.
 
-  return {
-    async send(message: RawMessage): Promise<void> {
-      const raw = await signed(message.raw);
-      let c = await acquire();
-      while (!c) c = await acquire();
-      busy.add(c);
-      try {
-        await sendOn(c, message, raw);
-        c.sent++;
-        release(c, true);
-      } catch (err) {
-        release(c, false);
-        throw err;
-      }
-    },
-    /** Ends every connection, idle or busy; requests waiting or in flight fail with code ECLOSED. */
-    close() {
-      closed = true;
-      for (const c of idle.splice(0)) c.smtp.quit();
-      for (const smtp of connecting) smtp.close();
-      for (const c of busy) {
-        c.cut?.(closedError());
-        c.smtp.close();
-      }
-      failWaiters(closedError());
-    },
-  };
+/** An idle connection, a new one, or (once one is free) undefined: a free slot, acquire again. */
+async function acquire(pool: Pool): Promise<Conn | undefined> {
+  if (pool.closed) throw closedError();
+  for (let c = pool.idle.pop(); c; c = pool.idle.pop()) {
+    if (c.alive) return c;
+    c.smtp.close();
+    pool.open--;
+  }
+  if (pool.open < pool.opts.maxConnections) {
+    pool.open++;
+    try {
+      return await connect(pool.settings, pool.connecting, () => pool.closed);
+    } catch (err) {
+      pool.open--;
+      // The relay refused this connect; those waiting would meet the same fate: they fail now
+      // (into the outbox's backoff) instead of waiting for a connection that will not come.
+      failWaiters(pool, err);
+      throw err;
+    }
+  }
+  return new Promise<Conn | undefined>((resolve, reject) => {
+    const w: Waiter = {
+      resolve, reject,
+      timer: setTimeout(() => {
+        const i = pool.waiting.indexOf(w);
+        if (i >= 0) pool.waiting.splice(i, 1);
+        reject(Object.assign(new Error("no SMTP connection free in time"), { code: "ETIMEDOUT" }));
+      }, pool.settings.waitBound),
+    };
+    pool.waiting.push(w);
+  });
+}
+
+function release(pool: Pool, c: Conn, ok: boolean): void {
+  pool.busy.delete(c);
+  if (!ok || !c.alive || c.sent >= pool.opts.maxMessages || pool.closed) {
+    if (ok && c.alive) c.smtp.quit();
+    else c.smtp.close();
+    c.alive = false;
+    pool.open--;
+    // A waiter gets a new connection of its own (undefined: acquire again).
+    handOver(pool, undefined);
+    return;
+  }
+  if (!handOver(pool, c)) pool.idle.push(c);
+}
+
+/** Hands a free connection (or a free slot: undefined) to the first waiter. */
+function handOver(pool: Pool, c: Conn | undefined): boolean {
+  const w = pool.waiting.shift();
+  if (!w) return false;
+  clearTimeout(w.timer);
+  w.resolve(c);
+  return true;
+}
+
+function failWaiters(pool: Pool, err: unknown): void {
+  for (const w of pool.waiting.splice(0)) {
+    clearTimeout(w.timer);
+    w.reject(err);
+  }
 }
