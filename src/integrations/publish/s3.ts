@@ -5,6 +5,7 @@ import zlib from "node:zlib";
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { S3TargetConfig } from "../../config/targets.ts";
 import type { Logger } from "../../lib/log.ts";
+import { eachLimited } from "../../lib/pool.ts";
 import { cacheControlOf, contentTypeOf, isImmutable } from "../../publish/file-headers.ts";
 import { listSiteFiles, type SiteDirs } from "../../publish/site-dir.ts";
 import type { PublishTarget, TargetResult } from "./types.ts";
@@ -77,24 +78,6 @@ async function sha256Of(file: string, known: string | undefined, versions: Recor
   return { sha256: crypto.createHash("sha256").update(body).digest("hex"), size: body.length, version };
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; the first failure stops new work and is thrown. */
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed: unknown;
-  const worker = async () => {
-    while (failed === undefined && next < items.length) {
-      const item = items[next++];
-      try {
-        await fn(item);
-      } catch (e) {
-        failed ??= e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failed !== undefined) throw failed;
-}
-
 /** URL paths by which a published file can link to `rel`. */
 function linkForms(rel: string): string[] {
   const forms = [`/${rel}`];
@@ -110,7 +93,7 @@ async function stillLinked(files: Map<string, string>, candidates: string[]): Pr
   for (const rel of candidates) for (const form of linkForms(rel)) byForm.set(form, rel);
   // A link is a site path followed by the end of the URL: a quote, ")", "<", "#", "?" or white space.
   const LINK = /(?:https?:\/\/[^/\s"'<>()]+)?(\/[^\s"'<>()#?]*)(?=["'<>()#?\s])/g;
-  await pool([...files.entries()], 16, async ([rel, file]) => {
+  await eachLimited([...files.entries()], 16, async ([rel, file]) => {
     if (!/\.(html|md|xml|txt|json)$/.test(rel)) return;
     const text = await fs.readFile(file, "utf8");
     for (const m of text.matchAll(LINK)) {
@@ -149,121 +132,152 @@ export function s3Client(config: S3TargetConfig): S3Client {
   });
 }
 
+/** One mirroring run: the bucket, the prefix its keys go under, and how it is named in the logs. */
+interface Mirror {
+  client: S3Client;
+  config: S3TargetConfig;
+  log: Logger;
+  name: string;
+}
+
+/** What the plan found: the files to upload, every key the site now has, and how many files are unchanged. */
+interface Plan {
+  uploads: Upload[];
+  wanted: Set<string>;
+  unchanged: number;
+}
+
 async function mirror(client: S3Client, config: S3TargetConfig, log: Logger, dirs: SiteDirs): Promise<TargetResult> {
-  const name = `s3://${config.bucket}/${config.prefix}`;
-  const key = (rel: string) => config.prefix + rel;
-
-  async function readManifest(): Promise<Manifest> {
-    try {
-      const res = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: key(MANIFEST) }));
-      const parsed = JSON.parse(zlib.gunzipSync(await res.Body!.transformToByteArray()).toString("utf8")) as Manifest;
-      if (parsed.version === 1 && parsed.objects && typeof parsed.objects === "object") return parsed;
-      log.warn({ target: name }, "publish manifest not understood; uploading everything");
-    } catch (e) {
-      if (!(e instanceof NoSuchKey) && (e as { name?: string }).name !== "NoSuchKey") throw e;
-    }
-    return { version: 1, objects: {} };
-  }
-
-  async function writeManifest(manifest: Manifest): Promise<void> {
-    await client.send(new PutObjectCommand({
-      Bucket: config.bucket, Key: key(MANIFEST), Body: await gzip(JSON.stringify(manifest)),
-      ContentType: "application/gzip", CacheControl: "no-store",
-    }));
-  }
-
-  async function put(u: Upload, k: string, body: Buffer): Promise<void> {
-    const variant = ENCODINGS.find((e) => k === u.rel + e.suffix);
-    const payload = variant ? ((await variant.compress(body, variant.options as never)) as Buffer) : body;
-    await client.send(new PutObjectCommand({
-      Bucket: config.bucket,
-      Key: key(k),
-      Body: payload,
-      ContentType: contentTypeOf(u.rel) ?? "application/octet-stream",
-      CacheControl: cacheControlOf(u.rel),
-      ContentEncoding: variant?.encoding,
-      Metadata: { sha256: u.sha256 },
-    }));
-  }
-
+  const m: Mirror = { client, config, log, name: `s3://${config.bucket}/${config.prefix}` };
   const started = performance.now();
   const files = listSiteFiles(dirs);
-  const manifest = await readManifest();
+  const manifest = await readManifest(m);
+  const { uploads, wanted, unchanged } = await plan(files, manifest);
+  const uploaded = await upload(m, manifest, uploads);
+  const deleted = await removeDropped(m, manifest, files, wanted);
+  const result = { target: m.name, uploaded, deleted, unchanged };
+  log.info({ ...result, files: files.size, ms: Math.round(performance.now() - started) }, "site mirrored to object storage");
+  return result;
+}
+
+const keyOf = (m: Mirror, rel: string) => m.config.prefix + rel;
+
+async function readManifest(m: Mirror): Promise<Manifest> {
+  try {
+    const res = await m.client.send(new GetObjectCommand({ Bucket: m.config.bucket, Key: keyOf(m, MANIFEST) }));
+    const parsed = JSON.parse(zlib.gunzipSync(await res.Body!.transformToByteArray()).toString("utf8")) as Manifest;
+    if (parsed.version === 1 && parsed.objects && typeof parsed.objects === "object") return parsed;
+    m.log.warn({ target: m.name }, "publish manifest not understood; uploading everything");
+  } catch (e) {
+    if (!(e instanceof NoSuchKey) && (e as { name?: string }).name !== "NoSuchKey") throw e;
+  }
+  return { version: 1, objects: {} };
+}
+
+async function writeManifest(m: Mirror, manifest: Manifest): Promise<void> {
+  await m.client.send(new PutObjectCommand({
+    Bucket: m.config.bucket, Key: keyOf(m, MANIFEST), Body: await gzip(JSON.stringify(manifest)),
+    ContentType: "application/gzip", CacheControl: "no-store",
+  }));
+}
+
+async function put(m: Mirror, u: Upload, k: string, body: Buffer): Promise<void> {
+  const variant = ENCODINGS.find((e) => k === u.rel + e.suffix);
+  const payload = variant ? ((await variant.compress(body, variant.options as never)) as Buffer) : body;
+  await m.client.send(new PutObjectCommand({
+    Bucket: m.config.bucket,
+    Key: keyOf(m, k),
+    Body: payload,
+    ContentType: contentTypeOf(u.rel) ?? "application/octet-stream",
+    CacheControl: cacheControlOf(u.rel),
+    ContentEncoding: variant?.encoding,
+    Metadata: { sha256: u.sha256 },
+  }));
+}
+
+/** Hashes every file and keeps those whose key or variants differ from the manifest, each in its phase. */
+async function plan(files: Map<string, string>, manifest: Manifest): Promise<Plan> {
   const known = manifest.objects;
   const versions = (manifest.versions ??= {});
-
-  // Plan: hash every file, keep those whose key or variants differ from the manifest.
-  const uploads: Upload[] = [];
-  const wanted = new Set<string>([MANIFEST]);
-  let unchanged = 0;
-  await pool([...files.entries()], 32, async ([rel, file]) => {
+  const found: Plan = { uploads: [], wanted: new Set<string>([MANIFEST]), unchanged: 0 };
+  await eachLimited([...files.entries()], 32, async ([rel, file]) => {
     const { sha256, size, version } = await sha256Of(file, known[rel], versions, rel);
     const all = [rel, ...(compressible(rel, size) ? ENCODINGS.map((e) => rel + e.suffix) : [])];
-    for (const k of all) wanted.add(k);
+    for (const k of all) found.wanted.add(k);
     const keys = all.filter((k) => known[k] !== sha256);
     if (keys.length === 0) {
       versions[rel] = version;
-      unchanged++;
+      found.unchanged++;
       return;
     }
     const phase = rel.startsWith("_astro/") ? 0 : isFeedOrSitemap(rel) ? 3 : known[rel] === undefined || isImmutable(rel) ? 1 : 2;
     // The version is recorded once the file itself is uploaded (a failed run must not vouch for it).
     delete versions[rel];
-    uploads.push({ rel, file, sha256, version, keys, phase });
+    found.uploads.push({ rel, file, sha256, version, keys, phase });
   });
+  return found;
+}
 
+/**
+ * Uploads phase by phase, saving the manifest after each phase and every CHECKPOINT_MS; a run that
+ * fails saves what did get there, so the next run uploads only the rest. Returns the keys written.
+ */
+async function upload(m: Mirror, manifest: Manifest, uploads: Upload[]): Promise<number> {
+  const known = manifest.objects;
+  const versions = manifest.versions!;
   let uploaded = 0;
   let lastCheckpoint = performance.now();
   try {
     for (let phase = 0; phase < PHASES.length; phase++) {
       const batch = uploads.filter((u) => u.phase === phase);
       if (batch.length === 0) continue;
-      await pool(batch, config.concurrency, async (u) => {
+      await eachLimited(batch, m.config.concurrency, async (u) => {
         const body = await fs.readFile(u.file);
         // The variants first: a CDN that prefers them never pairs a new plain file with an old variant for long.
         for (const k of [...u.keys].reverse()) {
-          await put(u, k, body);
+          await put(m, u, k, body);
           known[k] = u.sha256;
           if (k === u.rel) versions[k] = u.version;
           uploaded++;
           if (performance.now() - lastCheckpoint >= CHECKPOINT_MS) {
             lastCheckpoint = performance.now();
-            await writeManifest(manifest);
+            await writeManifest(m, manifest);
           }
         }
       });
-      await writeManifest(manifest);
+      await writeManifest(m, manifest);
       lastCheckpoint = performance.now();
-      log.debug({ target: name, phase: PHASES[phase], files: batch.length }, "publish phase uploaded");
+      m.log.debug({ target: m.name, phase: PHASES[phase], files: batch.length }, "publish phase uploaded");
     }
   } catch (e) {
     // Keep what did get there, so the next run uploads only the rest.
-    await writeManifest(manifest).catch((err: unknown) => log.warn({ err, target: name }, "saving the publish manifest failed"));
+    await writeManifest(m, manifest).catch((err: unknown) => m.log.warn({ err, target: m.name }, "saving the publish manifest failed"));
     throw e;
   }
+  return uploaded;
+}
 
-  // Removals last, and only of what no published file links to any more.
+/** Removals last, and only of what no published file links to any more. Returns the keys deleted. */
+async function removeDropped(m: Mirror, manifest: Manifest, files: Map<string, string>, wanted: Set<string>): Promise<number> {
+  const known = manifest.objects;
+  const versions = manifest.versions!;
   const gone = Object.keys(known).filter((k) => !wanted.has(k));
   let deleted = 0;
-  if (gone.length > 0) {
-    // A variant's fate follows its file's: `x.html.br` goes when `x.html` goes (or stops being compressed).
-    const baseOf = (k: string) => {
-      const e = ENCODINGS.find((v) => k.endsWith(v.suffix) && known[k.slice(0, -v.suffix.length)] !== undefined);
-      return e ? k.slice(0, -e.suffix.length) : k;
-    };
-    const linked = await stillLinked(files, [...new Set(gone.map(baseOf).filter((b) => !wanted.has(b)))]);
-    const removable = gone.filter((k) => !linked.has(baseOf(k)));
-    if (linked.size > 0) log.info({ target: name, kept: [...linked].slice(0, 20), count: linked.size }, "kept objects the site no longer has: published pages still link to them");
-    await pool(removable, config.concurrency, async (k) => {
-      await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: key(k) }));
-      delete known[k];
-      delete versions[k];
-      deleted++;
-    });
-    if (deleted > 0) await writeManifest(manifest);
-  }
-
-  const result = { target: name, uploaded, deleted, unchanged };
-  log.info({ ...result, files: files.size, ms: Math.round(performance.now() - started) }, "site mirrored to object storage");
-  return result;
+  if (gone.length === 0) return deleted;
+  // A variant's fate follows its file's: `x.html.br` goes when `x.html` goes (or stops being compressed).
+  const baseOf = (k: string) => {
+    const e = ENCODINGS.find((v) => k.endsWith(v.suffix) && known[k.slice(0, -v.suffix.length)] !== undefined);
+    return e ? k.slice(0, -e.suffix.length) : k;
+  };
+  const linked = await stillLinked(files, [...new Set(gone.map(baseOf).filter((b) => !wanted.has(b)))]);
+  const removable = gone.filter((k) => !linked.has(baseOf(k)));
+  if (linked.size > 0) m.log.info({ target: m.name, kept: [...linked].slice(0, 20), count: linked.size }, "kept objects the site no longer has: published pages still link to them");
+  await eachLimited(removable, m.config.concurrency, async (k) => {
+    await m.client.send(new DeleteObjectCommand({ Bucket: m.config.bucket, Key: keyOf(m, k) }));
+    delete known[k];
+    delete versions[k];
+    deleted++;
+  });
+  if (deleted > 0) await writeManifest(m, manifest);
+  return deleted;
 }
