@@ -9,7 +9,8 @@ import {
   type AcsVariable,
   type AcsVariableId,
 } from "../../integrations/census/variables.ts";
-import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../core/places/census-fields.ts";
+import { mapLimited } from "../../lib/pool.ts";
+import { CENSUS_DETAIL_FIELDS, type CensusDetailKey } from "../../contract/census-fields.ts";
 import { countPlaces, updateCensusDetail, type DetailFigures } from "../../store/places/census.ts";
 import type { AppContext } from "../platform/context.ts";
 
@@ -74,24 +75,11 @@ export interface CensusImportOptions {
   client?: AcsClient;
 }
 
-/** Runs `task` over `items` with at most `limit` in flight (polite to the API, quicker than one by one). */
-async function pooled<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** Checks every variable's published label, concept and table against `variables.ts`. */
 export async function verifyVariables(client: AcsClient, year: number, variables: readonly AcsVariable[] = ACS_VARIABLES): Promise<number> {
   const mismatches = (
-    await pooled(variables, 4, async (variable): Promise<LabelMismatch[]> => {
+    // Four at a time: polite to the API, quicker than one by one.
+    await mapLimited(variables, 4, async (variable): Promise<LabelMismatch[]> => {
       const { id, dataset } = variable;
       let meta;
       try {
