@@ -5,7 +5,6 @@ import { FastResponse } from "srvx/node";
 import { etagOf } from "../src/publish/precompressed.ts";
 
 // A strong validator over the exact bytes sent: the publisher names its compressed copies by it.
-export { etagOf };
 
 /**
  * RFC 9110 If-None-Match uses the weak comparison: `W/` prefixes are ignored, `*` matches anything.

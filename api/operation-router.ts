@@ -11,7 +11,8 @@ import { admit, runOperation, type Caller } from "../src/services/platform/opera
 import { createResponseCache, type ResponseCache } from "../src/services/platform/response-cache.ts";
 import { requireAdmin } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
-import { cachedResponse, etagOf, jsonWrite } from "./caching.ts";
+import { cachedResponse, jsonWrite } from "./caching.ts";
+import { etagOf } from "../src/publish/precompressed.ts";
 import { clientAddress } from "./client-address.ts";
 import { preflight } from "./cors.ts";
 import { keepAtEdge } from "./edge-cache.ts";

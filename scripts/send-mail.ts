@@ -15,7 +15,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
-import { DeliveryRecordError, sendPendingMail, type SendResult } from "../src/services/mail/sender.ts";
+import { DeliveryRecordError } from "../src/services/mail/settle.ts";
+import { sendPendingMail } from "../src/services/mail/sender.ts";
+import type { SendResult } from "../src/services/mail/batch.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/mail/outbox.ts";
 
 const watch = process.argv.includes("--watch");

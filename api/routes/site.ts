@@ -10,7 +10,8 @@ import type { AppContext } from "../../src/services/platform/context.ts";
 import { createSiteData } from "../../src/site/views.ts";
 import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { placeTwin } from "../../src/services/places/place-answer.ts";
-import { bodilessResponse, cachedResponse, etagOf } from "../caching.ts";
+import { bodilessResponse, cachedResponse } from "../caching.ts";
+import { etagOf } from "../../src/publish/precompressed.ts";
 import { keepAtEdge } from "../edge-cache.ts";
 import { markdownHeaders, prefersMarkdown } from "../negotiation.ts";
 
@@ -22,7 +23,6 @@ import { markdownHeaders, prefersMarkdown } from "../negotiation.ts";
 const SHORT = SHORT_CACHE;
 const NOT_FOUND_CACHE = "public, max-age=60";
 // The Content-Type and Cache-Control rules are shared with the object-storage publish target.
-export { cacheControlOf, contentTypeOf };
 
 /** The relative file for a URL path, or undefined for anything that could leave the site directory. */
 function relativeFile(pathname: string): string | undefined {

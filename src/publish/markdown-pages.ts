@@ -3,7 +3,7 @@ import { PROBLEM_CASES, PROBLEMS } from "../contract/problems.ts";
 import { isState, statesPhrase } from "../contract/states.ts";
 import { webMarkdown } from "../core/edition/web-edition.ts";
 import { eventWhenWords } from "../core/calendar/event-time.ts";
-import { timeZoneName } from "../site/format.ts";
+import { timeZoneName } from "../core/places/zone-names.ts";
 import type { PlaceResponse } from "../contract/places.ts";
 import type { ArchiveEntry } from "../store/morning/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";

@@ -27,4 +27,3 @@ export const formatUsd = (n: number) => usd.format(n);
 export const formatDec1 = (n: number) => dec1.format(n);
 
 /** Readers' name for an IANA zone ("Eastern Time", "Atlantic Time"): src/core/places/zone-names.ts. */
-export { timeZoneName } from "../core/places/zone-names.ts";

@@ -1,5 +1,5 @@
 import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
-import { addDays } from "../../src/core/calendar/holidays.ts";
+import { addDays } from "../../src/lib/time.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 import { describeWeatherCode } from "../../src/core/weather/wmo.ts";
 import { buildSite } from "../../src/services/site/publish.ts";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
-import { RELAY_ALIKE, sendPendingMail } from "../../src/services/mail/sender.ts";
+import { RELAY_ALIKE } from "../../src/services/mail/batch.ts";
+import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type SmtpFault } from "../helpers/smtp-sink.ts";

@@ -4,7 +4,7 @@ import { archiveNotes, weatherChange } from "../../src/core/edition/archive-note
 import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
 import { eventWhenWords } from "../../src/core/calendar/event-time.ts";
 import { factOfDay, FACT_WINDOW_DAYS, townFacts, type TownFactContext } from "../../src/core/edition/did-you-know.ts";
-import { addDays } from "../../src/core/calendar/holidays.ts";
+import { addDays } from "../../src/lib/time.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 import { ELY_DATE, elyInputs, elySources, elyWeather, winterStorm } from "../fixtures/edition/ely.ts";
 

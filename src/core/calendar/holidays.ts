@@ -1,9 +1,6 @@
 import Holidays from "date-holidays";
 import { addDays } from "../../lib/time.ts";
 
-// Callers that count days with the holidays have always found addDays here.
-export { addDays };
-
 export interface HolidayNote {
   date: string;          // YYYY-MM-DD
   name: string;

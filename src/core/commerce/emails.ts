@@ -3,7 +3,8 @@
  * not be subscribers): an HTML and a plain-text part each, no list headers (they are not list mail),
  * the postal address in the footer. User text (titles, reasons) is escaped.
  */
-import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail, type Sender } from "../edition/email-render.ts";
+import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
+import type { Sender } from "../edition/email-headers.ts";
 import { formatCents } from "./pricing.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";

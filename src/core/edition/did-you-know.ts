@@ -5,7 +5,7 @@
 // (src/services/places/fact-of-day.ts) gathers the numbers.
 import type { Census } from "../../contract/resources.ts";
 import { availableFacts, stableHash, type CensusFact } from "../places/census-facts.ts";
-import { addDays } from "../calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 
 /** No fact is told twice within this many mornings. */
 export const FACT_WINDOW_DAYS = 30;

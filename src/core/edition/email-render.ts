@@ -10,8 +10,6 @@ import { listHeaders, mailLinks, type CityInfo, type MailLinks, type Recipient, 
 import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
 // The addressing the renderers take, for their callers.
-export { senderDomain } from "./email-headers.ts";
-export type { CityInfo, Recipient, Sender } from "./email-headers.ts";
 
 export interface EditionInfo {
   date: string;

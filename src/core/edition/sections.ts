@@ -2,7 +2,7 @@ import type { CalendarEvent, DirectoryListing } from "../../contract/resources.t
 import type { WeatherSnapshot } from "../weather/snapshot.ts";
 import { dayNumber, stableHash } from "../places/census-facts.ts";
 import type { HolidayNote } from "../calendar/holidays.ts";
-import { addDays } from "../calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import type { SunTimes } from "../weather/sun.ts";
 import { safeUrl } from "./safe-url.ts";
 import type { Headline, SourceCredit, WeatherAlert } from "../sources/town-sources.ts";

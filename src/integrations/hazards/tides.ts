@@ -1,6 +1,6 @@
 import { parentPort, Worker, workerData } from "node:worker_threads";
 import type { TideDay } from "../../core/hazards/town-hazards.ts";
-import { addDays } from "../../core/calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import { wallTimeToInstant } from "../../lib/time.ts";
 
 // Today's high and low tides for a town, computed here with the maintained `neaps` predictor over the

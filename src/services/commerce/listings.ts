@@ -1,5 +1,5 @@
 import type { ListingMailData, TransactionalTemplate } from "../../core/commerce/emails.ts";
-import { addDays } from "../../core/calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import { BUSINESS_RUN_DAYS } from "../../core/commerce/pricing.ts";
 import { shareEntry } from "../../core/commerce/revenue-share.ts";
 import { localDate } from "../../lib/time.ts";

@@ -1,5 +1,5 @@
 import { IsoDate } from "../../contract/common.ts";
-import { addDays } from "../../core/calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import { AppError } from "../../core/errors.ts";
 import { noteSection, parseAuthorName, parseNote, type NoteIssue } from "../../core/edition/note.ts";
 import { renderEditionHtml } from "../../core/edition/compose.ts";

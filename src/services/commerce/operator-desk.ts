@@ -2,7 +2,7 @@ import { townClicks, townClicksCsv, type TownClicks } from "../readers/clicks.ts
 import crypto from "node:crypto";
 import { AppError } from "../../core/errors.ts";
 import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../../core/commerce/operator-statement.ts";
-import { addDays } from "../../core/calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import { localDate, localHour } from "../../lib/time.ts";
 import type { TownFeed } from "../../contract/feeds.ts";
 import { audienceChanges, sentPerEdition } from "../../store/readers/audience.ts";

@@ -5,7 +5,8 @@ import { findCandidate } from "../../store/directory/candidates.ts";
 import { deleteTownFeed } from "../../store/sources/feeds.ts";
 import { requirePlace } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
-import { verifyOneCandidate, type CandidateOutcome } from "./verify.ts";
+import { verifyOneCandidate } from "./verify.ts";
+import type { CandidateOutcome } from "./candidate-outcome.ts";
 
 // Directory sources as people manage them: staff block a source or a whole host everywhere; a town's
 // operator removes a directory source from their town (services/sources/feeds.ts removeFeed records it) and

@@ -7,7 +7,6 @@ import type { CandidateOutcome } from "./candidate-outcome.ts";
 import { newCheckRun } from "./fetch-page.ts";
 import { verifyCandidate } from "./verify-candidate.ts";
 
-export type { CandidateOutcome, TriedAddress } from "./candidate-outcome.ts";
 
 // Verifying the town directory's candidates (town_source_candidates) into public sources of the
 // town (town_feeds, added by 'directory'), with the same fetcher as the towns' feeds (public

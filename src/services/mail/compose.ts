@@ -1,8 +1,7 @@
 import { mailFrom } from "../../config/mail.ts";
 import { renderTransactional } from "../../core/commerce/emails.ts";
-import {
-  prepareEdition, renderDigest, renderWelcome, senderDomain, type CityInfo, type PreparedEdition, type Recipient, type Sender,
-} from "../../core/edition/email-render.ts";
+import { prepareEdition, renderDigest, renderWelcome, type PreparedEdition } from "../../core/edition/email-render.ts";
+import { senderDomain, type CityInfo, type Recipient, type Sender } from "../../core/edition/email-headers.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../../integrations/mail/message-template.ts";
 import { editionForMail, type ClaimedRow, type ClaimedSubscriberRow } from "../../store/mail/outbox.ts";
 import type { AppContext } from "../platform/context.ts";

@@ -1,5 +1,5 @@
 import { mailFrom } from "../../config/mail.ts";
-import { senderDomain } from "../../core/edition/email-render.ts";
+import { senderDomain } from "../../core/edition/email-headers.ts";
 import { AppError } from "../../core/errors.ts";
 import { outboxIdOf, type MailFeedback } from "../../core/mail/feedback.ts";
 import type { ProviderWebhookResult } from "../../contract/mail-webhooks.ts";

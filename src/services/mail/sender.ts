@@ -5,9 +5,6 @@ import { rowSender } from "./compose.ts";
 import { deliverBatch } from "./deliver.ts";
 import { DeliveryRecordError, settleBatch } from "./settle.ts";
 
-export { backoffMs, pauseMs, RELAY_ALIKE, type SendOptions, type SendResult } from "./batch.ts";
-export { mailSenderIdentity } from "./compose.ts";
-export { DeliveryRecordError } from "./settle.ts";
 
 /**
  * Claims one batch of due outbox rows under a lease and sends them. A delivery is recorded only

@@ -1,6 +1,6 @@
 import { clickSignatureValid, looksLikeScanner } from "../../core/edition/click-links.ts";
 import { AppError } from "../../core/errors.ts";
-import { addDays } from "../../core/calendar/holidays.ts";
+import { addDays } from "../../lib/time.ts";
 import { csv } from "../../core/commerce/operator-statement.ts";
 import { isWellFormedSlug } from "../../contract/slug.ts";
 import { localDate } from "../../lib/time.ts";

@@ -4,7 +4,6 @@ import { cachedStatement as stmt, type DB } from "../db.ts";
 // The town directory's candidate sources (table town_source_candidates): what the open datasets say
 // a place's sources may be, with the dataset and row each came from, and the last verification.
 
-export type { CandidateKind, CandidatePlatform, CandidateScope, NewCandidate } from "../../core/directory/candidate.ts";
 export type CandidateStatus = "verified" | "no_feed" | "stale" | "failed" | "refused" | "blocked";
 
 export interface CandidateRow {
