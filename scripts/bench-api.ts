@@ -13,13 +13,13 @@ import net from "node:net";
 import autocannon from "autocannon";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
-import { PLACES_CSV, PROJECT_ROOT } from "../src/config/paths.ts";
+import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { buildSite } from "../src/services/site/publish.ts";
 import { subscribe } from "../src/services/readers/subscribe.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places/import.ts";
 import { refreshSearchBits } from "../src/store/search/bits.ts";
 import { addDays, seedArchive } from "./bench/seed-archive.ts";
+import { templateDb } from "./bench/template-db.ts";
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const SECONDS = arg("seconds", 10);
@@ -29,12 +29,10 @@ const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
 
 const today = new Date().toISOString().slice(0, 10);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-api-"));
-const template = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
 const started = performance.now();
 {
-  if (fs.existsSync(template)) fs.copyFileSync(template, databaseFile(dataDir));
+  fs.copyFileSync(templateDb(), databaseFile(dataDir));
   const db = openDatabase(databaseFile(dataDir));
-  if (!fs.existsSync(template)) importPlaces(db, PLACES_CSV);
   seedArchive(db, EDITIONS, today);
   refreshSearchBits(db);
   db.close();

@@ -17,6 +17,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { sendPendingMail } from "../src/services/mail/sender.ts";
 import { outboxCounts } from "../src/store/mail/outbox.ts";
+import { templateDb } from "./bench/template-db.ts";
 
 const GOAL = { messagesPerSecond: 1500, peakRssMB: 300 };
 
@@ -34,8 +35,7 @@ const CONCURRENCY = arg("concurrency", 10);
 const BATCH = arg("batch", 500);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-mail-"));
-const template = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
-if (fs.existsSync(template)) fs.copyFileSync(template, path.join(dataDir, "citydaily.db"));
+fs.copyFileSync(templateDb(), path.join(dataDir, "citydaily.db"));
 const seeded = spawnSync(process.execPath, [path.join(PROJECT_ROOT, "scripts/bench/mail-seed.ts"), String(N)], {
   env: { ...process.env, DATA_DIR: dataDir }, stdio: ["ignore", "inherit", "inherit"],
 });

@@ -14,19 +14,19 @@ import path from "node:path";
 import { marked } from "marked";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
-import { PLACES_CSV, PROJECT_ROOT } from "../src/config/paths.ts";
+import { PLACES_CSV } from "../src/config/paths.ts";
 import { databaseFile, openDatabase, type DB } from "../src/store/db.ts";
 import { importPlaces } from "../src/store/places/import.ts";
 import { insertEdition } from "../src/store/morning/editions.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
 import { buildSite, publishEditions } from "../src/services/site/publish.ts";
+import { templateDb } from "./bench/template-db.ts";
 
 // BENCH_CITIES=15000 gives the biggest slot of a national morning (the Eastern one: about 15,000 new
 // editions at once, issue #26) over the same archive size.
 const CITIES = Number(process.env.BENCH_CITIES ?? 1000);
 /** The morning publishes one new edition per city. */
 const MORNING = CITIES;
-const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
 
 function env(dataDir: string) {
   return { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG ?? "silent", MORNING_SCHEDULE: "off", BASE_URL: "https://citydaily.example" };
@@ -161,7 +161,7 @@ async function morningsFromSnapshot(snapshot: string, runs: number): Promise<voi
 async function bench(n: number): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-"));
   try {
-    if (fs.existsSync(TEMPLATE_DB)) fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
+    fs.copyFileSync(templateDb(), path.join(dataDir, "citydaily.db"));
     const db = openDatabase(databaseFile(dataDir));
     importPlaces(db, PLACES_CSV);
     // 1,000 cities spread over every state: the most populous places, round-robin by state.

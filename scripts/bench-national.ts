@@ -28,8 +28,9 @@ import { runMorning } from "../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
 import { nwsAlert, startTownSourcesServer, type NwsFeature } from "../test/helpers/town-sources-server.ts";
 import { OPENFEMA_PATH, startHazardsServer, USGS_PATH } from "../test/helpers/hazards-server.ts";
+import { templateDb } from "./bench/template-db.ts";
 
-const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
+const TEMPLATE_DB = templateDb(); // built if missing (a fresh clone)
 const NOW = "2026-11-24T20:00:00Z"; // past 06:00 from Puerto Rico to Hawaii
 const ALERTS = 400; // a busy winter day has 300-600 active alerts nationwide
 

@@ -10,9 +10,10 @@ import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
+import { templateDb } from "./bench/template-db.ts";
 
 const n = Number(process.argv[2] ?? 1000);
-const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
+const TEMPLATE_DB = templateDb(); // built if missing (a fresh clone)
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-pipeline-"));
 if (fs.existsSync(TEMPLATE_DB)) fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
 const NOW = "2026-11-22T20:00:00Z"; // past 06:00 everywhere from Puerto Rico to Hawaii

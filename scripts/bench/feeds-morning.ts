@@ -11,7 +11,6 @@ import os from "node:os";
 import path from "node:path";
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { PROJECT_ROOT } from "../../src/config/paths.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { runMorning, type MorningSummary } from "../../src/services/morning/run-morning.ts";
 import { insertTownFeed } from "../../src/store/sources/feeds.ts";
@@ -19,8 +18,8 @@ import { startOpenMeteoServer } from "../../test/helpers/open-meteo-server.ts";
 import {
   CALENDAR_TYPE, libraryCalendar, nwsAlert, RSS_TYPE, rssFeed, startTownSourcesServer, type TownSourcesServer,
 } from "../../test/helpers/town-sources-server.ts";
+import { templateDb } from "./template-db.ts";
 
-const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");
 const NOW = "2026-11-24T20:00:00Z"; // past 06:00 everywhere from Puerto Rico to Hawaii
 const HOSTS = 25;
 
@@ -33,7 +32,7 @@ interface Run {
 
 async function morning(towns: number, withFeeds: boolean, hosts: TownSourcesServer[], meteoUrl: string): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-feeds-"));
-  if (fs.existsSync(TEMPLATE_DB)) fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
+  fs.copyFileSync(templateDb(), path.join(dataDir, "citydaily.db"));
   const ctx = createContext(
     loadConfig({
       ...process.env, DATA_DIR: dataDir, NOW, OPEN_METEO_URL: meteoUrl, NWS_API_URL: hosts[0]!.url, AIR_QUALITY_API_URL: hosts[0]!.url,

@@ -14,12 +14,13 @@ import { subscribe } from "../../src/services/readers/subscribe.ts";
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { databaseFile } from "../../src/store/db.ts";
+import { templateDb } from "./template-db.ts";
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const seconds = Number(arg("seconds", "5"));
 const profDir = arg("prof-dir", fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-mcp-prof-")));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-mcp-prof-data-"));
-fs.copyFileSync(path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db"), databaseFile(dataDir));
+fs.copyFileSync(templateDb(), databaseFile(dataDir));
 const env = { LOG_LEVEL: "warn", DATA_DIR: dataDir, HOST: "127.0.0.1", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", OPEN_METEO_URL: "http://127.0.0.1:9", CENSUS_API_URL: "http://127.0.0.1:9" };
 {
   const ctx = createContext(loadConfig({ ...process.env, ...env, PORT: "0" }));

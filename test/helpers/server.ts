@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { startServer, type RunningServer } from "../../api/server.ts";
 import { loadConfig } from "../../src/config/load.ts";
-
-const TEMPLATE_DB = path.resolve(import.meta.dirname, "../.cache/template/citydaily.db");
+import { TEMPLATE_DB } from "../../scripts/bench/template-db.ts";
 
 export interface TestServer extends RunningServer {
   dataDir: string;
