@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The operator desk's forms (api/routes/operator.ts): posted as application/x-www-form-urlencoded by
+ * The operator desk's forms (api/routes/operator/routes.ts): posted as application/x-www-form-urlencoded by
  * pages for people, validated here, errors shown next to their field. Not part of the public API.
  */
 export const SignInForm = z.object({

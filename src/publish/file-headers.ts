@@ -2,7 +2,7 @@ import path from "node:path";
 
 /**
  * The HTTP headers of a published file, by its path relative to the site: one set of rules for the
- * server (api/routes/site.ts) and for the object-storage target (src/integrations/publish/s3.ts),
+ * server (api/routes/site/site-files.ts) and for the object-storage target (src/integrations/publish/s3.ts),
  * so the CDN and the server answer a file with the same Content-Type and Cache-Control.
  */
 

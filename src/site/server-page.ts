@@ -16,7 +16,7 @@ export interface ServerPage {
 /** The renderer's path of the shell page (never published: no publish lists it). */
 export const SERVER_PAGE_ROUTE = "/server-page";
 
-/** What the buying page of a town shows (api/routes/advertise.ts -> src/pages/advertise-page.astro). */
+/** What the buying page of a town shows (api/routes/commerce/advertise.ts -> src/pages/advertise-page.astro). */
 export interface AdvertiseView {
   slug: string;
   town: string;

@@ -16,7 +16,7 @@ export interface LocalOptions {
 }
 
 /**
- * The embedded default: a hosted checkout page of ours (api/routes/checkout-pages.ts) showing what is
+ * The embedded default: a hosted checkout page of ours (api/routes/commerce/checkout-pages.ts) showing what is
  * bought and its price with Pay and Cancel. Pay emits the same kind of callback Stripe sends (a
  * Stripe-shaped event, signed with the stripe library's own helper), which goes through the same
  * verification as any callback. The fee is Stripe's published standard U.S. card fee.

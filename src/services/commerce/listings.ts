@@ -32,7 +32,7 @@ export function statusUrl(ctx: AppContext, orderId: string): string {
   return `${ctx.config.baseUrl}/api/listing-order?id=${orderId}`;
 }
 
-/** The order's page for people (api/routes/order-page.ts). */
+/** The order's page for people (api/routes/commerce/order-page.ts). */
 export function orderPageUrl(ctx: AppContext, orderId: string): string {
   return `${ctx.config.baseUrl}/orders/${orderId}`;
 }

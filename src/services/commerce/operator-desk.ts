@@ -28,7 +28,7 @@ import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type
 import { payoutAccount } from "./payouts.ts";
 
 /**
- * The operator desk (`/operator`, api/routes/operator.ts): sign-in by an emailed one-time link, the
+ * The operator desk (`/operator`, api/routes/operator/routes.ts): sign-in by an emailed one-time link, the
  * session, and what an operator sees and does for each town they lease. Listings are decided through
  * the same functions staff use (src/services/commerce/orders.ts); payouts are src/services/commerce/payouts.ts.
  */

@@ -2,15 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { Marked } from "marked";
-import { PROJECT_ROOT } from "../../src/config/paths.ts";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import { formatCents } from "../../src/core/commerce/pricing.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { handlePaymentCallback } from "../../src/services/commerce/payments.ts";
-import { sweepCommerce } from "../../src/services/commerce/listings.ts";
-import { findLease } from "../../src/store/commerce/leases.ts";
-import { readBodyText } from "../body.ts";
-import { htmlPage } from "../html-page.ts";
+import { PROJECT_ROOT } from "../../../src/config/paths.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import { formatCents } from "../../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { handlePaymentCallback } from "../../../src/services/commerce/payments.ts";
+import { sweepCommerce } from "../../../src/services/commerce/listings.ts";
+import { findLease } from "../../../src/store/commerce/leases.ts";
+import { readBodyText } from "../../body.ts";
+import { htmlPage } from "../../html-page.ts";
 
 /**
  * Pages of the buying flow, outside /api, server-rendered with every value escaped:
@@ -95,7 +95,7 @@ async function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promi
   sweepCommerce(ctx);
   const orderId = event.url.searchParams.get("order") ?? "";
   const leaseId = event.url.searchParams.get("lease") ?? "";
-  // Listing orders have their own page for people (api/routes/order-page.ts); links issued before it lead there.
+  // Listing orders have their own page for people (api/routes/commerce/order-page.ts); links issued before it lead there.
   if (ORDER_ID.test(orderId)) return redirect(`/orders/${orderId}${paid ? "" : "?checkout=cancelled"}`);
   if (LEASE_ID.test(leaseId)) {
     const l = findLease(ctx.db, leaseId);

@@ -1,9 +1,9 @@
 import type { H3 } from "h3";
-import { AppError } from "../../src/core/errors.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { previewNote, removeNote, saveNote } from "../../src/services/commerce/operator-desk.ts";
-import type { FieldErrors } from "./operator-pages.ts";
-import { see, SLUG, type OperatorDesk } from "./operator-requests.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { previewNote, removeNote, saveNote } from "../../../src/services/commerce/operator-desk.ts";
+import type { FieldErrors } from "./pages.ts";
+import { see, SLUG, type OperatorDesk } from "./requests.ts";
 
 /** The operator's note for a morning's edition: preview, save, delete. */
 export function operatorNoteRoutes(app: H3, ctx: AppContext, { signedInPost, desk }: OperatorDesk): void {

@@ -1,28 +1,27 @@
 import type { H3, H3Event } from "h3";
 import type { z } from "zod";
-import type { CitiesResponse } from "../../src/contract/resources.ts";
-import type { CheckoutResponse, ListingQuoteResponse as QuoteSchema } from "../../src/contract/commerce.ts";
-import { operationsById } from "../../src/contract/operations/index.ts";
-import { CALENDAR_DAYS, directoryLine, eventLine, renderEditionHtml } from "../../src/core/edition/compose.ts";
-import { formatLongDate } from "../../src/site/format.ts";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import { AppError } from "../../src/core/errors.ts";
-import { addDays } from "../../src/core/calendar/holidays.ts";
-import { BUSINESS_RUN_DAYS } from "../../src/core/commerce/pricing.ts";
-import { localDate } from "../../src/lib/time.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../../src/services/platform/operations.ts";
-import { checkoutBody, emptyValues, fieldErrors, fieldLabel, formFieldOf, previewListing, valuesOf, type FormField, type ListingFormValues } from "../../src/site/listing-form.ts";
-import { ADVERTISE_PAGE_ROUTE, type AdvertiseView } from "../../src/site/server-page.ts";
-import { findPlaceBySlug } from "../../src/store/places/places.ts";
-import { readBodyText } from "../body.ts";
-import { clientAddress } from "../client-address.ts";
-import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../html-page.ts";
+import type { CitiesResponse } from "../../../src/contract/resources.ts";
+import type { CheckoutResponse, ListingQuoteResponse as QuoteSchema } from "../../../src/contract/commerce.ts";
+import { operationsById } from "../../../src/contract/operations/index.ts";
+import { CALENDAR_DAYS, directoryLine, eventLine, renderEditionHtml } from "../../../src/core/edition/compose.ts";
+import { formatLongDate } from "../../../src/site/format.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import { BUSINESS_RUN_DAYS } from "../../../src/core/commerce/pricing.ts";
+import { addDays, localDate } from "../../../src/lib/time.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { admit, runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { checkoutBody, emptyValues, fieldErrors, fieldLabel, formFieldOf, previewListing, valuesOf, type FormField, type ListingFormValues } from "../../../src/site/listing-form.ts";
+import { ADVERTISE_PAGE_ROUTE, type AdvertiseView } from "../../../src/site/server-page.ts";
+import { findPlaceBySlug } from "../../../src/store/places/places.ts";
+import { readBodyText } from "../../body.ts";
+import { clientAddress } from "../../client-address.ts";
+import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../../html-page.ts";
 
 type ListingQuoteResponse = z.infer<typeof QuoteSchema>;
 
 /**
- * The buying page of a town, for people (issue #19):
+ * The buying page of a town, for people who know nothing of the API (the API alone sold nothing to them):
  *   GET  /advertise/{slug}[?kind=event|business]   the form: kind, tier and price, fields, preview
  *   POST /advertise/{slug}                          `action=preview` answers the page with the preview;
  *        otherwise the listing checkout runs through the same operation as POST /api/listing-checkout

@@ -1,15 +1,15 @@
 import type { H3Event } from "h3";
 import { parseCookies } from "h3";
 import type { z } from "zod";
-import { AppError } from "../../src/core/errors.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { csrfToken, csrfValid, newNonce, sessionOperator, townDesk } from "../../src/services/commerce/operator-desk.ts";
-import { readBodyText } from "../body.ts";
-import { htmlPage } from "../html-page.ts";
-import { deskPage, signInPage, type DeskOptions, type FieldErrors } from "./operator-pages.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { csrfToken, csrfValid, newNonce, sessionOperator, townDesk } from "../../../src/services/commerce/operator-desk.ts";
+import { readBodyText } from "../../body.ts";
+import { htmlPage } from "../../html-page.ts";
+import { deskPage, signInPage, type DeskOptions, type FieldErrors } from "./pages.ts";
 
 /**
- * What the operator desk's routes (api/routes/operator.ts) share: the session and pre-session
+ * What the operator desk's routes (api/routes/operator/routes.ts) share: the session and pre-session
  * cookies, the posted form, the CSRF check, the redirects, the desk page and the notices.
  */
 export const SESSION_COOKIE = "cd_operator";

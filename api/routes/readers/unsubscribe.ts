@@ -1,10 +1,10 @@
 import type { H3, H3Event } from "h3";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../src/services/readers/unsubscribe.ts";
-import type { SubscriptionRow } from "../../src/store/readers/subscribers.ts";
-import { readBodyText } from "../body.ts";
-import { htmlPage } from "../html-page.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../../src/services/readers/unsubscribe.ts";
+import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
+import { readBodyText } from "../../body.ts";
+import { htmlPage } from "../../html-page.ts";
 
 /**
  * Unsubscribing, outside the public API (links in emails):

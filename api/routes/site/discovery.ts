@@ -1,10 +1,10 @@
 import type { H3, H3Event } from "h3";
-import { AppError } from "../../src/core/errors.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../src/services/platform/discovery.ts";
-import { AI_CATALOG_TYPE, aiCatalog, mcpCatalog, SERVER_CARD_TYPE, serverCard } from "../../src/mcp/server-card.ts";
-import { cachedResponse } from "../caching.ts";
-import { markdownTokens } from "../negotiation.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../../src/services/platform/discovery.ts";
+import { AI_CATALOG_TYPE, aiCatalog, mcpCatalog, SERVER_CARD_TYPE, serverCard } from "../../../src/mcp/server-card.ts";
+import { cachedResponse } from "../../caching.ts";
+import { markdownTokens } from "../../negotiation.ts";
 
 const DISCOVERY_CACHE = "public, max-age=300, s-maxage=3600";
 /** Discovery documents are public and read by browser-based agents too. */

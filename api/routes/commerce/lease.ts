@@ -1,15 +1,15 @@
 import type { H3, H3Event } from "h3";
-import type { OperatorActionResponse, TerritoriesResponse } from "../../src/contract/commerce.ts";
-import { operationsById } from "../../src/contract/operations/index.ts";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import { AppError } from "../../src/core/errors.ts";
-import { formatCents } from "../../src/core/commerce/pricing.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../../src/services/platform/operations.ts";
-import { findPlaceBySlug, type PlaceRow } from "../../src/store/places/places.ts";
-import { readBodyText } from "../body.ts";
-import { clientAddress } from "../client-address.ts";
-import { htmlPage } from "../html-page.ts";
+import type { OperatorActionResponse, TerritoriesResponse } from "../../../src/contract/commerce.ts";
+import { operationsById } from "../../../src/contract/operations/index.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import { formatCents } from "../../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { admit, runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { findPlaceBySlug, type PlaceRow } from "../../../src/store/places/places.ts";
+import { readBodyText } from "../../body.ts";
+import { clientAddress } from "../../client-address.ts";
+import { htmlPage } from "../../html-page.ts";
 
 /**
  * The lease checkout for people: GET /lease/{slug} shows the town's monthly price (the territories

@@ -1,11 +1,11 @@
 import type { H3, H3Event } from "h3";
-import { AppError } from "../../src/core/errors.ts";
-import type { FeedbackProvider } from "../../src/integrations/mail/feedback-webhook.ts";
-import { safeEqual } from "../../src/integrations/mail/feedback-webhook.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { handleArfReport, handleProviderWebhook } from "../../src/services/mail/feedback.ts";
-import { requireAdmin } from "../auth.ts";
-import { readBodyText } from "../body.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import type { FeedbackProvider } from "../../../src/integrations/mail/feedback-webhook.ts";
+import { safeEqual } from "../../../src/integrations/mail/feedback-webhook.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { handleArfReport, handleProviderWebhook } from "../../../src/services/mail/feedback.ts";
+import { requireAdmin } from "../../auth.ts";
+import { readBodyText } from "../../body.ts";
 
 /** A provider batches events (SendGrid up to a few thousand); a feedback report carries a whole message. */
 const WEBHOOK_LIMIT_BYTES = 1024 * 1024;

@@ -1,18 +1,18 @@
 import type { H3, H3Event } from "h3";
-import type { ListingOrder } from "../../src/contract/commerce.ts";
-import { operationsById } from "../../src/contract/operations/index.ts";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import { AppError } from "../../src/core/errors.ts";
-import { addDays } from "../../src/lib/time.ts";
-import { CALENDAR_DAYS } from "../../src/core/edition/compose.ts";
-import { formatCents } from "../../src/core/commerce/pricing.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { runOperation } from "../../src/services/platform/operations.ts";
-import { clockWords, shortDay } from "../../src/core/calendar/event-time.ts";
-import { formatLongDate } from "../../src/site/format.ts";
-import { listingNumbers, listingNumbersCsv } from "../../src/services/readers/clicks.ts";
-import { clientAddress } from "../client-address.ts";
-import { htmlPage } from "../html-page.ts";
+import type { ListingOrder } from "../../../src/contract/commerce.ts";
+import { operationsById } from "../../../src/contract/operations/index.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import { AppError } from "../../../src/core/errors.ts";
+import { addDays } from "../../../src/lib/time.ts";
+import { CALENDAR_DAYS } from "../../../src/core/edition/compose.ts";
+import { formatCents } from "../../../src/core/commerce/pricing.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { runOperation } from "../../../src/services/platform/operations.ts";
+import { clockWords, shortDay } from "../../../src/core/calendar/event-time.ts";
+import { formatLongDate } from "../../../src/site/format.ts";
+import { listingNumbers, listingNumbersCsv } from "../../../src/services/readers/clicks.ts";
+import { clientAddress } from "../../client-address.ts";
+import { htmlPage } from "../../html-page.ts";
 
 /**
  * GET /orders/{id}: a listing order for the person who bought it, the human view of

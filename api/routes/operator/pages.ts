@@ -1,14 +1,14 @@
-import type { TownClicks } from "../../src/services/readers/clicks.ts";
-import { escapeHtml as e } from "../../src/core/edition/email-render.ts";
-import type { AudienceDay, StatementMonth } from "../../src/core/commerce/operator-statement.ts";
-import { eventWhenWords, shortDay } from "../../src/core/calendar/event-time.ts";
-import { formatCents } from "../../src/core/commerce/pricing.ts";
-import { formatDate, formatInstantUtc, formatLongDate, formatMonth } from "../../src/site/format.ts";
-import type { TownDesk } from "../../src/services/commerce/operator-desk.ts";
-import type { LeaseView } from "../../src/store/commerce/leases.ts";
-import type { OperatorAccount } from "../../src/store/commerce/payouts.ts";
+import type { TownClicks } from "../../../src/services/readers/clicks.ts";
+import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
+import type { AudienceDay, StatementMonth } from "../../../src/core/commerce/operator-statement.ts";
+import { eventWhenWords, shortDay } from "../../../src/core/calendar/event-time.ts";
+import { formatCents } from "../../../src/core/commerce/pricing.ts";
+import { formatDate, formatInstantUtc, formatLongDate, formatMonth } from "../../../src/site/format.ts";
+import type { TownDesk } from "../../../src/services/commerce/operator-desk.ts";
+import type { LeaseView } from "../../../src/store/commerce/leases.ts";
+import type { OperatorAccount } from "../../../src/store/commerce/payouts.ts";
 
-/** The operator desk's markup (api/routes/operator.ts); every value escaped. */
+/** The operator desk's markup (api/routes/operator/routes.ts); every value escaped. */
 
 export type FieldErrors = Record<string, string>;
 

@@ -2,18 +2,18 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { LRUCache } from "lru-cache";
-import { isWellFormedSlug } from "../../src/contract/slug.ts";
-import { currentGeneration, siteDirs, type SiteDirs } from "../../src/publish/site-dir.ts";
-import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../src/publish/file-headers.ts";
-import { loadRenderer, rendererClientDir } from "../../src/publish/site-renderer.ts";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { createSiteData } from "../../src/site/views.ts";
-import { findPlaceBySlug } from "../../src/store/places/places.ts";
-import { placeTwin } from "../../src/services/places/place-answer.ts";
-import { bodilessResponse, cachedResponse } from "../caching.ts";
-import { etagOf } from "../../src/publish/precompressed.ts";
-import { keepAtEdge } from "../edge-cache.ts";
-import { markdownHeaders, prefersMarkdown } from "../negotiation.ts";
+import { isWellFormedSlug } from "../../../src/contract/slug.ts";
+import { currentGeneration, siteDirs, type SiteDirs } from "../../../src/publish/site-dir.ts";
+import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../../src/publish/file-headers.ts";
+import { loadRenderer, rendererClientDir } from "../../../src/publish/site-renderer.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { createSiteData } from "../../../src/site/views.ts";
+import { findPlaceBySlug } from "../../../src/store/places/places.ts";
+import { placeTwin } from "../../../src/services/places/place-answer.ts";
+import { bodilessResponse, cachedResponse } from "../../caching.ts";
+import { etagOf } from "../../../src/publish/precompressed.ts";
+import { keepAtEdge } from "../../edge-cache.ts";
+import { markdownHeaders, prefersMarkdown } from "../../negotiation.ts";
 
 /**
  * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated

@@ -1,13 +1,13 @@
 import type { H3 } from "h3";
-import type { AppContext } from "../../src/services/platform/context.ts";
-import { htmlPage } from "../html-page.ts";
-import { operatorFeedRoutes } from "./operator-feeds.ts";
-import { operatorListingRoutes } from "./operator-listings.ts";
-import { operatorMoneyRoutes } from "./operator-money.ts";
-import { operatorNoteRoutes } from "./operator-notes.ts";
-import { operatorDesk } from "./operator-requests.ts";
-import { operatorSignInRoutes } from "./operator-sign-in.ts";
-import { operatorTownPageRoutes } from "./operator-town-pages.ts";
+import type { AppContext } from "../../../src/services/platform/context.ts";
+import { htmlPage } from "../../html-page.ts";
+import { operatorFeedRoutes } from "./feeds.ts";
+import { operatorListingRoutes } from "./listings.ts";
+import { operatorMoneyRoutes } from "./money.ts";
+import { operatorNoteRoutes } from "./notes.ts";
+import { operatorDesk } from "./requests.ts";
+import { operatorSignInRoutes } from "./sign-in.ts";
+import { operatorTownPageRoutes } from "./town-pages.ts";
 
 /**
  * The operator desk, pages for people (forms post; errors next to their field; every form carries a
