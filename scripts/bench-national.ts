@@ -19,9 +19,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { createContext } from "../src/app.ts";
-import { loadConfig, PROJECT_ROOT } from "../src/config.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { countyUgc, sameCode } from "../src/core/hazards/alert-areas.ts";
 import { activeAlerts } from "../src/core/hazards/alert-section.ts";
+import { limiter } from "../src/lib/limiter.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { alignForecast, type RunSnapshot } from "../src/services/sources/run-sources.ts";
 import { runMorning } from "../src/services/morning/run-morning.ts";
@@ -42,7 +44,11 @@ interface Counts {
   /** The hazards every town shares (USGS, OpenFEMA): one request each per run whatever the towns. */
   usgsRequests: number; openFemaRequests: number;
 }
-interface PhaseResult { towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts }
+interface PhaseResult {
+  towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts;
+  /** Database statements the morning ran (every statement executed, transactions' BEGIN and COMMIT included), and the most frequent. */
+  statements: number; topStatements: Array<[string, number]>;
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -112,18 +118,46 @@ async function counts(urls: StandIns, reset = false): Promise<Counts> {
 
 /** The per-town fetching the run snapshot replaced: each town asks each source for itself. */
 function perTownGather(ctx: ReturnType<typeof createContext>): (c: unknown, towns: Array<{ place: { latitude: number; longitude: number; timezone: string } }>, o: { now: Date; signal?: AbortSignal }) => RunSnapshot {
-  return (_c, _towns, o) => ({
-    async forTown({ place, date }) {
-      const point = { latitude: place.latitude, longitude: place.longitude };
-      const [weather, alerts, airQuality] = await Promise.all([
-        ctx.weather.forecast({ ...point, timezone: place.timezone }).then((w) => alignForecast(w, date), () => null),
-        ctx.sources.alerts.active(point).then((list) => activeAlerts(list, o.now.toISOString()), () => []),
-        ctx.sources.airQuality.current(point).catch(() => null),
-      ]);
-      return { weather, alerts, airQuality };
-    },
-    done: Promise.resolve([]),
-  });
+  return (_c, _towns, o) => {
+    // Four towns at a time, as the per-town morning asked them (the run now hands over a batch of towns at once).
+    const lane = limiter(4);
+    return {
+      forTown: ({ place, date }) => lane(async () => {
+        const point = { latitude: place.latitude, longitude: place.longitude };
+        const [weather, alerts, airQuality] = await Promise.all([
+          ctx.weather.forecast({ ...point, timezone: place.timezone }).then((w) => alignForecast(w, date), () => null),
+          ctx.sources.alerts.active(point).then((list) => activeAlerts(list, o.now.toISOString()), () => []),
+          ctx.sources.airQuality.current(point).catch(() => null),
+        ]);
+        return { weather, alerts, airQuality };
+      }),
+      done: Promise.resolve([]),
+    };
+  };
+}
+
+/**
+ * Counts every statement the connection runs from now on: a prepared statement's run, get, all or
+ * iterate (better-sqlite3 runs pragmas and a transaction's BEGIN and COMMIT through these too) and
+ * an exec. Its `verbose` hook would need the connection opened with it; the app opens its own.
+ */
+function countStatements(db: Database.Database): { total(): number; top(n: number): Array<[string, number]> } {
+  const bySql = new Map<string, number>();
+  const count = (sql: string) => bySql.set(sql, (bySql.get(sql) ?? 0) + 1);
+  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<string, unknown>;
+  for (const m of ["run", "get", "all", "iterate"]) {
+    const original = proto[m] as (this: { source: string }, ...a: unknown[]) => unknown;
+    proto[m] = function (this: { source: string }, ...a: unknown[]) {
+      count(this.source.replace(/\s+/g, " ").trim());
+      return original.apply(this, a);
+    };
+  }
+  const exec = db.exec.bind(db);
+  db.exec = (sql: string) => (count(sql.replace(/\s+/g, " ").trim()), exec(sql));
+  return {
+    total: () => [...bySql.values()].reduce((a, b) => a + b, 0),
+    top: (n) => [...bySql].sort((a, b) => b[1] - a[1]).slice(0, n).map(([sql, k]) => [sql.slice(0, 120), k]),
+  };
 }
 
 function peakRssMb(): number {
@@ -141,11 +175,12 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     ctx.db.prepare(`INSERT INTO subscribers (email, place_geoid, status, created_at, updated_at)
       SELECT 'reader-' || geoid || '@example.org', geoid, 'active', ?, ? FROM places ORDER BY population DESC, geoid LIMIT ?`).run(at, at, towns);
     await counts(urls, true);
+    const statements = countStatements(ctx.db);
     const started = performance.now();
     const cpu = process.cpuUsage();
     const summary = await runMorning(ctx, {
       publish: false,
-      ...(name === "baseline" ? { concurrency: 4, gather: perTownGather(ctx) as never } : {}),
+      ...(name === "baseline" ? { gather: perTownGather(ctx) as never } : {}),
     });
     const composeSeconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
@@ -153,8 +188,11 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     const result: PhaseResult = {
       towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
       peakRssMb: peakRssMb(), summaryLine: formatSummary(summary), counts: await counts(urls),
+      statements: statements.total(), topStatements: statements.top(12),
     };
     console.log(JSON.stringify(result));
+    // BENCH_KEEP_DB=DIR keeps each phase's database (DIR/<phase>.db), to compare two versions' editions.
+    if (process.env.BENCH_KEEP_DB) await ctx.db.backup(path.join(process.env.BENCH_KEEP_DB, `${name}.db`));
   } finally {
     ctx.db.close();
     ctx.sources.feeds.close();
@@ -223,6 +261,8 @@ async function main(): Promise<void> {
       row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);
       row("NWS alerts requests", `${(c.alertsRequests + c.pointRequests).toLocaleString("en-US")} (${c.alertsRequests} national, ${c.pointRequests.toLocaleString("en-US")} per point)`);
       row("USGS and OpenFEMA requests", `${c.usgsRequests} and ${c.openFemaRequests}; tides computed, no request`);
+      row("database statements", `${r.statements.toLocaleString("en-US")}: ${(r.statements / r.towns * 100).toFixed(1)} per 100 towns`);
+      if (process.env.BENCH_STATEMENTS) for (const [sql, k] of r.topStatements) row(`  ${k.toLocaleString("en-US")}`, sql);
       if (args["free-tier"]) row("429s; requests sent inside a 429's minute", `${c.rateLimited}; ${c.insideWindow}`);
     };
     if (!args["skip-baseline"]) show("baseline (per-town fetching)", runPhase("baseline", urls, baselineTowns));

@@ -56,11 +56,16 @@ function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDat
  * morning reads them with the town's other sources).
  */
 export function cityListings(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, now: Date, options: { feeds?: boolean } = {}): CityListings {
-  const geoid = place.geoid;
+  const feeds = options.feeds === false ? [] : feedCalendar(db, place, localDate(now, place.timezone), now);
+  return listingsOf(publishedOrdersOf(db, place.geoid), place, now, feeds);
+}
+
+/** `cityListings` from the town's published orders (the morning reads many towns' at once) and its feeds' events. */
+export function listingsOf(orders: OrderRow[], place: Pick<PlaceRow, "timezone">, now: Date, feedEvents: CalendarEvent[] = []): CityListings {
   const onDate = localDate(now, place.timezone);
   const nowIso = now.toISOString();
-  const rows = publishedOrdersOf(db, geoid).filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
-  const events = [...rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent), ...(options.feeds === false ? [] : feedCalendar(db, place, onDate, now))]
+  const rows = orders.filter((o) => !o.run_ends_at || o.run_ends_at > nowIso);
+  const events = [...rows.filter((o) => o.product === "event" && (o.ends_at ?? o.starts_at ?? "").slice(0, 10) >= onDate).map(toEvent), ...feedEvents]
     .sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.featured) - Number(a.featured) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id));
   const directory = rows.filter((o) => o.product === "business").map(toDirectory)
     .sort((a, b) => Number(b.featured) - Number(a.featured) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));

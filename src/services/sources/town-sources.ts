@@ -1,14 +1,10 @@
 import { limiter } from "../../lib/limiter.ts";
 import { activeAlerts } from "../../core/hazards/alert-section.ts";
-import { localDate } from "../../lib/time.ts";
-import type { FeedEvent } from "../../core/calendar/feed-event.ts";
-import { FEED_EVENT_DAYS, type Headline, type SourceCredit, type TownSources, type WeatherAlert } from "../../core/sources/town-sources.ts";
-import { townNameMatcher } from "../../core/sources/county-filter.ts";
-import { feedEventsFor, type CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
-import type { StoredHeadline } from "../../integrations/feeds/syndication.ts";
+import type { TownSources, WeatherAlert } from "../../core/sources/town-sources.ts";
+import { feedParts, newHeadlines } from "../../core/sources/feed-parts.ts";
 import { SourceError } from "../../integrations/http-json.ts";
 import {
-  currentFeedItems, headlinesShownBefore, recordFetchFailure, recordFetchOk, recordNotModified, sourceIdsByPlace, sourcesOfPlaces,
+  feedItemsOfPlace, headlinesShownBefore, recordFetchFailure, recordFetchOk, recordNotModified, sourceIdsByPlace, sourcesOfPlaces,
   type FeedSourceRow,
 } from "../../store/sources/feeds.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
@@ -25,10 +21,6 @@ import { parseFeedBody } from "./feeds.ts";
 export const FEED_RECHECK_MS = 12 * 3_600_000;
 /** Consecutive failed mornings after which a feed is marked failing (shown so on the desk). */
 export const FEED_FAILING_AFTER = 3;
-/** Headlines per edition. */
-export const MAX_HEADLINES = 5;
-/** A dated item older than this is not news (a feed just added would otherwise drip its archive out, 5 a day). */
-export const HEADLINE_MAX_AGE_MS = 7 * 86_400_000;
 /**
  * How long a shown headline is remembered at least (`forgetHeadlinesShown`): well past the week a dated
  * one may be offered, and long enough for a feed that briefly served a short list to bring its items back.
@@ -163,49 +155,7 @@ export async function townSources(ctx: AppContext, place: PlaceRow, date: string
 
 /** The town's events and new headlines from its feeds' stored items (no I/O beyond the database). */
 export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines" | "credits"> {
-  const events: FeedEvent[] = [];
-  const candidates: Headline[] = [];
-  const credits: SourceCredit[] = [];
-  // A county-wide outlet's items reach the town only when they name it (src/core/sources/county-filter.ts).
-  const namesTown = townNameMatcher(place.name);
-  for (const { feed, items } of currentFeedItems(ctx.db, place.geoid, now)) {
-    const countyWide = feed.scope === "county";
-    if (feed.home_url) credits.push({ name: feed.title, url: feed.home_url, countyWide });
-    if (feed.kind === "ical") {
-      const own = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: date, days: FEED_EVENT_DAYS });
-      events.push(...(countyWide ? own.filter((e) => namesTown(e.title) || (e.venue ? namesTown(e.venue) : false)) : own));
-    } else {
-      for (const h of items as StoredHeadline[]) {
-        if (countyWide && !namesTown(h.title)) continue;
-        candidates.push({ ...h, outlet: feed.title, ...(countyWide ? { countyWide } : {}) });
-      }
-    }
-  }
-  events.sort((a, b) => a.startsAt.slice(0, 10).localeCompare(b.startsAt.slice(0, 10)) || Number(b.allDay) - Number(a.allDay) || a.startsAt.localeCompare(b.startsAt) || a.title.localeCompare(b.title));
-  const headlines = newHeadlines(ctx, place, date, now, candidates);
-  // The first headline can lead the edition: the town's own outlets before a county-wide one's.
-  const own = headlines.findIndex((h) => !h.countyWide);
-  if (own > 0) headlines.unshift(...headlines.splice(own, 1));
-  return { events, headlines, credits };
-}
-
-/** Up to MAX_HEADLINES candidates, newest first, one per key and per link, none shown in an earlier edition nor older than a week. */
-function newHeadlines(ctx: AppContext, place: PlaceRow, date: string, now: Date, candidates: Headline[]): Headline[] {
-  candidates = candidates.filter((h) => !h.publishedAt || now.getTime() - Date.parse(h.publishedAt) <= HEADLINE_MAX_AGE_MS);
-  if (candidates.length === 0) return [];
-  // An item dated after the edition's day is a feed's clock error, not news from the future: it sorts as undated.
-  const when = (h: Headline) => (h.publishedAt && localDate(new Date(h.publishedAt), place.timezone) <= date ? h.publishedAt : "");
-  candidates.sort((a, b) => when(b).localeCompare(when(a)));
-  const shown = headlinesShownBefore(ctx.db, place.geoid, candidates.map((h) => h.key), date);
-  const keys = new Set<string>();
-  const urls = new Set<string>();
-  const out: Headline[] = [];
-  for (const h of candidates) {
-    if (shown.has(h.key) || keys.has(h.key) || urls.has(h.url)) continue;
-    keys.add(h.key);
-    urls.add(h.url);
-    out.push(h);
-    if (out.length === MAX_HEADLINES) break;
-  }
-  return out;
+  const { events, candidates, credits } = feedParts(feedItemsOfPlace(ctx.db, place.geoid), place, date, now);
+  const shown = candidates.length > 0 ? headlinesShownBefore(ctx.db, place.geoid, candidates.map((h) => h.key), date) : new Set<string>();
+  return { events, headlines: newHeadlines(candidates, shown), credits };
 }

@@ -10,27 +10,25 @@ export interface SourceAnswerRow {
   last_modified: string | null;
 }
 
-/** Stored answers of `source` for these keys fetched at or after `since` (ISO). */
+/** Stored answers of `source` for these keys fetched at or after `since` (ISO): one read for all of them. */
 export function sourceAnswers(db: DB, source: string, keys: string[], since: string): Map<string, SourceAnswerRow> {
-  const out = new Map<string, SourceAnswerRow>();
-  const stmt = cachedStatement(db, "SELECT key, fetched_at, body, etag, last_modified FROM source_answers WHERE source = ? AND key = ? AND fetched_at >= ?");
-  for (const key of keys) {
-    const row = stmt.get(source, key, since) as SourceAnswerRow | undefined;
-    if (row) out.set(key, row);
-  }
-  return out;
+  if (keys.length === 0) return new Map();
+  const rows = cachedStatement(db, `SELECT a.key, a.fetched_at, a.body, a.etag, a.last_modified FROM json_each(?) j CROSS JOIN source_answers a
+    ON a.source = ? AND a.key = j.value WHERE a.fetched_at >= ?`).all(JSON.stringify(keys), source, since) as SourceAnswerRow[];
+  return new Map(rows.map((r) => [r.key, r]));
 }
 
 export function sourceAnswer(db: DB, source: string, key: string): SourceAnswerRow | undefined {
   return cachedStatement(db, "SELECT key, fetched_at, body, etag, last_modified FROM source_answers WHERE source = ? AND key = ?").get(source, key) as SourceAnswerRow | undefined;
 }
 
+/** Stores (or replaces) answers of `source`: one statement for all of them. */
 export function saveSourceAnswers(db: DB, source: string, rows: Array<{ key: string; body: string; etag?: string | null; lastModified?: string | null }>, fetchedAt: string): void {
-  const stmt = cachedStatement(db, `INSERT INTO source_answers (source, key, fetched_at, body, etag, last_modified) VALUES (?, ?, ?, ?, ?, ?)
-    ON CONFLICT (source, key) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body, etag = excluded.etag, last_modified = excluded.last_modified`);
-  db.transaction(() => {
-    for (const r of rows) stmt.run(source, r.key, fetchedAt, r.body, r.etag ?? null, r.lastModified ?? null);
-  })();
+  if (rows.length === 0) return;
+  cachedStatement(db, `INSERT INTO source_answers (source, key, fetched_at, body, etag, last_modified)
+    SELECT ?, json_extract(value, '$[0]'), ?, json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?) WHERE true
+    ON CONFLICT (source, key) DO UPDATE SET fetched_at = excluded.fetched_at, body = excluded.body, etag = excluded.etag, last_modified = excluded.last_modified`)
+    .run(source, fetchedAt, JSON.stringify(rows.map((r) => [r.key, r.body, r.etag ?? null, r.lastModified ?? null])));
 }
 
 /** Marks an answer as still current (a 304): its `fetched_at` moves on. */

@@ -1,0 +1,81 @@
+import { composeTown } from "../../core/edition/compose-town.ts";
+import type { ComposedTown } from "../../core/edition/town-snapshot.ts";
+import { storeEditions } from "../../store/morning/store-editions.ts";
+import type { PlaceRow } from "../../store/places/places.ts";
+import type { TownHazards } from "../../core/hazards/town-hazards.ts";
+import type { AppContext } from "../platform/context.ts";
+import type { DueTown, TownInputs } from "../sources/run-sources.ts";
+import { snapshotFor, type Gathered } from "./gather.ts";
+
+// The morning's compose and store steps for a batch of towns: each town's edition from its snapshot
+// (pure, src/core/edition/compose-town.ts), then the whole batch stored in one transaction.
+
+export interface BatchOutcome {
+  /** Stored by this run: the town, its composition and the new edition's id. */
+  stored: Array<{ town: DueTown; composed: ComposedTown; id: number }>;
+  /** Composed, but another run stored the town's edition first. */
+  skipped: DueTown[];
+  failed: Array<{ town: DueTown; err: unknown }>;
+}
+
+/** Stores composed towns in one transaction: the editions, their search and ledger rows, the headlines shown and the hazards told. */
+export function storeTowns(ctx: AppContext, towns: ComposedTown[], now: Date): Map<string, number> {
+  if (towns.length === 0) return new Map();
+  const at = now.toISOString();
+  return storeEditions(ctx.db, towns.map((c) => ({
+    placeGeoid: c.geoid, date: c.date, subject: c.subject, markdown: c.markdown, html: c.html, weather: c.weather, publishedAt: at,
+    factKey: c.factKey, headlines: c.headlinesShown, hazards: c.hazardsTold,
+  })));
+}
+
+/**
+ * Composing holds the thread this long at most before a turn of the event loop: answers still
+ * arriving (other batches, feeds) are read before their time limits fire.
+ */
+const YIELD_EVERY_MS = 10;
+
+/** Composes each gathered town (a town that fails alone is counted alone), then stores them all at once. */
+export async function composeAndStore(ctx: AppContext, batch: Gathered[], now: Date): Promise<BatchOutcome> {
+  const out: BatchOutcome = { stored: [], skipped: [], failed: [] };
+  const composed: Array<{ town: DueTown; composed: ComposedTown }> = [];
+  let turn = performance.now();
+  for (const g of batch) {
+    if (performance.now() - turn > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
+    if ("error" in g) out.failed.push({ town: g.town, err: g.error });
+    else {
+      try {
+        composed.push({ town: g.town, composed: composeTown(g.snapshot, now) });
+      } catch (err) {
+        out.failed.push({ town: g.town, err });
+      }
+    }
+  }
+  try {
+    const ids = storeTowns(ctx, composed.map((c) => c.composed), now);
+    for (const c of composed) {
+      const id = ids.get(`${c.composed.geoid} ${c.composed.date}`);
+      if (id === undefined) out.skipped.push(c.town);
+      else out.stored.push({ ...c, id });
+    }
+  } catch (err) {
+    out.failed.push(...composed.map((c) => ({ town: c.town, err })));
+  }
+  return out;
+}
+
+/**
+ * Composes and stores one city's edition for `date` from what the run gathered (`inputs`: its
+ * forecast, alerts and air quality; `hazards`: its part of the run's quakes, declarations and tides;
+ * none when absent) and its own rows: no network here. The edition, its search row, its
+ * publishing-ledger row and the headlines it shows are one transaction: either all exist or none.
+ * Returns the new id, or undefined when another run stored the edition first.
+ */
+export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs?: TownInputs, hazards: TownHazards | null = null): { id?: number; weather: boolean } {
+  const input = inputs ?? { weather: null, alerts: [], airQuality: null };
+  const composed = composeTown(snapshotFor(ctx, { place, date }, input, hazards, now), now);
+  const id = storeTowns(ctx, [composed], now).get(`${place.geoid} ${date}`);
+  return { id, weather: input.weather !== null };
+}

@@ -1,0 +1,41 @@
+import type { AppContext } from "../platform/context.ts";
+import { markDigestsQueued, markSitePublished, pendingEditions } from "../../store/morning/due-towns.ts";
+import { queueEditionDigests } from "../mail/digests.ts";
+import { publishEditions } from "../site/publish.ts";
+
+/**
+ * Publishes what is stored but not yet published, whichever run stored it: the site pages of every
+ * such edition in one incremental render, then each edition's digests. Each step stamps the ledger
+ * when done, so a crash between steps is finished by the next run and nothing is done twice.
+ */
+export async function publishPending(ctx: AppContext, at: string): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number }> {
+  const pending = pendingEditions(ctx.db);
+  let published = 0;
+  let publishFailed = 0;
+  let pagesWritten = 0;
+  let digestsQueued = 0;
+  const siteIds = pending.filter((p) => !p.sitePublished).map((p) => p.id);
+  if (siteIds.length > 0) {
+    try {
+      pagesWritten = (await publishEditions(ctx, siteIds)).pagesWritten;
+      markSitePublished(ctx.db, siteIds, at);
+      published = siteIds.length;
+    } catch (err) {
+      publishFailed = siteIds.length;
+      // Left unstamped: the next run renders these again. Digests still go out: the email carries the whole edition.
+      ctx.log.error({ err, editions: siteIds.length }, "site publish failed; the next run retries it");
+    }
+  }
+  for (const p of pending.filter((x) => !x.digestsQueued)) {
+    try {
+      // Stamp and queue in one transaction: a concurrent run that stamped first makes this one a no-op.
+      digestsQueued += ctx.db.transaction(() =>
+        markDigestsQueued(ctx.db, p.id, at) ? queueEditionDigests(ctx, { id: p.id, placeGeoid: p.placeGeoid, date: p.date }) : 0,
+      ).immediate();
+    } catch (err) {
+      ctx.log.error({ err, editionId: p.id }, "queueing digests failed; the next run retries it");
+    }
+  }
+  return { published, publishFailed, pagesWritten, digestsQueued };
+}
+

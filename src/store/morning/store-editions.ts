@@ -1,0 +1,62 @@
+import { indexableText, plainTextOf } from "../../core/search/text.ts";
+import { cachedStatement as stmt, type DB } from "../db.ts";
+import { placeToken } from "../search/queries.ts";
+
+// The morning's store step: a batch of composed towns in one transaction, each kind of row in one
+// statement for the whole batch. Per edition it writes what insertEdition (editions.ts, with its
+// search row), markPending (due-towns.ts), recordHeadlinesShown (src/store/sources/feeds.ts) and
+// recordHazardsTold (src/store/sources/hazards.ts) write for one.
+
+export interface EditionToStore {
+  placeGeoid: string;
+  date: string;
+  subject: string;
+  markdown: string;
+  html: string;
+  /** null: stored without a forecast. */
+  weather: unknown;
+  publishedAt: string;
+  factKey: string | null;
+  headlines: ReadonlyArray<{ key: string; publishedAt: string | null }>;
+  hazards: readonly string[];
+}
+
+/**
+ * Stores the editions that do not exist yet (the UNIQUE key makes concurrent runs harmless), their
+ * search rows, publishing-ledger rows, headlines shown and hazards told: all or nothing. Returns the
+ * new ids by "geoid date"; an edition another run stored first is absent.
+ */
+export function storeEditions(db: DB, editions: readonly EditionToStore[]): Map<string, number> {
+  const rows = editions.map((e) => ({
+    g: e.placeGeoid, d: e.date, s: e.subject, m: e.markdown, h: e.html, w: e.weather === null ? null : JSON.stringify(e.weather), p: e.publishedAt, f: e.factKey,
+  }));
+  // The search rows' text is made before the write lock is taken.
+  const search = new Map(editions.map((e) => [`${e.placeGeoid} ${e.date}`, [indexableText(e.subject), plainTextOf(e.markdown), placeToken(e.placeGeoid)]]));
+  return db.transaction(() => {
+    const stored = stmt(db, `INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at, fact_key)
+      SELECT json_extract(value, '$.g'), json_extract(value, '$.d'), json_extract(value, '$.s'), json_extract(value, '$.m'), json_extract(value, '$.h'),
+        json_extract(value, '$.w'), json_extract(value, '$.p'), json_extract(value, '$.f') FROM json_each(?) WHERE true
+      ON CONFLICT (place_geoid, date) DO NOTHING RETURNING id, place_geoid AS g, date AS d`).all(JSON.stringify(rows)) as Array<{ id: number; g: string; d: string }>;
+    const ids = new Map(stored.map((r) => [`${r.g} ${r.d}`, r.id]));
+    const mine = editions.filter((e) => ids.has(`${e.placeGeoid} ${e.date}`));
+    if (mine.length === 0) return ids;
+    const idOf = (e: EditionToStore) => ids.get(`${e.placeGeoid} ${e.date}`)!;
+    stmt(db, `INSERT INTO edition_search (rowid, subject, body, place)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?)`)
+      .run(JSON.stringify(mine.map((e) => [idOf(e), ...search.get(`${e.placeGeoid} ${e.date}`)!])));
+    stmt(db, "INSERT OR IGNORE INTO edition_publish (edition_id) SELECT value FROM json_each(?)").run(JSON.stringify(mine.map(idOf)));
+    const headlines = mine.flatMap((e) => e.headlines.map((h) => [e.placeGeoid, h.key, e.date, h.publishedAt]));
+    if (headlines.length > 0) {
+      stmt(db, `INSERT INTO town_headlines_shown (place_geoid, item_key, date, published_at)
+        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?) WHERE true
+        ON CONFLICT DO NOTHING`).run(JSON.stringify(headlines));
+    }
+    const hazards = mine.flatMap((e) => e.hazards.map((k) => [e.placeGeoid, k, e.date]));
+    if (hazards.length > 0) {
+      stmt(db, `INSERT INTO town_hazards_told (place_geoid, item_key, date)
+        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?) WHERE true
+        ON CONFLICT DO NOTHING`).run(JSON.stringify(hazards));
+    }
+    return ids;
+  }).immediate();
+}
