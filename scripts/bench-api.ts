@@ -69,7 +69,7 @@ for (let i = 0; ; i++) {
 }
 
 const archiveDate = addDays(today, -1);
-/** `goal` is issue #14's: a cached read at 0.5x of the bare server or better with p99 under 10 ms, or a floor of req/s. */
+/** `goal`: a cached read at 0.5x of the bare server or better with p99 under 10 ms, or a floor of req/s. */
 type Goal = { kind: "cached" } | { kind: "rps"; min: number } | { kind: "of"; target: string; ratio: number; p99: number };
 interface Target {
   name: string; method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string; goal?: Goal;
@@ -93,7 +93,7 @@ const targets = ([
     body: JSON.stringify({ email: "reader-[<id>]@example.org", city: "Denver", state: "Colorado", slug: "denver-colorado" }), idReplacement: true, goal: { kind: "rps", min: 2000 } },
   { name: "POST /mcp tools/call get_city", method: "POST", path: "/mcp", headers: { ...json, "mcp-protocol-version": "2025-06-18" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_city", arguments: { slug: "denver-colorado" } } }),
-    // Issue #20: the same read as the HTTP one, at 0.3x of it or better in the same run, p99 under 20 ms.
+    // MCP clients read the same data as HTTP ones: the same read at 0.3x of it or better in the same run, p99 under 20 ms.
     goal: { kind: "of", target: "/api/city/denver-colorado", ratio: 0.3, p99: 20 } },
 ] as Target[]).filter((t) => !only || t.name.includes(only));
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Slug } from "./common.ts";
 
-// The town directory's verification (#27): what trying a town's candidate sources found, and the
+// The town directory's verification: what trying a town's candidate sources found, and the
 // staff blocks that keep a source or a whole host out everywhere.
 
 export const CandidateCheckStatus = z.enum(["verified", "no_feed", "stale", "failed", "refused", "blocked"]).meta({

@@ -10,7 +10,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import { startSiteWithEditions } from "../helpers/site-pages.ts";
 import type { TestServer } from "../helpers/server.ts";
 
-// Buying a listing as a person who knows nothing of the API (issue #19): from the city page, with
+// Buying a listing as a person who knows nothing of the API (people buy through pages, not the API): from the city page, with
 // JavaScript and without it, through the buying page, the local checkout page and the order page,
 // which says the listing is published; an event and a business. Every new page passes html-validate
 // and axe (all impacts), and is photographed at 390 and 1280 px (SCREENSHOTS=dir keeps the files).

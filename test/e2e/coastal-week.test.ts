@@ -10,7 +10,7 @@ import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";
 
-// Issue #26, done means: a week of mornings of a small coastal town with no operator and no feeds,
+// What public data alone gives a town nobody runs: a week of mornings of a small coastal town with no operator and no feeds,
 // read as its reader would: Bar Harbor, Maine (2,300 people), in the first week of December. Public
 // data only: the forecast (a late-autumn UV index of 1-2: nothing to say), USGS's feed (quakes all
 // week, one felt in town on Wednesday), OpenFEMA (declarations elsewhere only) and the tides. Is there

@@ -5,7 +5,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { startSiteWithEditions } from "../helpers/site-pages.ts";
 
-// The developer-facing pages on a phone (issue #20): /developers and the /mcp set-up page at 390 px
+// The developer-facing pages on a phone (code blocks are wider than a phone): /developers and the /mcp set-up page at 390 px
 // never scroll sideways (code blocks scroll inside themselves), paths are not broken inside a word,
 // no literal backtick shows, and /mcp is in the site's layout with a main landmark.
 

@@ -6,7 +6,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { PAGE_TYPES, startSiteWithEditions } from "../helpers/site-pages.ts";
 
-// Every page type on a small phone, a common phone and a tablet (issue #12): the page never scrolls
+// Every page type on a small phone, a common phone and a tablet (pages once scrolled sideways there): the page never scrolls
 // sideways, and every chart label that is shown renders at 12 px or more. With SCREENSHOT_DIR set,
 // each page is also photographed there at 1280 and 390 px (for looking at, not asserted).
 

@@ -5,7 +5,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// "Find your town" with JavaScript off (issue #18): Enter in the box submits a GET form to /places,
+// "Find your town" with JavaScript off (a box that needs script does nothing without it): Enter in the box submits a GET form to /places,
 // which lists the matching towns; a town without a newsletter can be subscribed to right there.
 
 let server: TestServer;

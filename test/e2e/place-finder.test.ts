@@ -131,7 +131,7 @@ describe("place finder", () => {
     await page.close();
   });
 
-  // Issue #12: a missing letter at the end, words run together, a typo shared with a rarer name.
+  // Typos readers make: a missing letter at the end, words run together, a typo shared with a rarer name.
   async function suggestionsFor(typed: string): Promise<string[]> {
     const { page, errors } = await open();
     const input = page.getByRole("combobox", { name: "Find your town" });

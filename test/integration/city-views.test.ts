@@ -140,7 +140,7 @@ describe("the town's calendar and directory on the city page and its twin", () =
   it("are shown in both when the view has them", async () => {
     const site = siteWith({ events, directory });
     const page = await sections(site);
-    // Paid placements say Sponsored and their links say rel="sponsored"; times in words, never ISO (issue #18).
+    // Paid placements say Sponsored and their links say rel="sponsored"; times in words, never ISO, which readers cannot read at a glance.
     expect(page.calendar).toEqual(["Sponsored Farmers market, Sat, Nov 28, all day: Capitol Boulevard, 9 to 1", "Library story hour, Sun, Nov 29, 10:00 AM at Boise Public Library"]);
     expect(page.directory).toEqual(["Sponsored Main Street Bakery (Bakery, 802 W Bannock St): Bread and pastries since 1998"]);
     expect(page.links).toEqual(["https://example.org/market sponsored", "https://example.org/bakery sponsored"]);

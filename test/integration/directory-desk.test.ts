@@ -11,7 +11,7 @@ import { geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
 
-// Issue #27 on the operator desk: the directory's sources of the town are listed beside the
+// The town directory on the operator desk: the directory's sources of the town are listed beside the
 // operator's own feeds, marked as such; the operator checks the directory now, removes a source
 // (the weekly re-check does not bring it back) and restores it.
 

@@ -14,7 +14,7 @@ import { civicPlusSite, downOrigin, legistarApi, startSite, wordPressSite, type 
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// Issue #27, verifying the directory: a town's candidates tried against stand-ins of the sites they
+// Verifying the directory (a candidate is a guess): a town's candidates tried against stand-ins of the sites they
 // point at (a CivicPlus city site, a WordPress paper found by autodiscovery, a site whose 2016 feed is
 // gone but whose home page links a new one, a site that is down, one that redirects to a private
 // address, Legistar's events API, a county paper) with the feed fetcher's rules: only what parses and

@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";
 import type { FeedItemInput } from "../helpers/town-sources-server.ts";
 
-// Issue #27, done means: a week of mornings of a town with no operator whose directory entries point
+// A town nobody runs still gets local news: a week of mornings of a town with no operator whose directory entries point
 // at stand-ins (a CivicPlus city site, a WordPress paper, Legistar's events API, a county paper): the
 // readers get local headlines and the council meeting with its agenda link, each credited with its
 // outlet, none repeated, the county paper's only when they name the town; read in the email's text

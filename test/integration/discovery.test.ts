@@ -169,7 +169,7 @@ describe("/.well-known/api-catalog (RFC 9727)", () => {
   });
 });
 
-describe("what a scanner or host checks (#29)", () => {
+describe("what a scanner or host checks", () => {
   it("HEAD is answered wherever GET is, with the GET's headers and no body", async () => {
     for (const p of ["/openapi.json", "/places?q=ely", "/developers", "/api/cities", "/mcp/server-card", "/.well-known/mcp/catalog.json", "/robots.txt", "/boise-idaho", "/marfa-texas", "/marfa-texas.md", "/api", "/listing-policy", "/mcp"]) {
       const [get, head] = [await server.get(p), await server.get(p, { method: "HEAD" })];
@@ -369,7 +369,7 @@ describe("robots.txt, llms.txt and the developer page", () => {
     expect(md).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
     expect(md).toContain("Sunset");
     expect(md).toContain(`${server.url}/.well-known/api-catalog`);
-    // Retrying purchases safely and the town calendar (issue #29).
+    // Retrying purchases safely and the town calendar: the guide must tell agents how.
     for (const heading of ["## Retrying safely: Idempotency-Key", "## A town's calendar"]) expect(md, heading).toContain(`\n${heading}\n`);
     expect(md).toMatch(/same key with a different body is `422 idempotency_key_reused`/);
     expect(md).toContain("GET /api/events/{slug}?from=YYYY-MM-DD&to=YYYY-MM-DD");

@@ -9,7 +9,7 @@ import { insertEdition } from "../../src/store/morning/editions.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// Reader defects of issue #18: older editions link forward; "Good morning, New York, New York".
+// What readers found wrong: older editions did not link forward; "Good morning, New York, New York".
 const NY = "new-york-new-york";
 let server: TestServer;
 const published: Array<{ msg: string; patched?: number; twinsPatched?: number; rerendered?: number }> = [];

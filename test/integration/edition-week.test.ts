@@ -16,7 +16,7 @@ import {
   ATOM_TYPE, atomFeed, CALENDAR_TYPE, libraryCalendar, nwsAlert, RSS_TYPE, rssFeed, startTownSourcesServer, type FeedItemInput, type TownSourcesServer,
 } from "../helpers/town-sources-server.ts";
 
-// Issue #18, done means: seven consecutive mornings of Ely, Nevada over SMTP, with stand-ins for NWS,
+// A week as its reader lives it: seven consecutive mornings of Ely, Nevada over SMTP, with stand-ins for NWS,
 // air quality, an iCalendar feed (VTIMEZONE, a weekly RRULE, all-day events) and an RSS and an Atom
 // feed, checked in the email's HTML and text parts, the web page, its twin and /api/archive: the
 // warning leads only while active, no headline or fact repeats, recurring events appear on each of

@@ -9,7 +9,7 @@ import { buildSite } from "../../src/services/site/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// A morning writes what its new editions change and keeps the rest (issue #22): a city feed keeps the
+// A morning writes what its new editions change and keeps the rest, so its cost follows its editions: a city feed keeps the
 // items it already carries instead of reading and rendering ten editions again.
 const TOWN = "ely-nevada";
 let server: TestServer;

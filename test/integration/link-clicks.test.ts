@@ -6,7 +6,7 @@ import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
 
-// Numbers a sponsor can trust (issue #30): a featured event's link in a week of Boise's editions goes
+// Numbers a sponsor can trust, since it paid for them: a featured event's link in a week of Boise's editions goes
 // through our signed redirect; people's clicks are counted per day and shown on the order page (and as
 // CSV), a mail gateway's burst and link checkers are not, and a tampered redirect goes nowhere.
 

@@ -97,7 +97,7 @@ describe("the emails as a reader gets them", () => {
     expect(text).toContain("Read on the web: ");
     expect(text).toContain("Unsubscribe from New York: ");
 
-    // A town named like its state is greeted once (issue #18).
+    // A town named like its state is greeted once (readers got "Good morning, New York, New York").
     expectNewsletterHtml(digest, "Good morning, New York. Here is your day, a ");
     const html = digest.parsed.html as string;
     expect(html).toContain("New York, New York · Sunday, November 22, 2026");

@@ -7,7 +7,7 @@ import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
 
-// The tasks an agent was given in issue #29, done through the real v1 and v2 SDK clients. The clock
+// Tasks an agent was set to try the service with, done through the real v1 and v2 SDK clients. The clock
 // is 05:00 UTC on Saturday 2026-11-28: still Friday evening in Ely, Nevada (Pacific) and Marfa, Texas
 // (Central), so a model counting "next Saturday" from its own UTC clock gets it wrong.
 const NOW = "2026-11-28T05:00:00.000Z";

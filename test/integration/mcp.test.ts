@@ -275,7 +275,7 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
   it("keeps tools/list to what a model needs: no safe-integer bounds, no pattern repeating a format, lean output schemas, strict inputs", async () => {
     const { tools } = await c.client.listTools();
     const text = JSON.stringify({ tools });
-    // 51.9 KB for 13 tools before #29 (52 copies of zod's ±9007199254740991, 3,992 bytes a tool); 52.6 KB for
+    // 51.9 KB for 13 tools before it was trimmed (52 copies of zod's ±9007199254740991, 3,992 bytes a tool); 52.6 KB for
     // 15 after, with get_place, get_events, tides and the town's sources (3,508 a tool; docs/mcp.md).
     expect(Buffer.byteLength(text) / tools.length).toBeLessThan(3_700);
     expect(text).not.toContain("9007199254740991");

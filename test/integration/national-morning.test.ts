@@ -11,7 +11,7 @@ import { addSubscriber, geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { nwsAlert, startTownSourcesServer, type TownSourcesServer } from "../helpers/town-sources-server.ts";
 
-// The morning at national grain (issue #26): each source asked once per thing towns share (a grid
+// The morning at national grain (per town it took 25 minutes): each source asked once per thing towns share (a grid
 // cell and timezone for Open-Meteo, the whole country for NWS alerts), towns composed from memory;
 // the free tier's 429s obeyed; alerts reaching the right towns by zone, county and polygon; a source
 // down or hung costs nothing but itself.

@@ -5,7 +5,7 @@ import { connectV2 } from "../helpers/mcp-clients.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
 
-// Issue #18's defect: a reader who unsubscribed and subscribes again was told "Check your inbox" and
+// What a reader found wrong: one who unsubscribed and subscribes again was told "Check your inbox" and
 // got nothing. Now the subscription is active again and the welcome arrives, over real SMTP, whether
 // they come back through the API, the form without JavaScript, MCP or the manage page's button.
 

@@ -210,7 +210,7 @@ describe("incremental publishing", () => {
     expect(added).toEqual(["archive:boise-idaho/2026-11-21.html", "archive:boise-idaho/2026-11-21.md", "gen:sitemaps/editions-2026-11-21.xml"]);
     const changed = [...after.keys()].filter((k) => before.has(k) && before.get(k) !== after.get(k));
     // What a Boise edition touches: its city, its state, the global lists, and Boise's edition before it
-    // (its page and twin gain a "next" link, issue #18); never another city or an older edition.
+    // (its page and twin gain a "next" link, so readers can walk forward); never another city or an older edition.
     for (const f of ["gen:boise-idaho.html", "gen:boise-idaho.md", "gen:boise-idaho/feed.xml", "gen:states/idaho.html", "gen:states/idaho.md", "gen:index.html", "gen:cities.html", "gen:feed.xml", "gen:sitemap.xml",
       "archive:boise-idaho/2026-11-20.html", "archive:boise-idaho/2026-11-20.md"]) {
       expect(changed, f).toContain(f);

@@ -220,7 +220,7 @@ describe("a full build", () => {
     expect(marked.parseInline(h1[0].text)).toBe("Cañon ](http://evil.example) &lt;b&gt;City&lt;/b&gt;, Colorado");
   });
 
-  it("the city twin has the latest edition, the archive index and a census table of the figures there are (issue #18: never 'not imported')", () => {
+  it("the city twin has the latest edition, the archive index and a census table of the figures there are (never 'not imported', which tells a reader nothing)", () => {
     const text = read("st-louis-missouri.md");
     const tokens = marked.lexer(text.replace(/^---\n[\s\S]*?\n---\n/, ""));
     const headings = tokens.filter((t) => t.type === "heading").map((t) => [(t as Tokens.Heading).depth, (t as Tokens.Heading).text]);
@@ -312,7 +312,7 @@ describe("an incremental build", () => {
     const after = snapshot(site);
     const changed = [...after].filter(([f, v]) => before.get(f)?.ino !== v.ino).map(([f]) => f).sort();
     expect(changed).toHaveLength(written);
-    // Each town's edition before the new one gains its "next" link (issue #18): its twin is rewritten too.
+    // Each town's edition before the new one gains its "next" link, so readers can walk forward: its twin is rewritten too.
     expect(changed).toEqual([
       "cities.md", "feed.md", "feed.xml", "index.md", "kailua-hawaii.md", "kailua-hawaii/2026-11-21.md", "kailua-hawaii/2026-11-22.md", "kailua-hawaii/feed.xml",
       "llms-full.txt", "llms.txt", "sitemap.xml", "sitemaps/cities-hawaii.xml", "sitemaps/cities-missouri.xml", "sitemaps/editions-2026-11-22.xml",

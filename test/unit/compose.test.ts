@@ -225,7 +225,7 @@ describe("holidays and sun", () => {
   });
 });
 
-describe("the edition says one thing everywhere (issue #12)", () => {
+describe("the edition says one thing everywhere (its heading and its table once disagreed)", () => {
   it("heads the weather with the day's condition, the one the table's first row shows", () => {
     // At publication the sky is clear, but the day's forecast (the table's first row) is light rain.
     const w: WeatherSnapshot = { ...weather, today: { ...weather.today, code: 0, condition: "Clear sky", emoji: "☀️" } };
@@ -244,7 +244,7 @@ describe("the edition says one thing everywhere (issue #12)", () => {
   });
 
   it("keeps the email footer of an older stored edition out of the web's markdown and HTML, and out of the email", () => {
-    // Editions composed before issue #18 ended with "---" and links to the page itself.
+    // Editions composed before the footer left the stored markdown ended with "---" and links to the page itself.
     const legacy = `${composeEdition(inputs()).markdown.trimEnd()}\n\n---\n\n[Read this edition online](https://citydaily.example/springfield-illinois/2026-11-22) · [All Springfield editions](https://citydaily.example/springfield-illinois) · Census figures: U.S. Census Bureau. Forecast: Open-Meteo.\n`;
     const html = renderEditionHtml(legacy);
     expect(html).toContain("Read this edition online");

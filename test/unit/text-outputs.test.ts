@@ -168,7 +168,7 @@ describe("pages", () => {
     directory: [],
   };
 
-  it("the census table shows the figures there are, and never says what has not been imported (issue #18)", () => {
+  it("the census table shows the figures there are, and never says what has not been imported (which tells a reader nothing)", () => {
     const text = cityMarkdown(BASE, view);
     const table = marked.lexer(text).find((t) => t.type === "table") as Tokens.Table;
     const rows = Object.fromEntries(table.rows.map((r) => [r[0].text, r[1].text]));
@@ -190,7 +190,7 @@ describe("pages", () => {
   });
 });
 
-describe("what the text outputs count and order (issue #12)", () => {
+describe("what the text outputs count and order", () => {
   const edition = (slug: string, date: string, publishedAt: string) => ({
     id: 1, slug, name: slug, state_name: "Idaho", date, subject: `${slug} ${date}`, markdown: "", html: "", published_at: publishedAt,
   }) as unknown as PlacedEdition;

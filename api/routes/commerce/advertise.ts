@@ -21,7 +21,7 @@ import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../
 type ListingQuoteResponse = z.infer<typeof QuoteSchema>;
 
 /**
- * The buying page of a town, for people who know nothing of the API (the API alone sold nothing to them):
+ * The buying page of a town, for people, who buy through pages rather than the API:
  *   GET  /advertise/{slug}[?kind=event|business]   the form: kind, tier and price, fields, preview
  *   POST /advertise/{slug}                          `action=preview` answers the page with the preview;
  *        otherwise the listing checkout runs through the same operation as POST /api/listing-checkout
