@@ -1,6 +1,7 @@
 import { untracked } from "../helpers/click-links.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BREAKER_BASE_MS, gatherRunHazards } from "../../src/services/weather/hazards.ts";
+import { gatherRunHazards } from "../../src/services/weather/hazards.ts";
+import { PAUSE_BASE_MS } from "../../src/services/sources/source-guard.ts";
 import { formatSummary, runMorning } from "../../src/services/morning/run-morning.ts";
 import { findEdition } from "../../src/store/morning/editions.ts";
 import { addSubscriber, geoidOf } from "../helpers/seed.ts";
@@ -188,7 +189,7 @@ describe("the circuit breaker", () => {
     }
     // Open after the third failure: 15 minutes without a request.
     const before = calls();
-    const skipped = await gatherRunHazards(server.ctx, [], at(45 + BREAKER_BASE_MS / 60_000 - 1));
+    const skipped = await gatherRunHazards(server.ctx, [], at(45 + PAUSE_BASE_MS / 60_000 - 1));
     expect([calls() - before, skipped.summary.openfema.skipped]).toEqual([0, 1]);
     expect(skipped.run.declarations?.map((d) => d.disasterNumber)).toEqual([4901]);
     // Then one trial; it fails, and the pause doubles.

@@ -55,12 +55,20 @@ export function startGather(ctx: AppContext, due: DueTown[], options: GatherOpti
   return {
     hazards,
     async snapshots(batch) {
-      await Promise.all(batch.map((t) => refresh.ready(t.place.geoid)));
-      const inputs = await Promise.all(batch.map((t) => run.forTown(t).then((i): TownInputs | { error: unknown } => i, (error: unknown) => ({ error }))));
+      // The towns in the order their sources came in (their feeds, then their part of the run's sources
+      // and the hazards): stored in that order, as when each town was stored as soon as it was ready.
+      const ready: number[] = [];
+      const inputs = await Promise.all(batch.map(async (t, i) => {
+        await refresh.ready(t.place.geoid);
+        const [input] = await Promise.all([run.forTown(t).then((x): TownInputs | { error: unknown } => x, (error: unknown) => ({ error })), hazards]);
+        ready.push(i);
+        return input;
+      }));
       const gathered = await hazards;
       if (signal?.aborted) return []; // stopping: a town whose sources were cut stays due, for the next run
       const reads = readBatch(ctx, batch, now, (b) => townHazardsOf(ctx, b, gathered));
-      return batch.map((town, i): Gathered => {
+      return ready.map((i): Gathered => {
+        const town = batch[i]!;
         const input = inputs[i]!;
         if ("error" in input) return { error: input.error, town };
         try {

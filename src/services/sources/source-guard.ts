@@ -47,11 +47,30 @@ export interface GuardOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where a 429's window is kept across runs (the `meta` table): read once, written on each 429. */
   blockStore?: { get(): string | undefined; set(value: string): void };
+  /** A pause across runs, for a source asked once a run (the hazards' providers). */
+  pause?: CrossRunPause;
 }
 
-export type GuardResult<T> = { ok: true; value: T } | { ok: false; why: "circuit" | "blocked" | "budget" | "stopped" | "failed" };
+/**
+ * A source that failed PAUSE_AFTER requests in a row, run after run, is left alone for PAUSE_BASE_MS,
+ * doubling with each further failure up to PAUSE_MAX_MS; a Retry-After (taken as a day at most: a
+ * mistaken header must not silence it for days) keeps it away as long. On the app's clock, kept by
+ * the caller: `state` as the last runs left it, `failed` records a failure and the pause it opens.
+ */
+export interface CrossRunPause {
+  now: Date;
+  state: { failures: number; openUntil: string | null } | undefined;
+  failed(failure: { reason: string; failures: number; openUntil: string | null }): void;
+}
+
+export type GuardResult<T> = { ok: true; value: T } | { ok: false; why: "circuit" | "blocked" | "paused" | "budget" | "stopped" | "failed" };
 
 export const FAILURE_THRESHOLD = 3;
+/** Failed requests in a row, over runs, after which a CrossRunPause leaves the source alone. */
+export const PAUSE_AFTER = 3;
+export const PAUSE_BASE_MS = 15 * 60_000;
+export const PAUSE_MAX_MS = 6 * 3_600_000;
+const RETRY_AFTER_MAX_MS = 24 * 3_600_000;
 /** Waits per request (a minute's 429, a short Retry-After). */
 const MAX_RETRIES = 2;
 /** A Retry-After up to this long is waited out (within the budget); a longer one ends the source for the run. */
@@ -83,6 +102,8 @@ export class SourceGuard {
   #window: RateWindow = "unknown";
   /** After a wait, one request goes first; the others wait for its answer (not a burst into a new 429). */
   #probe: Promise<void> | null = null;
+  /** Failures in a row over runs (CrossRunPause). */
+  #pauseFailures = 0;
 
   constructor(options: GuardOptions) {
     this.#o = options;
@@ -104,6 +125,29 @@ export class SourceGuard {
       } catch {
         // unreadable: ignored
       }
+    }
+  }
+
+  /** Left alone this run by an earlier run's pause (CrossRunPause). */
+  get paused(): boolean {
+    const until = this.#o.pause?.state?.openUntil;
+    return until !== undefined && until !== null && Date.parse(until) > this.#o.pause!.now.getTime();
+  }
+
+  /** Records a failure in the pause across runs, and the pause it opens. */
+  #pauseAfter(err: unknown): void {
+    const pause = this.#o.pause;
+    if (!pause) return;
+    const failures = (this.#pauseFailures ||= pause.state?.failures ?? 0) + 1;
+    this.#pauseFailures = failures;
+    const retry = err instanceof SourceError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : 0;
+    const wait = Math.max(retry, failures >= PAUSE_AFTER ? Math.min(PAUSE_BASE_MS * 2 ** (failures - PAUSE_AFTER), PAUSE_MAX_MS) : 0);
+    const openUntil = wait > 0 ? new Date(pause.now.getTime() + wait).toISOString() : null;
+    const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
+    try {
+      pause.failed({ reason, failures, openUntil });
+    } catch (storeErr) {
+      this.#o.log.error({ err: storeErr, provider: this.#o.provider }, "recording a source's failure failed");
     }
   }
 
@@ -146,6 +190,7 @@ export class SourceGuard {
   async #call<T>(locations: number, request: (signal: AbortSignal) => Promise<T>, probe: boolean): Promise<GuardResult<T>> {
     for (let attempt = 0; ; attempt++) {
       if (this.#o.signal?.aborted) return { ok: false, why: "stopped" };
+      if (this.paused) return this.#skip("paused");
       if (this.stats.circuitOpen) return this.#skip("circuit");
       if (this.blocked) {
         const wait = this.#blockedUntil - this.#clock();
@@ -192,6 +237,7 @@ export class SourceGuard {
           continue;
         }
         this.stats.failures++;
+        this.#pauseAfter(err);
         if (err instanceof SourceError && err.retryAfterMs !== undefined && err.status !== undefined && err.status >= 500) {
           // Honoured: nothing is sent to it before then (waited out when short, else the run goes without it).
           this.#block("unknown", this.#clock() + err.retryAfterMs, false);
@@ -221,7 +267,7 @@ export class SourceGuard {
     }
   }
 
-  #skip(why: "circuit" | "blocked" | "budget", count = true): GuardResult<never> {
+  #skip(why: "circuit" | "blocked" | "paused" | "budget", count = true): GuardResult<never> {
     if (count) this.stats.skipped++;
     return { ok: false, why };
   }

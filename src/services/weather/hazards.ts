@@ -1,19 +1,22 @@
 import { limiter } from "../../lib/limiter.ts";
 import type { HazardProviders } from "../../integrations/hazards/providers.ts";
 import {
-  hazardKeys, hazardsForTown, UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
+  UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
   type TownHazards,
 } from "../../core/hazards/town-hazards.ts";
 import { localDate } from "../../lib/time.ts";
-import { SourceError, type ConditionalItems, type Validators } from "../../integrations/http-json.ts";
-import { hazardSource, hazardsToldBefore, recordHazardFailure, recordHazardNotModified, recordHazardOk, recordHazardsTold } from "../../store/sources/hazards.ts";
+import type { ConditionalItems, Validators } from "../../integrations/http-json.ts";
+import { getMeta, setMeta } from "../../store/platform/meta.ts";
+import { SourceGuard } from "../sources/source-guard.ts";
+import { hazardSource, recordHazardFailure, recordHazardNotModified, recordHazardOk } from "../../store/sources/hazards.ts";
 import type { DB } from "../../store/db.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
 
 // The hazards every town shares, gathered once per morning run: one USGS request (the world's quakes
 // of the past day) and one OpenFEMA request (the week's declarations) however many towns are due,
-// both at once, each within its time limit and behind a circuit breaker; tides are computed locally
+// both at once, each within its time limit and behind its SourceGuard (as every outside source of the
+// morning: src/services/sources/source-guard.ts, with the pause across runs); tides are computed locally
 // (no request). Each town's edition then takes its part (core/hazards/town-hazards.ts). A provider that is down,
 // slow or wrong gives nothing: the editions go out without its lines.
 
@@ -43,19 +46,14 @@ export interface GatheredHazards {
   summary: HazardsSummary;
 }
 
-/** Failed runs in a row after which a provider is left alone for a while. */
-export const BREAKER_AFTER = 3;
-/** The first pause once the breaker opens, doubling with each further failure, up to BREAKER_MAX_MS. */
-export const BREAKER_BASE_MS = 15 * 60_000;
-export const BREAKER_MAX_MS = 6 * 3_600_000;
-/** A Retry-After longer than this is taken as this (a mistaken header must not silence a source for days). */
-const RETRY_AFTER_MAX_MS = 24 * 3_600_000;
 /** The last good answer serves a run whose request failed for this long after it came. */
 export const KEPT_MS = { usgs: 3 * 3_600_000, openfema: 30 * 3_600_000 } as const;
 
 const empty = (): ProviderSummary => ({ requests: 0, notModified: 0, failures: 0, skipped: 0, townsServed: 0 });
 
 type Provider = keyof typeof KEPT_MS;
+
+const PROVIDER_NAMES: Record<Provider, string> = { usgs: "USGS earthquakes", openfema: "OpenFEMA declarations" };
 
 /** The items of the provider's last good answer, if recent enough to serve at `now`. */
 function keptItems<T>(db: DB, provider: Provider, now: Date): T[] | null {
@@ -71,47 +69,52 @@ function keptItems<T>(db: DB, provider: Provider, now: Date): T[] | null {
 }
 
 /**
- * Asks one provider once, through its breaker: not at all while it is open; otherwise one request
- * with the last answer's validators. Returns the items to use this run (a 304, or a failure within
- * KEPT_MS of the last good answer, gives the kept ones) or null. Never throws.
+ * The provider's guard for this run, as every outside source has one (src/services/sources/source-guard.ts):
+ * its time budget, 429 windows kept across runs, and the pause across runs of a provider that keeps
+ * failing, kept in its hazard_sources row with its last answer.
  */
-async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary, stop: AbortSignal | undefined,
-  ask: (validators: Validators | null) => Promise<ConditionalItems<T>>): Promise<T[] | null> {
-  const at = now.toISOString();
+function hazardGuard(ctx: AppContext, provider: Provider, now: Date, stop: AbortSignal | undefined): SourceGuard {
   const row = hazardSource(ctx.db, provider);
-  if (row?.open_until && Date.parse(row.open_until) > now.getTime()) {
-    summary.skipped++;
-    return keptItems<T>(ctx.db, provider, now);
-  }
+  const name = PROVIDER_NAMES[provider];
+  return new SourceGuard({
+    provider: name,
+    concurrency: 1,
+    budgetMs: ctx.hazards.config.budgetMs,
+    signal: stop,
+    log: ctx.log,
+    blockStore: { get: () => getMeta(ctx.db, `sources.blocked.${provider}`), set: (v) => setMeta(ctx.db, `sources.blocked.${provider}`, v) },
+    pause: {
+      now,
+      state: row ? { failures: row.consecutive_failures, openUntil: row.open_until } : undefined,
+      failed: ({ reason, failures, openUntil }) => {
+        recordHazardFailure(ctx.db, provider, reason, openUntil);
+        ctx.log.warn({ provider, reason, failures, openUntil }, "hazard provider unavailable; the editions go without it");
+      },
+    },
+  });
+}
+
+/**
+ * Asks one provider once, through its guard: not at all while its pause is on; otherwise one
+ * request with the last answer's validators. Returns the items to use this run (a 304, or a failure
+ * within KEPT_MS of the last good answer, gives the kept ones) or null. Never throws.
+ */
+async function askProvider<T>(ctx: AppContext, provider: Provider, now: Date, summary: ProviderSummary, guard: SourceGuard,
+  ask: (validators: Validators | null, signal: AbortSignal) => Promise<ConditionalItems<T>>): Promise<T[] | null> {
+  const row = hazardSource(ctx.db, provider);
   const validators = row?.items_json ? { etag: row.etag, lastModified: row.last_modified } : null;
-  summary.requests++;
-  try {
-    const answer = await ask(validators);
-    if (answer.status === "not-modified") {
-      summary.notModified++;
-      recordHazardNotModified(ctx.db, provider, at);
-      return keptItems<T>(ctx.db, provider, now);
-    }
-    recordHazardOk(ctx.db, provider, at, { itemsJson: JSON.stringify(answer.items), etag: answer.validators.etag, lastModified: answer.validators.lastModified });
-    return answer.items;
-  } catch (err) {
-    // A run stopped (shutdown) says nothing about the provider: no failure counted, the breaker untouched.
-    if (stop?.aborted) return keptItems<T>(ctx.db, provider, now);
-    summary.failures++;
-    const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
-    const failures = (row?.consecutive_failures ?? 0) + 1;
-    const retry = err instanceof SourceError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, RETRY_AFTER_MAX_MS) : null;
-    const pause = failures >= BREAKER_AFTER ? Math.min(BREAKER_BASE_MS * 2 ** (failures - BREAKER_AFTER), BREAKER_MAX_MS) : 0;
-    const wait = Math.max(retry ?? 0, pause);
-    const openUntil = wait > 0 ? new Date(now.getTime() + wait).toISOString() : null;
-    try {
-      recordHazardFailure(ctx.db, provider, reason, openUntil);
-    } catch (dbErr) {
-      ctx.log.error({ err: dbErr, provider }, "recording a hazard provider failure failed");
-    }
-    ctx.log.warn({ provider, reason, failures, openUntil }, "hazard provider unavailable; the editions go without it");
+  const r = await guard.call(0, (signal) => ask(validators, signal));
+  const stats = guard.finish();
+  Object.assign(summary, { requests: stats.requests, failures: stats.failures + stats.rateLimited, skipped: stats.skipped });
+  if (!r.ok) return keptItems<T>(ctx.db, provider, now);
+  const at = now.toISOString();
+  if (r.value.status === "not-modified") {
+    summary.notModified++;
+    recordHazardNotModified(ctx.db, provider, at);
     return keptItems<T>(ctx.db, provider, now);
   }
+  recordHazardOk(ctx.db, provider, at, { itemsJson: JSON.stringify(r.value.items), etag: r.value.validators.etag, lastModified: r.value.validators.lastModified });
+  return r.value.items;
 }
 
 /** The place as core/hazards/town-hazards.ts matches it. */
@@ -146,30 +149,13 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
     }
   }))]);
   const [quakes, declarations] = await Promise.all([
-    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, options.signal, (v) => ctx.hazards.earthquakes.recent(v, signal))),
-    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, options.signal, (v) => ctx.hazards.declarations.recent(now, v, signal))),
+    lane(() => askProvider<Quake>(ctx, "usgs", now, summary.usgs, hazardGuard(ctx, "usgs", now, options.signal), (v, s) => ctx.hazards.earthquakes.recent(v, s))),
+    lane(() => askProvider<Declaration>(ctx, "openfema", now, summary.openfema, hazardGuard(ctx, "openfema", now, options.signal), (v, s) => ctx.hazards.declarations.recent(now, v, s))),
   ]);
   // A town whose tides were not ready within the budget goes without them today.
   await tidesDone;
   summary.ms = Math.round(performance.now() - started);
   return { run: { at: now.toISOString(), quakes, declarations, tides }, summary };
-}
-
-/**
- * One town's hazards for its edition of `date`: the run's data matched to the town, without what an
- * earlier edition of the town already told (a quake or a declaration is news once).
- */
-export function townHazards(ctx: AppContext, run: RunHazards, place: PlaceRow, date: string): TownHazards {
-  const p = hazardPlace(place);
-  const all = hazardsForTown(run, p, date);
-  const keys = hazardKeys(all);
-  if (keys.length === 0) return all;
-  return hazardsForTown(run, p, date, hazardsToldBefore(ctx.db, place.geoid, keys, date));
-}
-
-/** Remembers what an edition told (call inside the edition's transaction). */
-export function recordTownHazards(ctx: AppContext, place: PlaceRow, date: string, h: TownHazards): void {
-  recordHazardsTold(ctx.db, place.geoid, date, hazardKeys(h));
 }
 
 /** Counts one composed edition in the summary's `townsServed`. */
