@@ -45,7 +45,7 @@ interface Counts {
   usgsRequests: number; openFemaRequests: number;
 }
 interface PhaseResult {
-  towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; summaryLine: string; counts: Counts;
+  towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; heapPeakMb: number; startRssMb: number; summaryLine: string; counts: Counts;
   /** Database statements the morning ran (every statement executed, transactions' BEGIN and COMMIT included), and the most frequent. */
   statements: number; topStatements: Array<[string, number]>;
 }
@@ -175,7 +175,16 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     ctx.db.prepare(`INSERT INTO subscribers (email, place_geoid, status, created_at, updated_at)
       SELECT 'reader-' || geoid || '@example.org', geoid, 'active', ?, ? FROM places ORDER BY population DESC, geoid LIMIT ?`).run(at, at, towns);
     await counts(urls, true);
+    const startRssMb = process.memoryUsage().rss / 2 ** 20;
     const statements = countStatements(ctx.db);
+    // The heaviest moment of the heap, to tell the JavaScript heap from the rest of the resident set.
+    let heapPeakMb = 0;
+    // BENCH_LIVE_HEAP=1 (with node --expose-gc): collects before each reading, so the peak is of live data, not garbage not yet collected.
+    const gc = process.env.BENCH_LIVE_HEAP ? (globalThis as { gc?: () => void }).gc : undefined;
+    const sampler = setInterval(() => {
+      gc?.();
+      heapPeakMb = Math.max(heapPeakMb, process.memoryUsage().heapUsed / 2 ** 20);
+    }, gc ? 2000 : 100);
     const started = performance.now();
     const cpu = process.cpuUsage();
     const summary = await runMorning(ctx, {
@@ -183,11 +192,12 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
       ...(name === "baseline" ? { gather: perTownGather(ctx) as never } : {}),
     });
     const composeSeconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
     const used = process.cpuUsage(cpu);
     const { formatSummary } = await import("../src/services/morning/run-morning.ts");
     const result: PhaseResult = {
       towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
-      peakRssMb: peakRssMb(), summaryLine: formatSummary(summary), counts: await counts(urls),
+      peakRssMb: peakRssMb(), heapPeakMb, startRssMb, summaryLine: formatSummary(summary), counts: await counts(urls),
       statements: statements.total(), topStatements: statements.top(12),
     };
     console.log(JSON.stringify(result));
@@ -255,7 +265,7 @@ async function main(): Promise<void> {
       const c = r.counts;
       const per = (n: number) => (n === 0 ? "0" : `${(n / r.towns).toFixed(3)} per town (1 per ${(r.towns / n).toFixed(0)} towns)`);
       console.log(`\n${label}: ${r.towns.toLocaleString("en-US")} towns`);
-      row("compose + store all towns", `${r.composeSeconds.toFixed(1)} s (${(r.composeSeconds / r.towns * 1000).toFixed(2)} ms per town), CPU ${r.cpuSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
+      row("compose + store all towns", `${r.composeSeconds.toFixed(1)} s (${(r.composeSeconds / r.towns * 1000).toFixed(2)} ms per town), CPU ${r.cpuSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB before the morning; JavaScript heap at most ${r.heapPeakMb.toFixed(0)} MB)`);
       row("editions without a forecast", `${r.withoutWeather} of ${r.composed}`);
       row("Open-Meteo forecast requests", `${c.forecastRequests.toLocaleString("en-US")} for ${c.forecastLocations.toLocaleString("en-US")} locations: ${per(c.forecastRequests)}`);
       row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);

@@ -144,3 +144,40 @@ describe("the request going first after a wait", () => {
     expect(sentAt.length).toBe(6); // three refused, then one success for each caller
   });
 });
+
+describe("the pause across runs (a source asked once a run)", () => {
+  it("leaves the source alone after PAUSE_AFTER failed runs, doubling, honours a long Retry-After, and counts none for a stopped run", async () => {
+    const t = setup();
+    let state: { failures: number; openUntil: string | null } | undefined;
+    const recorded: Array<{ failures: number; openUntil: string | null }> = [];
+    const run = (at: string, stop?: AbortSignal) => new SourceGuard({
+      provider: "USGS earthquakes", concurrency: 1, budgetMs: 60_000, log: pino({ level: "silent" }), clock: t.clock, signal: stop,
+      pause: { now: new Date(at), state, failed: (f) => { recorded.push({ failures: f.failures, openUntil: f.openUntil }); state = { failures: f.failures, openUntil: f.openUntil }; } },
+    });
+    const down = t.answer(["down"]);
+    for (const at of ["2026-11-24T12:00:00Z", "2026-11-24T12:15:00Z"]) expect(await run(at).call(0, down)).toEqual({ ok: false, why: "failed" });
+    expect(recorded).toEqual([{ failures: 1, openUntil: null }, { failures: 2, openUntil: null }]);
+    // The third failure in a row opens the pause: 15 minutes; the fourth doubles it.
+    await run("2026-11-24T12:30:00Z").call(0, down);
+    expect(recorded.at(-1)).toEqual({ failures: 3, openUntil: "2026-11-24T12:45:00.000Z" });
+    const paused = run("2026-11-24T12:44:00Z");
+    expect(await paused.call(0, down)).toEqual({ ok: false, why: "paused" });
+    expect(paused.stats).toMatchObject({ requests: 0, skipped: 1 });
+    await run("2026-11-24T12:45:00Z").call(0, down);
+    expect(recorded.at(-1)).toEqual({ failures: 4, openUntil: "2026-11-24T13:15:00.000Z" });
+    // A Retry-After longer than the pause keeps it away as long (a day at most).
+    state = { failures: 0, openUntil: null };
+    await run("2026-11-24T14:00:00Z").call(0, async () => { throw new SourceError("status", "503", { status: 503, retryAfterMs: 3 * 86_400_000 }); });
+    expect(recorded.at(-1)).toEqual({ failures: 1, openUntil: "2026-11-25T14:00:00.000Z" });
+    // A run stopped mid-request says nothing about the source.
+    state = { failures: 0, openUntil: null };
+    const stop = new AbortController();
+    const before = recorded.length;
+    const stopped = run("2026-11-26T12:00:00Z", stop.signal).call(0, async () => {
+      stop.abort();
+      throw new SourceError("aborted", "stopped");
+    });
+    expect(await stopped).toEqual({ ok: false, why: "stopped" });
+    expect(recorded).toHaveLength(before);
+  });
+});

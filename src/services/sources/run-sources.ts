@@ -111,6 +111,15 @@ interface CellSpec<T> {
   fetch(cells: Array<{ latitude: number; longitude: number }>, group: string, signal: AbortSignal): Promise<Array<T | null>>;
 }
 
+/** One grid cell of a run: its point, its batch's group, the answer its towns await, how many have yet to take it. */
+interface Cell<T> {
+  latitude: number;
+  longitude: number;
+  group: string;
+  answer: ReturnType<typeof deferred<T | null>>;
+  towns: number;
+}
+
 /**
  * A source asked per grid cell, in batches of cells that share a group (the timezone): each cell
  * once, stored as it comes, reused by a rerun within `reuseMs`.
@@ -118,17 +127,21 @@ interface CellSpec<T> {
 function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, options: GatherOptions): RunSource<T | null> & { guard: SourceGuard } {
   const guard = guardFor(ctx, spec.provider, spec.source, options, spec.concurrency);
   const cellOf = new Map<string, string>();
-  const cells = new Map<string, { latitude: number; longitude: number; group: string; answer: ReturnType<typeof deferred<T | null>> }>();
+  // `towns`: how many due towns have yet to take the cell's answer; the last one lets it go, so a
+  // national run does not hold every cell's forecast until its end.
+  const cells = new Map<string, Cell<T>>();
   for (const { place } of towns) {
     const { key, group } = spec.keyOf(place);
     cellOf.set(place.geoid, key);
-    if (!cells.has(key)) cells.set(key, { ...gridCell(place.latitude, place.longitude), group, answer: deferred<T | null>() });
+    const cell = cells.get(key);
+    if (cell) cell.towns++;
+    else cells.set(key, { ...gridCell(place.latitude, place.longitude), group, answer: deferred<T | null>(), towns: 1 });
   }
   const nowIso = options.now.toISOString();
   const stored = sourceAnswers(ctx.db, spec.source, [...cells.keys()], new Date(options.now.getTime() - spec.reuseMs).toISOString());
   // Batches in the order towns come (so the first towns' answers come first), one open batch per group.
-  const batches: Array<{ group: string; keys: string[] }> = [];
-  const open = new Map<string, { group: string; keys: string[] }>();
+  const batches: Array<{ group: string; keys: string[]; cells: Array<Cell<T>> }> = [];
+  const open = new Map<string, { group: string; keys: string[]; cells: Array<Cell<T>> }>();
   for (const [key, cell] of cells) {
     const kept = stored.get(key);
     // A stored answer from later on the app clock than now (a pinned clock moved back) is not reused.
@@ -138,8 +151,9 @@ function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, opt
       continue;
     }
     let b = open.get(cell.group);
-    if (!b) open.set(cell.group, (b = { group: cell.group, keys: [] }));
+    if (!b) open.set(cell.group, (b = { group: cell.group, keys: [], cells: [] }));
     b.keys.push(key);
+    b.cells.push(cell);
     if (b.keys.length >= spec.batch) {
       batches.push(b);
       open.delete(cell.group);
@@ -148,7 +162,7 @@ function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, opt
   batches.push(...open.values());
   const done = Promise.all(batches.map(async (b) => {
     await spec.after;
-    const locations = b.keys.map((k) => cells.get(k)!);
+    const locations = b.cells;
     const r: GuardResult<Array<T | null>> = await guard.call(locations.length, (signal) => spec.fetch(locations.map(({ latitude, longitude }) => ({ latitude, longitude })), b.group, signal));
     if (r.ok) {
       try {
@@ -157,13 +171,16 @@ function cellSource<T>(ctx: AppContext, towns: DueTown[], spec: CellSpec<T>, opt
         ctx.log.error({ err, source: spec.source }, "storing the run's answers failed; composing goes on from memory");
       }
     }
-    b.keys.forEach((k, i) => cells.get(k)!.answer.resolve(r.ok ? (r.value[i] ?? null) : null));
+    b.keys.forEach((k, i) => locations[i]!.answer.resolve(r.ok ? (r.value[i] ?? null) : null));
   })).then(() => undefined);
   return {
     guard,
     done,
     async forTown({ place }) {
-      const value = await cells.get(cellOf.get(place.geoid)!)!.answer.promise;
+      const key = cellOf.get(place.geoid)!;
+      const cell = cells.get(key)!;
+      if (--cell.towns === 0) cells.delete(key);
+      const value = await cell.answer.promise;
       if (value) guard.stats.townsServed++;
       else guard.stats.townsWithout++;
       return value;

@@ -27,23 +27,20 @@ export interface EditionToStore {
  * new ids by "geoid date"; an edition another run stored first is absent.
  */
 export function storeEditions(db: DB, editions: readonly EditionToStore[]): Map<string, number> {
-  const rows = editions.map((e) => ({
-    g: e.placeGeoid, d: e.date, s: e.subject, m: e.markdown, h: e.html, w: e.weather === null ? null : JSON.stringify(e.weather), p: e.publishedAt, f: e.factKey,
-  }));
+  // The rows' own strings are bound as parameters (a VALUES row each), not copied into one JSON text:
+  // a batch's markdown and HTML are megabytes, and a copy of them per batch was most of the morning's garbage.
+  const values = editions.flatMap((e) => [e.placeGeoid, e.date, e.subject, e.markdown, e.html, e.weather === null ? null : JSON.stringify(e.weather), e.publishedAt, e.factKey]);
   // The search rows' text is made before the write lock is taken.
   const search = new Map(editions.map((e) => [`${e.placeGeoid} ${e.date}`, [indexableText(e.subject), plainTextOf(e.markdown), placeToken(e.placeGeoid)]]));
   return db.transaction(() => {
     const stored = stmt(db, `INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at, fact_key)
-      SELECT json_extract(value, '$.g'), json_extract(value, '$.d'), json_extract(value, '$.s'), json_extract(value, '$.m'), json_extract(value, '$.h'),
-        json_extract(value, '$.w'), json_extract(value, '$.p'), json_extract(value, '$.f') FROM json_each(?) WHERE true
-      ON CONFLICT (place_geoid, date) DO NOTHING RETURNING id, place_geoid AS g, date AS d`).all(JSON.stringify(rows)) as Array<{ id: number; g: string; d: string }>;
+      VALUES ${rowsOf(editions.length, 8)} ON CONFLICT (place_geoid, date) DO NOTHING RETURNING id, place_geoid AS g, date AS d`).all(values) as Array<{ id: number; g: string; d: string }>;
     const ids = new Map(stored.map((r) => [`${r.g} ${r.d}`, r.id]));
     const mine = editions.filter((e) => ids.has(`${e.placeGeoid} ${e.date}`));
     if (mine.length === 0) return ids;
     const idOf = (e: EditionToStore) => ids.get(`${e.placeGeoid} ${e.date}`)!;
-    stmt(db, `INSERT INTO edition_search (rowid, subject, body, place)
-      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?)`)
-      .run(JSON.stringify(mine.map((e) => [idOf(e), ...search.get(`${e.placeGeoid} ${e.date}`)!])));
+    stmt(db, `INSERT INTO edition_search (rowid, subject, body, place) VALUES ${rowsOf(mine.length, 4)}`)
+      .run(mine.flatMap((e) => [idOf(e), ...search.get(`${e.placeGeoid} ${e.date}`)!]));
     stmt(db, "INSERT OR IGNORE INTO edition_publish (edition_id) SELECT value FROM json_each(?)").run(JSON.stringify(mine.map(idOf)));
     const headlines = mine.flatMap((e) => e.headlines.map((h) => [e.placeGeoid, h.key, e.date, h.publishedAt]));
     if (headlines.length > 0) {
@@ -59,4 +56,10 @@ export function storeEditions(db: DB, editions: readonly EditionToStore[]): Map<
     }
     return ids;
   }).immediate();
+}
+
+/** "(?, ?), (?, ?)": `rows` VALUES rows of `columns` parameters (a statement per batch size, prepared once). */
+function rowsOf(rows: number, columns: number): string {
+  const row = `(${Array.from({ length: columns }, () => "?").join(", ")})`;
+  return Array.from({ length: rows }, () => row).join(", ");
 }
