@@ -16,6 +16,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { createContext } from "../src/app.ts";
@@ -45,7 +46,7 @@ interface Counts {
   usgsRequests: number; openFemaRequests: number;
 }
 interface PhaseResult {
-  towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; heapPeakMb: number; startRssMb: number; summaryLine: string; counts: Counts;
+  towns: number; composed: number; withoutWeather: number; composeSeconds: number; cpuSeconds: number; peakRssMb: number; heapPeakMb: number; heapPeakSpaces: string; startRssMb: number; summaryLine: string; counts: Counts;
   /** Database statements the morning ran (every statement executed, transactions' BEGIN and COMMIT included), and the most frequent. */
   statements: number; topStatements: Array<[string, number]>;
 }
@@ -181,9 +182,14 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     let heapPeakMb = 0;
     // BENCH_LIVE_HEAP=1 (with node --expose-gc): collects before each reading, so the peak is of live data, not garbage not yet collected.
     const gc = process.env.BENCH_LIVE_HEAP ? (globalThis as { gc?: () => void }).gc : undefined;
+    let heapPeakSpaces = "";
     const sampler = setInterval(() => {
       gc?.();
-      heapPeakMb = Math.max(heapPeakMb, process.memoryUsage().heapUsed / 2 ** 20);
+      const used = process.memoryUsage().heapUsed / 2 ** 20;
+      if (used <= heapPeakMb) return;
+      heapPeakMb = used;
+      // Which of V8's spaces holds it (old, large objects, new...): where to look for what the peak is made of.
+      if (process.env.BENCH_HEAP_SPACES) heapPeakSpaces = v8.getHeapSpaceStatistics().map((x) => `${x.space_name} ${(x.space_used_size / 2 ** 20).toFixed(0)}`).join(", ");
     }, gc ? 2000 : 100);
     const started = performance.now();
     const cpu = process.cpuUsage();
@@ -197,7 +203,7 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     const { formatSummary } = await import("../src/services/morning/run-morning.ts");
     const result: PhaseResult = {
       towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
-      peakRssMb: peakRssMb(), heapPeakMb, startRssMb, summaryLine: formatSummary(summary), counts: await counts(urls),
+      peakRssMb: peakRssMb(), heapPeakMb, heapPeakSpaces, startRssMb, summaryLine: formatSummary(summary), counts: await counts(urls),
       statements: statements.total(), topStatements: statements.top(12),
     };
     console.log(JSON.stringify(result));
@@ -266,6 +272,7 @@ async function main(): Promise<void> {
       const per = (n: number) => (n === 0 ? "0" : `${(n / r.towns).toFixed(3)} per town (1 per ${(r.towns / n).toFixed(0)} towns)`);
       console.log(`\n${label}: ${r.towns.toLocaleString("en-US")} towns`);
       row("compose + store all towns", `${r.composeSeconds.toFixed(1)} s (${(r.composeSeconds / r.towns * 1000).toFixed(2)} ms per town), CPU ${r.cpuSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB before the morning; JavaScript heap at most ${r.heapPeakMb.toFixed(0)} MB)`);
+      if (r.heapPeakSpaces) row("heap at its peak, MB by space", r.heapPeakSpaces);
       row("editions without a forecast", `${r.withoutWeather} of ${r.composed}`);
       row("Open-Meteo forecast requests", `${c.forecastRequests.toLocaleString("en-US")} for ${c.forecastLocations.toLocaleString("en-US")} locations: ${per(c.forecastRequests)}`);
       row("Open-Meteo air-quality requests", `${c.airRequests.toLocaleString("en-US")} for ${c.airLocations.toLocaleString("en-US")} locations: ${per(c.airRequests)}`);

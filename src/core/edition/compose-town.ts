@@ -1,3 +1,4 @@
+import { plainTextOf } from "../search/text.ts";
 import { holidaysOn, upcomingHolidays } from "../calendar/holidays.ts";
 import { hazardKeys } from "../hazards/town-hazards.ts";
 import { newHeadlines } from "../sources/feed-parts.ts";
@@ -42,5 +43,6 @@ export function composeTown(s: TownSnapshot, now: Date): ComposedTown {
     hazardsTold: s.hazards ? hazardKeys(s.hazards) : [],
     uvIndexMax: today?.uvIndexMax,
     hazards: s.hazards,
+    searchBody: plainTextOf(markdown),
   };
 }

@@ -60,4 +60,6 @@ export interface ComposedTown {
   /** Today's UV index from the forecast, for the hazards summary. */
   uvIndexMax: number | null | undefined;
   hazards: TownHazards | null;
+  /** The edition's words as the search index keeps them (made with the edition: composing may run in a worker thread). */
+  searchBody: string;
 }

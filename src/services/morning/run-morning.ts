@@ -14,6 +14,7 @@ import { HEADLINES_REMEMBERED_MS } from "../sources/town-sources.ts";
 import { countServed } from "../weather/hazards.ts";
 import { composeAndStore, type BatchOutcome } from "./compose-batch.ts";
 import { startGather } from "./gather.ts";
+import { composeWorkerCount, composeWorkers } from "./compose-workers.ts";
 import { publishPending } from "./publish-pending.ts";
 import { formatSummary, reportProviders, type MorningSummary } from "./summary.ts";
 
@@ -33,6 +34,8 @@ export interface MorningOptions {
   concurrency?: number;
   /** `false`: compose and store only (benchmarks); what is stored is published by the next run. */
   publish?: boolean;
+  /** Worker threads to compose in (default: one per core beyond this one's, none for a morning of fewer than two batches). */
+  composeWorkers?: number;
   /** Overrides how the run's sources are gathered (the benchmark's per-town baseline). */
   gather?: (ctx: AppContext, towns: DueTown[], options: { now: Date; signal?: AbortSignal }) => RunSnapshot;
   /**
@@ -98,16 +101,22 @@ async function composeDue(ctx: AppContext, due: DueTown[], now: Date, options: M
   let done = 0;
   let lastRenew = Date.now();
   const warned = { without: 0 };
-  await eachLimited(batches, options.concurrency ?? 4, async (batch) => {
-    const gathered = await gather.snapshots(batch).catch((err: unknown) => batch.map((town) => ({ town, error: err })));
-    if (options.signal?.aborted) return; // stopping: a town whose sources were cut stays due, for the next run
-    countBatch(ctx, summary, await composeAndStore(ctx, gathered, now), warned);
-    for (let i = 0; i < batch.length; i++) options.onProgress?.(++done, due.length);
-    if (Date.now() - lastRenew > LEASE_TTL_MS / 4) {
-      lastRenew = Date.now();
-      if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
-    }
-  }, { signal: options.signal });
+  const workers = options.composeWorkers ?? composeWorkerCount(due.length, 2 * TOWN_BATCH);
+  const pool = workers > 0 ? composeWorkers(workers) : undefined;
+  try {
+    await eachLimited(batches, options.concurrency ?? 4, async (batch) => {
+      const gathered = await gather.snapshots(batch).catch((err: unknown) => batch.map((town) => ({ town, error: err })));
+      if (options.signal?.aborted) return; // stopping: a town whose sources were cut stays due, for the next run
+      countBatch(ctx, summary, await composeAndStore(ctx, gathered, now, pool), warned);
+      for (let i = 0; i < batch.length; i++) options.onProgress?.(++done, due.length);
+      if (Date.now() - lastRenew > LEASE_TTL_MS / 4) {
+        lastRenew = Date.now();
+        if (!renewLease(ctx.db, owner, LEASE_TTL_MS)) ctx.log.warn("morning lease lost to another run; UNIQUE keys keep the work single");
+      }
+    }, { signal: options.signal });
+  } finally {
+    await pool?.close();
+  }
   if (options.signal?.aborted) return false;
   const figures = await gather.done();
   summary.feeds = figures.feeds;

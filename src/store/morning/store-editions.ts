@@ -19,6 +19,8 @@ export interface EditionToStore {
   factKey: string | null;
   headlines: ReadonlyArray<{ key: string; publishedAt: string | null }>;
   hazards: readonly string[];
+  /** The words of the markdown as the search index keeps them (src/core/search/text.ts plainTextOf); made here when absent. */
+  searchBody?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ export function storeEditions(db: DB, editions: readonly EditionToStore[]): Map<
   // a batch's markdown and HTML are megabytes, and a copy of them per batch was most of the morning's garbage.
   const values = editions.flatMap((e) => [e.placeGeoid, e.date, e.subject, e.markdown, e.html, e.weather === null ? null : JSON.stringify(e.weather), e.publishedAt, e.factKey]);
   // The search rows' text is made before the write lock is taken.
-  const search = new Map(editions.map((e) => [`${e.placeGeoid} ${e.date}`, [indexableText(e.subject), plainTextOf(e.markdown), placeToken(e.placeGeoid)]]));
+  const search = new Map(editions.map((e) => [`${e.placeGeoid} ${e.date}`, [indexableText(e.subject), e.searchBody ?? plainTextOf(e.markdown), placeToken(e.placeGeoid)]]));
   return db.transaction(() => {
     const stored = stmt(db, `INSERT INTO editions (place_geoid, date, subject, markdown, html, weather_json, published_at, fact_key)
       VALUES ${rowsOf(editions.length, 8)} ON CONFLICT (place_geoid, date) DO NOTHING RETURNING id, place_geoid AS g, date AS d`).all(values) as Array<{ id: number; g: string; d: string }>;
