@@ -3,7 +3,7 @@ import path from "node:path";
 import { HtmlValidate } from "html-validate";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addDays } from "../../src/core/calendar/holidays.ts";
+import { addDays } from "../../src/lib/time.ts";
 import { localDate } from "../../src/lib/time.ts";
 import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { launchChromium } from "../helpers/browser.ts";

@@ -4,7 +4,8 @@ import { availableFacts, censusFactOfDay } from "../../src/core/places/census-fa
 import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/edition/compose.ts";
 import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/edition/web-edition.ts";
 import { WMO_CONDITIONS } from "../../src/core/weather/wmo.ts";
-import { addDays, holidaysOn, upcomingHolidays } from "../../src/core/calendar/holidays.ts";
+import { addDays } from "../../src/lib/time.ts";
+import { holidaysOn, upcomingHolidays } from "../../src/core/calendar/holidays.ts";
 import { sunTimes } from "../../src/core/weather/sun.ts";
 import type { WeatherSnapshot } from "../../src/core/weather/snapshot.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";

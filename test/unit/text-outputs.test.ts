@@ -4,7 +4,7 @@ import { marked, type Token, type Tokens } from "marked";
 import { describe, expect, it } from "vitest";
 import { llmsTxt } from "../../src/publish/llms.ts";
 import { cityMarkdown, feedMarkdown } from "../../src/publish/markdown-pages.ts";
-import { statesPhrase } from "../../src/core/places/states.ts";
+import { statesPhrase } from "../../src/contract/states.ts";
 import { demoteHeadings, frontMatter, md, mdLink, startsWithH1 } from "../../src/publish/markdown-text.ts";
 import { absolutizeHtml, FEED_ITEM_FORMAT, feedItemsByLink, renderFeed, renderFeedBytes, renderRss, rfc822, rssItemXml, synopsis } from "../../src/publish/rss.ts";
 import { childFile, partCount, renderSitemapIndex, renderUrlset, splitUrls, w3cDate } from "../../src/publish/sitemap.ts";
