@@ -62,7 +62,6 @@ async function morning(towns: number, withFeeds: boolean, hosts: TownSourcesServ
     let composedAt = started;
     let composeCpuMs = 0;
     const summary = await runMorning(ctx, {
-      concurrency: 8,
       onProgress: (done, total) => {
         if (done !== total) return;
         composedAt = performance.now();

@@ -10,6 +10,7 @@ import {
 import type { PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
 import { parseFeedBody } from "./feeds.ts";
+import { SourceGuard } from "./source-guard.ts";
 
 // What public sources add to a town's edition (the TownSources seam of src/core/sources/town-sources.ts):
 // events and headlines from the town's feeds, which the morning refreshes once per address before
@@ -61,28 +62,33 @@ const hostOf = (url: string) => {
   }
 };
 
-/** Fetches one source with its validators and records the outcome; never throws. */
-async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, signal: AbortSignal | undefined, summary: RefreshSummary): Promise<void> {
+/** Fetches one source with its validators, through its host's guard, and records the outcome; never throws. */
+async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, guard: SourceGuard, overall: ReturnType<typeof limiter>, summary: RefreshSummary): Promise<void> {
   const at = now.toISOString();
+  let failure: unknown;
+  const r = await guard.call(0, (signal) => overall(() => ctx.sources.feeds.fetch(source.url, { etag: source.etag, lastModified: source.last_modified }, signal))
+    .catch((err: unknown) => {
+      failure = err;
+      throw err;
+    }));
   try {
-    if (signal?.aborted) throw new SourceError("aborted", "the morning run was stopped, or the refresh's time was up");
-    const r = await ctx.sources.feeds.fetch(source.url, { etag: source.etag, lastModified: source.last_modified }, signal);
-    if (r.status === "not-modified") {
+    // A run stopped early (shutdown), or the refresh's time up, says nothing about the feed: the next run tries it as if untouched.
+    if (!r.ok && r.why !== "failed") {
+      summary.skipped++;
+      return;
+    }
+    if (!r.ok) throw failure;
+    if (r.value.status === "not-modified") {
       // An unchanged calendar still moves on: its recurrences are expanded again over today's window.
       const again = source.kind === "ical" && source.body ? JSON.stringify(parseFeedBody(source.body, source.url, now).items) : undefined;
       recordNotModified(ctx.db, source.id, at, again);
       summary.notModified++;
       return;
     }
-    const parsed = parseFeedBody(r.body, r.url, now);
-    recordFetchOk(ctx.db, source.id, { kind: parsed.kind, title: parsed.title, itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? r.body : null, etag: r.etag, lastModified: r.lastModified }, at);
+    const parsed = parseFeedBody(r.value.body, r.value.url, now);
+    recordFetchOk(ctx.db, source.id, { kind: parsed.kind, title: parsed.title, itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? r.value.body : null, etag: r.value.etag, lastModified: r.value.lastModified }, at);
     summary.fetched++;
   } catch (err) {
-    // A run stopped early (shutdown) says nothing about the feed: the next run tries it as if untouched.
-    if (err instanceof SourceError && err.kind === "aborted") {
-      summary.skipped++;
-      return;
-    }
     summary.failed++;
     const reason = err instanceof SourceError ? err.message : `unexpected: ${(err as Error).message}`;
     try {
@@ -104,20 +110,26 @@ async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, 
 export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { now: Date; signal?: AbortSignal }): FeedRefresh {
   const started = performance.now();
   const { now } = options;
-  const budget = AbortSignal.timeout(ctx.config.sources.feedTimeoutMs * REFRESH_BUDGET_FACTOR);
-  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const all = sourcesOfPlaces(ctx.db, geoids);
   const summary: RefreshSummary = { sources: all.length, fetched: 0, notModified: 0, failed: 0, skipped: 0, ms: 0 };
   const due = all.filter((s) => !s.checked_at || now.getTime() - Date.parse(s.checked_at) >= FEED_RECHECK_MS || Date.parse(s.checked_at) > now.getTime());
   summary.skipped = all.length - due.length;
   const overall = limiter(REFRESH_CONCURRENCY);
-  const perHost = new Map<string, ReturnType<typeof limiter>>();
+  // Each host is a source with its own guard, as every outside source of the morning
+  // (src/services/sources/source-guard.ts): its concurrency, the refresh's budget, 429s obeyed. Every
+  // feed counts its own failures (no circuit for the host: another feed of it may be fine).
+  const perHost = new Map<string, SourceGuard>();
   const bySource = new Map<number, Promise<void>>();
   for (const source of due) {
     const host = hostOf(source.url);
-    let lane = perHost.get(host);
-    if (!lane) perHost.set(host, (lane = limiter(ctx.config.sources.feedHostConcurrency)));
-    bySource.set(source.id, lane(() => overall(() => refreshSource(ctx, source, now, signal, summary))));
+    let guard = perHost.get(host);
+    if (!guard) {
+      perHost.set(host, (guard = new SourceGuard({
+        provider: `feeds of ${host}`, concurrency: ctx.config.sources.feedHostConcurrency, budgetMs: ctx.config.sources.feedTimeoutMs * REFRESH_BUDGET_FACTOR,
+        failureThreshold: Infinity, signal: options.signal, log: ctx.log,
+      })));
+    }
+    bySource.set(source.id, refreshSource(ctx, source, now, guard, overall, summary));
   }
   const byPlace = due.length > 0 ? sourceIdsByPlace(ctx.db, geoids) : new Map<string, number[]>();
   const done = Promise.all(bySource.values()).then(() => {
