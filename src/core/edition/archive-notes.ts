@@ -1,6 +1,6 @@
 // What the town's own archive can say about today's weather: a notable change (the lead's last
 // resort), "a year ago today" and the records the stored editions support. Pure: the stored days
-// come in as src/store/morning/editions.ts weatherHistory reads them.
+// come in as src/store/morning/town-reads.ts weatherHistoriesOf reads them.
 import { addDays } from "../../lib/time.ts";
 import { describeWeatherCode } from "../weather/wmo.ts";
 

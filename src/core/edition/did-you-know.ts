@@ -167,10 +167,19 @@ export const STATE_CAPITALS: Readonly<Record<string, string>> = {
 export function distanceAndBearing(a: { lat: number; lon: number }, b: { lat: number; lon: number }): { miles: number; bearing: number } {
   const rad = Math.PI / 180;
   const [φ1, φ2, Δλ] = [a.lat * rad, b.lat * rad, (b.lon - a.lon) * rad];
-  const Δφ = φ2 - φ1;
-  const h = Math.sin(Δφ / 2) ** 2 + Math.cos(φ1) * Math.cos(φ2) * Math.sin(Δλ / 2) ** 2;
-  const miles = 2 * 3958.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+  const miles = milesBetween(a.lat, a.lon, b.lat, b.lon);
   const y = Math.sin(Δλ) * Math.cos(φ2);
   const x = Math.cos(φ1) * Math.sin(φ2) - Math.sin(φ1) * Math.cos(φ2) * Math.cos(Δλ);
   return { miles, bearing: ((Math.atan2(y, x) / rad) + 360) % 360 };
+}
+
+/** The great-circle distance of distanceAndBearing alone, allocating nothing (searches compare many). */
+export function milesBetween(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const rad = Math.PI / 180;
+  const φ1 = lat1 * rad;
+  const φ2 = lat2 * rad;
+  const Δλ = (lon2 - lon1) * rad;
+  const Δφ = φ2 - φ1;
+  const h = Math.sin(Δφ / 2) ** 2 + Math.cos(φ1) * Math.cos(φ2) * Math.sin(Δλ / 2) ** 2;
+  return 2 * 3958.8 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

@@ -29,7 +29,7 @@ export interface EditionInputs {
   sources: TownSources;
   /** The operator's note for the date (canonical markdown from src/core/edition/note.ts), or null. */
   note?: { markdown: string; authorName: string } | null;
-  /** The town's stored weather before `date` (src/store/morning/editions.ts weatherHistory): archive notes and weather changes. */
+  /** The town's stored weather before `date` (src/store/morning/town-reads.ts weatherHistoriesOf): archive notes and weather changes. */
   history?: DayWeather[];
 }
 

@@ -2,7 +2,7 @@
 // population in the state and the county, the state's density, the nearest larger place, the state
 // capital. Built once from one read of the places table (src/store/morning/fact-places.ts) instead
 // of four to six queries a town; each answer is the one those queries gave (src/store/places/places.ts).
-import { distanceAndBearing, STATE_CAPITALS, type NearbyPlace } from "./did-you-know.ts";
+import { distanceAndBearing, milesBetween, STATE_CAPITALS, type NearbyPlace } from "./did-you-know.ts";
 
 export interface FactPlaceRow {
   name: string;
@@ -81,37 +81,39 @@ export class FactPlaces {
     return this.#density.get(stateName) ?? null;
   }
 
-  /** Places larger than `population` in the box of `degrees` around a point (src/store/places/places.ts largerPlacesNear). */
-  #largerNear(lat: number, lon: number, population: number, degrees: number): FactPlaceRow[] {
+  /**
+   * The nearest of the places larger than `population` in the box of `degrees` around a point
+   * (src/store/places/places.ts largerPlacesNear) within the box's inscribed radius, or null.
+   */
+  #nearestLargerIn(lat: number, lon: number, population: number, degrees: number): { row: FactPlaceRow; miles: number } | null {
     const dl = degrees / Math.max(0.2, Math.cos((lat * Math.PI) / 180));
     const [lat0, lat1, lon0, lon1] = [lat - degrees, lat + degrees, lon - dl, lon + dl];
-    const out: FactPlaceRow[] = [];
+    let best: FactPlaceRow | null = null;
+    let bestMiles = Infinity;
     for (let y = Math.floor(lat0 / CELL); y <= Math.floor(lat1 / CELL); y++) {
       for (let x = Math.floor(lon0 / CELL); x <= Math.floor(lon1 / CELL); x++) {
         for (const r of this.#cells.get(`${y}:${x}`) ?? []) {
-          if (r.population! > population && r.latitude >= lat0 && r.latitude <= lat1 && r.longitude >= lon0 && r.longitude <= lon1) out.push(r);
+          if (!(r.population! > population && r.latitude >= lat0 && r.latitude <= lat1 && r.longitude >= lon0 && r.longitude <= lon1)) continue;
+          const miles = milesBetween(lat, lon, r.latitude, r.longitude);
+          // Only within the box's inscribed radius is "nearest" certain; farther ones wait for a wider box.
+          if (miles > degrees * 69) continue;
+          if (best && (miles > bestMiles || (miles === bestMiles && indexOrder(r, best) > 0))) continue;
+          best = r;
+          bestMiles = miles;
         }
       }
     }
-    return out;
+    return best ? { row: best, miles: bestMiles } : null;
   }
 
   /** The nearest place with more people, searching ever wider boxes (most towns find one within 1°). */
   nearestLarger(t: FactTown): NearbyPlace | null {
     if (!t.population) return null;
-    const here = { lat: t.latitude, lon: t.longitude };
     for (const degrees of [0.75, 2, 5, 15]) {
-      let best: NearbyPlace | null = null;
-      let bestRow: FactPlaceRow | null = null;
-      for (const r of this.#largerNear(t.latitude, t.longitude, t.population, degrees)) {
-        const d = distanceAndBearing(here, { lat: r.latitude, lon: r.longitude });
-        // Only within the box's inscribed radius is "nearest" certain; farther ones wait for a wider box.
-        if (d.miles > degrees * 69) continue;
-        if (best && (d.miles > best.miles || (d.miles === best.miles && indexOrder(r, bestRow!) > 0))) continue;
-        best = { name: r.name, stateName: r.state_name, population: r.population!, ...d };
-        bestRow = r;
-      }
-      if (best) return best;
+      const found = this.#nearestLargerIn(t.latitude, t.longitude, t.population, degrees);
+      if (!found) continue;
+      const r = found.row;
+      return { name: r.name, stateName: r.state_name, population: r.population!, ...distanceAndBearing({ lat: t.latitude, lon: t.longitude }, { lat: r.latitude, lon: r.longitude }) };
     }
     return null;
   }

@@ -3,7 +3,7 @@ import { localDate, localHour } from "../../lib/time.ts";
 import { eachLimited } from "../../lib/pool.ts";
 import { forgetHeadlinesShown } from "../../store/sources/feeds.ts";
 import { editionsOf } from "../../store/morning/town-reads.ts";
-import { acquireLease, hasEdition, releaseLease, renewLease, subscribedPlaces } from "../../store/morning/due-towns.ts";
+import { acquireLease, releaseLease, renewLease, subscribedPlaces } from "../../store/morning/due-towns.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
 import { sweepCommerce } from "../commerce/listings.ts";
@@ -58,12 +58,6 @@ const LEASE_TTL_MS = 10 * 60 * 1000;
  */
 export const TOWN_BATCH = 200;
 
-/** A city is due when its local clock is past the publication hour and its local date has no edition yet. */
-export function isDue(ctx: AppContext, place: PlaceRow, now: Date): { due: boolean; date: string } {
-  const date = localDate(now, place.timezone);
-  const due = localHour(now, place.timezone) >= ctx.config.publishHour && !hasEdition(ctx.db, place.geoid, date);
-  return { due, date };
-}
 
 /** The subscribed towns past their publication hour without an edition for their local date (one read for all). */
 function dueTowns(ctx: AppContext, places: PlaceRow[], now: Date): DueTown[] {

@@ -16,10 +16,6 @@ export function hasEdition(db: DB, placeGeoid: string, date: string): boolean {
   return cachedStatement(db, "SELECT EXISTS (SELECT 1 FROM editions WHERE place_geoid = ? AND date = ?)").pluck().get(placeGeoid, date) === 1;
 }
 
-/** Records a just-stored edition as awaiting publication (call inside the edition's transaction). */
-export function markPending(db: DB, editionId: number): void {
-  cachedStatement(db, "INSERT OR IGNORE INTO edition_publish (edition_id) VALUES (?)").run(editionId);
-}
 
 export interface PendingEdition {
   id: number;

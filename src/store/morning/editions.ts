@@ -1,4 +1,3 @@
-import type { DayWeather } from "../../core/edition/archive-notes.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 import { indexEdition } from "../search/queries.ts";
 
@@ -262,22 +261,4 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 /** The id of a place's newest edition, if it has one. */
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
   return stmt(db, "SELECT id FROM editions WHERE place_geoid = +? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
-}
-
-/** The fact keys a town's editions told on dates in [from, before), by date. */
-export function recentFactKeys(db: DB, placeGeoid: string, from: string, before: string): Array<{ date: string; key: string | null }> {
-  return stmt(db, "SELECT date, fact_key AS key FROM editions WHERE place_geoid = ? AND date >= ? AND date < ? ORDER BY date").all(placeGeoid, from, before) as Array<{ date: string; key: string | null }>;
-}
-
-
-/**
- * The stored weather of a town's editions before `date`: every day from `since` on, and the same
- * calendar day (month and day) of every earlier year, for records and "a year ago today".
- */
-export function weatherHistory(db: DB, placeGeoid: string, date: string, since: string): DayWeather[] {
-  return stmt(db, `SELECT date, json_extract(weather_json, '$.today.high') AS high, json_extract(weather_json, '$.today.low') AS low,
-      json_extract(weather_json, '$.today.code') AS code
-    FROM editions WHERE place_geoid = ? AND date < ? AND weather_json IS NOT NULL AND (date >= ? OR substr(date, 6) = substr(?, 6))
-    ORDER BY date`).all(placeGeoid, date, since, date)
-    .filter((r) => typeof (r as DayWeather).high === "number" && typeof (r as DayWeather).low === "number") as DayWeather[];
 }

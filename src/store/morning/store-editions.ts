@@ -3,9 +3,9 @@ import { cachedStatement as stmt, type DB } from "../db.ts";
 import { placeToken } from "../search/queries.ts";
 
 // The morning's store step: a batch of composed towns in one transaction, each kind of row in one
-// statement for the whole batch. Per edition it writes what insertEdition (editions.ts, with its
-// search row), markPending (due-towns.ts), recordHeadlinesShown (src/store/sources/feeds.ts) and
-// recordHazardsTold (src/store/sources/hazards.ts) write for one.
+// statement for the whole batch: the edition (with its search row, as insertEdition in editions.ts
+// writes it for one), its publishing-ledger row, the headlines it showed and the hazards it told
+// (each first date kept).
 
 export interface EditionToStore {
   placeGeoid: string;

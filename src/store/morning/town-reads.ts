@@ -5,10 +5,8 @@ import type { NoteRow } from "../commerce/notes.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // What the morning reads of its own rows to compose a batch of towns: one statement per kind of row
-// for the whole batch (src/services/morning/gather.ts), each the union of what a per-town query read
-// (src/store/sources/feeds.ts, src/store/commerce/orders.ts, notes.ts, src/store/morning/editions.ts,
-// src/store/sources/hazards.ts), grouped by town. The towns go in as JSON and are walked first
-// (CROSS JOIN), so each lookup uses the table's own key.
+// for the whole batch (src/services/morning/gather.ts), grouped by town. The towns go in as JSON and
+// are walked first (CROSS JOIN), so each lookup uses the table's own key.
 
 const group = <R extends { g: string }>(rows: R[]): Map<string, R[]> => {
   const out = new Map<string, R[]>();
@@ -67,8 +65,8 @@ export function notesOf(db: DB, towns: Array<{ geoid: string; date: string }>): 
 }
 
 /**
- * Each town's stored weather before its date: every day from `since` on and the same calendar day of
- * every earlier year (src/store/morning/editions.ts weatherHistory), by date.
+ * Each town's stored weather before its date: every day from `since` on, and the same calendar day
+ * (month and day) of every earlier year, for records and "a year ago today"; by date.
  */
 export function weatherHistoriesOf(db: DB, towns: Array<{ geoid: string; date: string; since: string }>): Map<string, DayWeather[]> {
   const rows = stmt(db, `SELECT e.place_geoid AS g, e.date, json_extract(e.weather_json, '$.today.high') AS high, json_extract(e.weather_json, '$.today.low') AS low,

@@ -182,11 +182,6 @@ export function headlinesShownBefore(db: DB, placeGeoid: string, keys: string[],
   return new Set(rows.map((r) => r.item_key));
 }
 
-/** Remembers the headlines an edition showed, with their own dates (the first date an item was shown is kept). */
-export function recordHeadlinesShown(db: DB, placeGeoid: string, date: string, headlines: ReadonlyArray<{ key: string; publishedAt: string | null }>): void {
-  const insert = stmt(db, "INSERT INTO town_headlines_shown (place_geoid, item_key, date, published_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
-  for (const h of headlines) insert.run(placeGeoid, h.key, date, h.publishedAt);
-}
 
 /**
  * Forgets the headlines editions showed before `beforeDate` (YYYY-MM-DD) that can never be offered

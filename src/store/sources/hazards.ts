@@ -39,16 +39,4 @@ export function recordHazardFailure(db: DB, provider: string, reason: string, op
   return row.consecutive_failures;
 }
 
-/** Of these keys, the ones an edition of the town before `date` told. */
-export function hazardsToldBefore(db: DB, placeGeoid: string, keys: string[], date: string): Set<string> {
-  if (keys.length === 0) return new Set();
-  const rows = stmt(db, "SELECT item_key FROM town_hazards_told WHERE place_geoid = ? AND date < ? AND item_key IN (SELECT value FROM json_each(?))")
-    .all(placeGeoid, date, JSON.stringify(keys)) as Array<{ item_key: string }>;
-  return new Set(rows.map((r) => r.item_key));
-}
 
-/** Remembers what an edition told (the first date is kept). */
-export function recordHazardsTold(db: DB, placeGeoid: string, date: string, keys: string[]): void {
-  const insert = stmt(db, "INSERT INTO town_hazards_told (place_geoid, item_key, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
-  for (const key of keys) insert.run(placeGeoid, key, date);
-}
