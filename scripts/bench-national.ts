@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
 import { parseArgs } from "node:util";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import Database from "better-sqlite3";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
@@ -161,12 +162,41 @@ function countStatements(db: Database.Database): { total(): number; top(n: numbe
   };
 }
 
+/**
+ * BENCH_MEM_TRACE=1: every half second, the resident set and each V8 heap in the process (this
+ * thread's and each worker thread's, committed / used MB), printed to stderr: where the peak's
+ * memory is. Worker threads are seen by wrapping the Worker class before the app starts one.
+ */
+function traceMemory(): { stop(): void } {
+  const wt = createRequire(import.meta.url)("node:worker_threads") as { Worker: new (...a: never[]) => { getHeapStatistics(): Promise<v8.HeapInfo>; once(e: string, f: () => void): void } };
+  const workers = new Set<InstanceType<typeof wt.Worker>>();
+  const Original = wt.Worker;
+  wt.Worker = class extends Original {
+    constructor(...a: never[]) {
+      super(...a);
+      workers.add(this);
+      this.once("exit", () => workers.delete(this));
+    }
+  } as typeof wt.Worker;
+  syncBuiltinESMExports();
+  const started = performance.now();
+  const mb = (n: number) => (n / 2 ** 20).toFixed(0);
+  const timer = setInterval(async () => {
+    const m = process.memoryUsage();
+    const h = v8.getHeapStatistics();
+    const others = await Promise.all([...workers].map((w) => w.getHeapStatistics().then((s) => `${mb(s.total_heap_size)}/${mb(s.used_heap_size)}`, () => "-")));
+    process.stderr.write(`mem ${((performance.now() - started) / 1000).toFixed(1)} s: rss ${mb(m.rss)}, main heap ${mb(h.total_heap_size)}/${mb(h.used_heap_size)}, external ${mb(m.external)}, workers [${others.join(", ")}]\n`);
+  }, 500);
+  return { stop: () => clearInterval(timer) };
+}
+
 function peakRssMb(): number {
   const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"))?.[1];
   return kb ? Number(kb) / 1024 : process.resourceUsage().maxRSS / 1024;
 }
 
 async function phase(name: "baseline" | "national", dataDir: string, urls: StandIns, towns: number): Promise<void> {
+  const trace = process.env.BENCH_MEM_TRACE ? traceMemory() : undefined;
   const ctx = createContext(
     loadConfig({ ...process.env, DATA_DIR: dataDir, NOW, OPEN_METEO_URL: urls.meteo, NWS_API_URL: urls.nws, AIR_QUALITY_API_URL: urls.meteo, USGS_EARTHQUAKES_URL: urls.hazards, OPENFEMA_API_URL: `${urls.hazards}/api/open`, BASE_URL: "https://citydaily.example", MAIL_SENDER: "off", MORNING_SCHEDULE: "off", TOWN_DIRECTORY_IMPORT: "manual" }),
     createLogger(process.env.LOG_LEVEL || "error"),
@@ -199,6 +229,7 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     });
     const composeSeconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
+    trace?.stop();
     const used = process.cpuUsage(cpu);
     const { formatSummary } = await import("../src/services/morning/run-morning.ts");
     const result: PhaseResult = {
@@ -246,6 +277,7 @@ function runPhase(name: "baseline" | "national", urls: StandIns, towns: number):
   leftovers.push(dataDir);
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
   const r = spawnSync(process.execPath, [...prof, import.meta.filename, "--phase", name, "--data-dir", dataDir, "--urls", JSON.stringify(urls), "--towns", String(towns)], { encoding: "utf8", maxBuffer: 64 << 20, env: process.env });
+  if (process.env.BENCH_MEM_TRACE) process.stderr.write(r.stderr);
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as PhaseResult;
 }

@@ -1,4 +1,4 @@
-import { escapeMarkdown } from "../core/edition/compose.ts";
+import { escapeMarkdown } from "../core/edition/escape.ts";
 
 // Building blocks of the markdown twins. Data text (place names, subjects) only ever enters a twin
 // through `md`, so it renders as the characters stored and cannot open a link, heading, table cell

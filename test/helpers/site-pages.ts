@@ -1,4 +1,5 @@
-import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { composeEdition } from "../../src/core/edition/compose.ts";
+import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
 import { addDays } from "../../src/lib/time.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 import { describeWeatherCode } from "../../src/core/weather/wmo.ts";

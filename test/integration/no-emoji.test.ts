@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
 import { describeWeatherCode } from "../../src/core/weather/wmo.ts";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";

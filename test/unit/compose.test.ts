@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { CalendarEvent, DirectoryListing } from "../../src/contract/resources.ts";
 import { availableFacts, censusFactOfDay } from "../../src/core/places/census-facts.ts";
-import { composeEdition, escapeMarkdown, featuredThisDay, renderEditionHtml, safeUrl, type EditionInputs } from "../../src/core/edition/compose.ts";
+import { composeEdition } from "../../src/core/edition/compose.ts";
+import { escapeMarkdown } from "../../src/core/edition/escape.ts";
+import { featuredThisDay } from "../../src/core/edition/sections.ts";
+import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
+import { safeUrl } from "../../src/core/edition/safe-url.ts";
+import type { EditionInputs } from "../../src/core/edition/edition-inputs.ts";
 import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/edition/web-edition.ts";
 import { WMO_CONDITIONS } from "../../src/core/weather/wmo.ts";
 import { addDays } from "../../src/lib/time.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { airQualityLine, activeAlerts, alertSummary } from "../../src/core/hazards/alert-section.ts";
 import { archiveNotes, weatherChange } from "../../src/core/edition/archive-notes.ts";
-import { composeEdition, renderEditionHtml } from "../../src/core/edition/compose.ts";
+import { composeEdition } from "../../src/core/edition/compose.ts";
+import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
 import { eventWhenWords } from "../../src/core/calendar/event-time.ts";
 import { factOfDay, FACT_WINDOW_DAYS, townFacts, type TownFactContext } from "../../src/core/edition/did-you-know.ts";
 import { addDays } from "../../src/lib/time.ts";

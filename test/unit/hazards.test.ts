@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { composeEdition, renderEditionHtml, type EditionInputs } from "../../src/core/edition/compose.ts";
+import { composeEdition } from "../../src/core/edition/compose.ts";
+import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
+import type { EditionInputs } from "../../src/core/edition/edition-inputs.ts";
 import {
   areaWords, declarationLine, distanceKm, feltIn, feltRadiusKm, hazardsForTown, NO_TOWN_HAZARDS, quakeLine, tideLine, uvCategory,
   type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,

@@ -4,7 +4,7 @@ import { operationsById } from "../../../src/contract/operations/index.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { addDays } from "../../../src/lib/time.ts";
-import { CALENDAR_DAYS } from "../../../src/core/edition/compose.ts";
+import { CALENDAR_DAYS } from "../../../src/core/edition/sections.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { runOperation } from "../../../src/services/platform/operations.ts";

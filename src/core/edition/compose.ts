@@ -3,7 +3,6 @@ import { activeAlerts, airQualityLine } from "../hazards/alert-section.ts";
 import { archiveNotes } from "./archive-notes.ts";
 import { chooseLead } from "./lead.ts";
 import { noteSection } from "./note.ts";
-import { safeUrl } from "./safe-url.ts";
 import type { ComposedEdition, EditionInputs } from "./edition-inputs.ts";
 import { dateParts, escapeMarkdown, TITLE_MAX } from "./escape.ts";
 import {
@@ -13,13 +12,7 @@ import {
 import { subjectOf } from "./subject.ts";
 
 // One edition from its inputs: the sections (sections.ts) in order, the subject (subject.ts); the
-// HTML is rendered apart (render-html.ts). The names other modules import from here stay here.
-export { safeUrl, feedEventToCalendar };
-export type { ComposedEdition, EditionInputs } from "./edition-inputs.ts";
-export { escapeMarkdown, plainText } from "./escape.ts";
-export { CALENDAR_DAYS, calendarOf, dayCondition, directoryLine, eventLine, featuredThisDay, SPONSORED } from "./sections.ts";
-export { subjectOf } from "./subject.ts";
-export { renderEditionHtml } from "./render-html.ts";
+// HTML is rendered apart (render-html.ts).
 
 /** Words a reader reads (tables are glanced at, not read): "a 2-minute read" at 230 words a minute. */
 export function readingMinutes(markdown: string): number {

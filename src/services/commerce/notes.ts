@@ -2,7 +2,7 @@ import { IsoDate } from "../../contract/common.ts";
 import { addDays } from "../../lib/time.ts";
 import { AppError } from "../../core/errors.ts";
 import { noteSection, parseAuthorName, parseNote, type NoteIssue } from "../../core/edition/note.ts";
-import { renderEditionHtml } from "../../core/edition/compose.ts";
+import { renderEditionHtml } from "../../core/edition/render-html.ts";
 import { localDate } from "../../lib/time.ts";
 import { deleteNote, findNote, notesFrom, upsertNote, type NoteRow } from "../../store/commerce/notes.ts";
 import { requirePlace } from "../places/cities.ts";
