@@ -1,4 +1,3 @@
-import { FEED_ITEMS_KEPT_MS } from "../../core/sources/town-sources.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // The towns' feeds (tables feed_sources, town_feeds) and the headlines editions showed
@@ -157,21 +156,6 @@ export function recordFetchFailure(db: DB, id: number, error: string, nowIso: st
 export function feedItemsOfPlace(db: DB, placeGeoid: string): TownFeedItems[] {
   return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
     FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? ORDER BY f.id`).all(placeGeoid) as TownFeedItems[];
-}
-
-/** The town's feeds with their last good items, those still current at `now` (older ones serve no more). */
-export function currentFeedItems(db: DB, placeGeoid: string, now: Date): Array<{ feed: TownFeedItems; items: unknown[] }> {
-  const out: Array<{ feed: TownFeedItems; items: unknown[] }> = [];
-  for (const feed of feedItemsOfPlace(db, placeGeoid)) {
-    if (!feed.items_fetched_at || now.getTime() - Date.parse(feed.items_fetched_at) > FEED_ITEMS_KEPT_MS) continue;
-    try {
-      const items: unknown = JSON.parse(feed.items_json);
-      if (Array.isArray(items)) out.push({ feed, items });
-    } catch {
-      // A row this code did not write: skipped, the next fetch replaces it.
-    }
-  }
-  return out;
 }
 
 /** Of these headline keys, those an edition of the town dated before `date` showed. */
