@@ -11,7 +11,7 @@ import { createPromptCatalog } from "../src/mcp/prompts.ts";
 import { createToolCatalog } from "../src/mcp/tools.ts";
 import { completeSlug } from "../src/services/places/places.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
-import type { Caller } from "../src/services/platform/operations.ts";
+import type { Caller } from "../src/services/operations/bindings.ts";
 import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
 import { htmlPage } from "./html-page.ts";

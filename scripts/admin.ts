@@ -37,7 +37,7 @@ import { configForSite } from "./cli/config-for-site.ts";
 import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
-import { admit, runOperation, type Caller } from "../src/services/platform/operations.ts";
+import { admit, runOperation, type Caller } from "../src/services/operations/bindings.ts";
 import { directoryReport, importDirectory } from "../src/services/directory/import.ts";
 import { listingNumbers, listingNumbersCsv, townClicks, townClicksCsv } from "../src/services/readers/clicks.ts";
 import { payoutsReport, settleAllPayouts } from "../src/services/commerce/payouts.ts";

@@ -29,7 +29,7 @@ export interface McpProjection {
  * One operation: the single description from which HTTP validates input and applies auth, rate
  * limits and caching, the OpenAPI document is generated, and MCP tools take their schemas. Paths are
  * written OpenAPI-style; those under /api also answer under /api/v1. Its service is bound once, in
- * src/services/platform/operations.ts.
+ * src/services/operations/bindings.ts.
  */
 export interface Operation {
   operationId: string;
@@ -61,7 +61,7 @@ export interface Operation {
   /**
    * A creating write that takes an idempotency key (`Idempotency-Key` header, the MCP tool's
    * `idempotencyKey` argument): the same key and input answer the first answer for 24 hours
-   * (src/services/platform/idempotency.ts).
+   * (src/services/operations/run-once.ts).
    */
   idempotent?: boolean;
 }

@@ -7,7 +7,7 @@ import { problemBody } from "../contract/problems.ts";
 import { AppError } from "../core/errors.ts";
 import { isWellFormedSlug } from "../contract/slug.ts";
 import type { AppContext } from "../services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../services/platform/operations.ts";
+import { admit, runOperation, type Caller } from "../services/operations/bindings.ts";
 import { placeTwin, withLocalClock } from "../services/places/place-answer.ts";
 import { completeSlug } from "../services/places/places.ts";
 import { normalSlug } from "./tools.ts";

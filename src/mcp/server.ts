@@ -2,7 +2,7 @@ import { McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/se
 import { EXTENSION_ID as APPS_EXTENSION_ID } from "@modelcontextprotocol/ext-apps/server";
 import type { AppContext } from "../services/platform/context.ts";
 import { APP_MIME_TYPE } from "./apps.ts";
-import type { Caller } from "../services/platform/operations.ts";
+import type { Caller } from "../services/operations/bindings.ts";
 import { registerPrompts, type PromptCatalog } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { registerTools, type ToolCatalog } from "./tools.ts";

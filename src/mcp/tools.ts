@@ -9,8 +9,8 @@ import { AppError, storageFullError, toFieldIssues, type FieldIssue } from "../c
 import { isWellFormedSlug } from "../contract/slug.ts";
 import type { AppContext } from "../services/platform/context.ts";
 import { nextCommerceDueCached } from "../services/commerce/listings.ts";
-import { runOperationOnce } from "../services/platform/idempotency.ts";
-import { admit, type Caller } from "../services/platform/operations.ts";
+import { runOperationOnce } from "../services/operations/run-once.ts";
+import { admit, type Caller } from "../services/operations/bindings.ts";
 import { createResponseCache, type ResponseCache } from "../services/platform/response-cache.ts";
 import { toolOperations, type ToolOperation } from "../core/mcp/catalog.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationsById } from "../../src/contract/operations/index.ts";
 import { AppError } from "../../src/core/errors.ts";
-import { requestHash, runOperationOnce } from "../../src/services/platform/idempotency.ts";
+import { requestHash, runOperationOnce } from "../../src/services/operations/run-once.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { BUSINESS, EVENT, problemOf } from "../helpers/commerce.ts";

@@ -11,7 +11,7 @@ import { AppError } from "../../../src/core/errors.ts";
 import { BUSINESS_RUN_DAYS } from "../../../src/core/commerce/pricing.ts";
 import { addDays, localDate } from "../../../src/lib/time.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { checkoutBody, emptyValues, fieldErrors, fieldLabel, formFieldOf, previewListing, valuesOf, type FormField, type ListingFormValues } from "../../../src/site/listing-form.ts";
 import { ADVERTISE_PAGE_ROUTE, type AdvertiseView } from "../../../src/site/server-page.ts";
 import { findPlaceBySlug } from "../../../src/store/places/places.ts";

@@ -5,7 +5,7 @@ import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { findPlaceBySlug, type PlaceRow } from "../../../src/store/places/places.ts";
 import { readBodyText } from "../../body.ts";
 import { clientAddress } from "../../client-address.ts";

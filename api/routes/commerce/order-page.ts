@@ -7,7 +7,7 @@ import { addDays } from "../../../src/lib/time.ts";
 import { CALENDAR_DAYS } from "../../../src/core/edition/sections.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { runOperation } from "../../../src/services/platform/operations.ts";
+import { runOperation } from "../../../src/services/operations/bindings.ts";
 import { clockWords, shortDay } from "../../../src/core/calendar/event-time.ts";
 import { formatLongDate } from "../../../src/site/format.ts";
 import { listingNumbers, listingNumbersCsv } from "../../../src/services/readers/clicks.ts";

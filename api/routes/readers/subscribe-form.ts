@@ -4,7 +4,7 @@ import type { SubscribeResponse } from "../../../src/contract/subscribe.ts";
 import { AppError, toFieldIssues, type FieldIssue } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { admit, runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { referralCode, referralCodeOfPage } from "../../../src/core/readers/referral.ts";
 import { findPlaceBySlug } from "../../../src/store/places/places.ts";
 import { readBodyText } from "../../body.ts";

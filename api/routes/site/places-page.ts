@@ -4,7 +4,7 @@ import type { PlacesResponse } from "../../../src/contract/places.ts";
 import { toFieldIssues } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { runOperation, type Caller } from "../../../src/services/platform/operations.ts";
+import { runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { clientAddress } from "../../client-address.ts";
 import { htmlPage } from "../../html-page.ts";
 

@@ -13,7 +13,7 @@ import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
 import { weatherOperations } from "./weather.ts";
 
-/** Every operation by id: the keys of the binding table (src/services/platform/operations.ts). */
+/** Every operation by id: the keys of the binding table (src/services/operations/bindings.ts). */
 export const operationsById = {
   ...cityOperations,
   ...eventOperations,

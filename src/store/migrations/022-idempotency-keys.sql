@@ -1,5 +1,5 @@
 -- Idempotency-Key (HTTP header) and `idempotencyKey` (MCP argument) on the operations that create
--- something (src/services/platform/idempotency.ts). A row is claimed before the operation runs, so a second
+-- something (src/services/operations/run-once.ts). A row is claimed before the operation runs, so a second
 -- request with the same key cannot create a second thing; it holds the first answer for replays.
 CREATE TABLE idempotency_keys (
   scope TEXT NOT NULL,            -- the operation id (callers are anonymous: no account to scope by)

@@ -3,9 +3,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { IDEMPOTENCY_TTL_HOURS, type Operation } from "../../contract/operation.ts";
 import { AppError } from "../../core/errors.ts";
 import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey } from "../../store/platform/idempotency.ts";
-import type { AppContext } from "./context.ts";
-import { runOperation, type Caller } from "./operations.ts";
-import { Reply } from "./reply.ts";
+import type { AppContext } from "../platform/context.ts";
+import { runOperation, type Caller } from "./bindings.ts";
+import { Reply } from "../platform/reply.ts";
 
 // Creating writes made safe to retry, once for every transport: HTTP passes the `Idempotency-Key`
 // header, MCP the tool's `idempotencyKey` argument. The key is claimed in SQLite before the
