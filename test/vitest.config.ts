@@ -23,7 +23,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel, each with its own server, data directory and database.
+    // Two workers: Vitest's default for a run is one fewer than the cores, so one on such a machine.
     fileParallelism: true,
+    maxWorkers: 2,
     // A worker runs file after file in one module graph: the app's modules (and Chromium, see
     // helpers/browser.ts) load once per worker, not once per file (1.5 s of CPU a file). Sound because
     // no module keeps state of its own: every server, database and clock is made per file or per test.
