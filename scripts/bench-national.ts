@@ -10,7 +10,8 @@
 // Printed: the time to compose all towns, requests per provider and per town. `--free-tier` enforces
 // Open-Meteo's free limits in the stand-in (600/minute, 5,000/hour, 10,000/day per location) and
 // counts 429s and any request inside a window one named. BENCH_CPU_PROF=DIR
-// writes each phase's CPU profile (`node --cpu-prof`) under DIR/<phase>.
+// writes each phase's CPU profile (`node --cpu-prof`) under DIR/<phase>; BENCH_MEM_TRACE=1 prints each half second
+// the resident set and every V8 heap (this thread's and each worker thread's) to stderr.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -184,7 +185,7 @@ function traceMemory(): { stop(): void } {
   const timer = setInterval(async () => {
     const m = process.memoryUsage();
     const h = v8.getHeapStatistics();
-    const others = await Promise.all([...workers].map((w) => w.getHeapStatistics().then((s) => `${mb(s.total_heap_size)}/${mb(s.used_heap_size)}`, () => "-")));
+    const others = await Promise.all([...workers].map((w) => w.getHeapStatistics().then((s: v8.HeapInfo) => `${mb(s.total_heap_size)}/${mb(s.used_heap_size)}`, () => "-")));
     process.stderr.write(`mem ${((performance.now() - started) / 1000).toFixed(1)} s: rss ${mb(m.rss)}, main heap ${mb(h.total_heap_size)}/${mb(h.used_heap_size)}, external ${mb(m.external)}, workers [${others.join(", ")}]\n`);
   }, 500);
   return { stop: () => clearInterval(timer) };
@@ -276,7 +277,8 @@ function runPhase(name: "baseline" | "national", urls: StandIns, towns: number):
   fs.copyFileSync(TEMPLATE_DB, path.join(dataDir, "citydaily.db"));
   leftovers.push(dataDir);
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
-  const r = spawnSync(process.execPath, [...prof, import.meta.filename, "--phase", name, "--data-dir", dataDir, "--urls", JSON.stringify(urls), "--towns", String(towns)], { encoding: "utf8", maxBuffer: 64 << 20, env: process.env });
+  // The phase runs with this process's Node flags: `npm run bench:national` gives it the morning's (package.json).
+  const r = spawnSync(process.execPath, [...process.execArgv, ...prof, import.meta.filename, "--phase", name, "--data-dir", dataDir, "--urls", JSON.stringify(urls), "--towns", String(towns)], { encoding: "utf8", maxBuffer: 64 << 20, env: process.env });
   if (process.env.BENCH_MEM_TRACE) process.stderr.write(r.stderr);
   if (r.status !== 0) throw new Error(`${name} failed:\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as PhaseResult;

@@ -119,6 +119,15 @@ describe("tides from neaps (no request)", () => {
   it("gives an inland town none", async () => {
     expect(await tides.day(FRESNO, "2026-11-26")).toBeNull();
   });
+
+  it("answers what was asked before a release, and starts again for a day asked after it", async () => {
+    const asked = tides.day(HALF_MOON_BAY, "2026-11-26");
+    tides.release(); // the worker ends once that answer is given
+    const before = await asked;
+    expect(before?.station.id).toBe("noaa/9414131");
+    expect(await tides.day(HALF_MOON_BAY, "2026-11-26")).toEqual(before);
+    tides.release();
+  });
 });
 
 describe("the words", () => {

@@ -91,6 +91,8 @@ async function composeDue(ctx: AppContext, due: DueTown[], now: Date, options: M
   const gather = startGather(ctx, due, { now, signal: options.signal, ...(options.gather ? { gather: options.gather } : {}) });
   // The hazards' figures are counted as towns are stored (countServed).
   summary.hazards = (await gather.hazards).summary;
+  // Every town's tides are in: the tide worker's heap (a decoded station database) goes before composing.
+  ctx.hazards.tides.release();
   const batches = Array.from({ length: Math.ceil(due.length / TOWN_BATCH) }, (_, i) => due.slice(i * TOWN_BATCH, (i + 1) * TOWN_BATCH));
   let done = 0;
   let lastRenew = Date.now();
