@@ -13,19 +13,24 @@ import { freshDataDir } from "../helpers/server.ts";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /** `node api/server.ts` as `npm start` runs it, in its own process, logging JSON lines. */
-async function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+async function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; shuttingDown: Promise<void> }> {
   const child = spawn(process.execPath, [path.join(ROOT, "api/server.ts")], {
     cwd: ROOT, env: { ...process.env, HOST: "127.0.0.1", PORT: "0", BASE_URL: "http://127.0.0.1", LOG_LEVEL: "info", MORNING_SCHEDULE: "off", ...env }, stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const lines = readline.createInterface({ input: child.stdout! });
+  // The server has taken the signal: it logs this line, then stops listening.
+  const shuttingDown = new Promise<void>((resolve) => lines.on("line", (line) => {
+    if ((JSON.parse(line) as { msg?: string }).msg === "shutting down") resolve();
+  }));
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", () => reject(new Error("server exited before listening")));
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+    lines.on("line", (line) => {
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       if (entry.msg === "citydaily listening" && entry.url) resolve(entry.url);
     });
   });
-  return { child, url, exited };
+  return { child, url, exited, shuttingDown };
 }
 
 let weather: OpenMeteoServer;
@@ -42,7 +47,7 @@ afterAll(async () => {
 
 describe("graceful shutdown on SIGTERM", () => {
   it("stops accepting, finishes the request in flight, leaves the outbox consistent and exits 0", async () => {
-    const { child, url, exited } = await startServerProcess({
+    const { child, url, exited, shuttingDown } = await startServerProcess({
       DATA_DIR: dataDir, OPEN_METEO_URL: weather.url, WEATHER_TIMEOUT_MS: "10000", SHUTDOWN_TIMEOUT_MS: "8000",
     });
     const sub = await fetch(`${url}/api/subscribe`, {
@@ -55,6 +60,8 @@ describe("graceful shutdown on SIGTERM", () => {
     const inFlight = fetch(`${url}/api/weather/boise-idaho`);
     while (weather.calls === 0) await new Promise((r) => setTimeout(r, 20));
     child.kill("SIGTERM");
+    // Once the server has taken the signal (a fixed 200 ms was not always enough on a busy machine).
+    await shuttingDown;
     await new Promise((r) => setTimeout(r, 200));
     // New connections are refused while the old request finishes.
     const refused = await fetch(`${url}/api/cities`).then(() => "answered", (e: Error & { cause?: { code?: string } }) => e.cause?.code);
