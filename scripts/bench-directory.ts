@@ -12,7 +12,7 @@ import { PLACES_CSV } from "../src/config/paths.ts";
 import { townDirectoryConfig } from "../src/config/sources.ts";
 import { directoryReport, importDirectory } from "../src/services/directory/import.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places/import.ts";
+import { importPlaces } from "../src/store/places/import-places.ts";
 
 const args = process.argv.slice(2);
 const dir = args.includes("--sources") ? path.resolve(args[args.indexOf("--sources") + 1]) : townDirectoryConfig(process.env).dir;

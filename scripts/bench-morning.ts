@@ -16,7 +16,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { PLACES_CSV } from "../src/config/paths.ts";
 import { databaseFile, openDatabase, type DB } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places/import.ts";
+import { importPlaces } from "../src/store/places/import-places.ts";
 import { insertEdition } from "../src/store/morning/editions.ts";
 import { ensureRendererBuilt } from "../src/publish/site-renderer.ts";
 import { buildSite, publishEditions } from "../src/services/site/publish.ts";

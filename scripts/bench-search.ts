@@ -16,7 +16,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { PLACES_CSV, PROJECT_ROOT } from "../src/config/paths.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places/import.ts";
+import { importPlaces } from "../src/store/places/import-places.ts";
 import { refreshSearchBits } from "../src/store/search/bits.ts";
 import { benchCities, seedArchive, storeMorning } from "./bench/seed-archive.ts";
 import { editionWriter, rng, vocabulary } from "./bench/synthetic-editions.ts";

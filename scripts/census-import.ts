@@ -13,7 +13,7 @@ import { createLogger } from "../src/lib/log.ts";
 import { writePlacesCsv } from "../src/services/places/census-csv.ts";
 import { CensusLabelMismatchError, DEFAULT_ACS_YEAR, importCensus } from "../src/services/places/census-import.ts";
 import { databaseFile, openDatabase } from "../src/store/db.ts";
-import { importPlaces } from "../src/store/places/import.ts";
+import { importPlaces } from "../src/store/places/import-places.ts";
 
 const USAGE = `Usage: npm run census:import -- [--year YYYY] [--write-csv] [--csv PATH]
 

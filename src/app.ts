@@ -20,7 +20,7 @@ import { createWeatherCache } from "./services/weather/forecast-cache.ts";
 import { LIVE_WEATHER_TTL_MS } from "./services/weather/forecast.ts";
 import { databaseFile, openDatabase } from "./store/db.ts";
 import { createGroupCommit } from "./store/group-commit.ts";
-import { importPlaces } from "./store/places/import.ts";
+import { importPlaces } from "./store/places/import-places.ts";
 
 /**
  * The composition root: opens the database (migrating and importing places on first start) and

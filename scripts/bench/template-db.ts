@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PLACES_CSV, PROJECT_ROOT } from "../../src/config/paths.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { importPlaces } from "../../src/store/places/import.ts";
+import { importPlaces } from "../../src/store/places/import-places.ts";
 
 /** One migrated database with the places imported, that the tests and the benches copy instead of importing 32,367 rows again. */
 export const TEMPLATE_DB = path.join(PROJECT_ROOT, "test/.cache/template/citydaily.db");

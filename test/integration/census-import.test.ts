@@ -13,7 +13,7 @@ import { createLogger } from "../../src/lib/log.ts";
 import { writePlacesCsv } from "../../src/services/places/census-csv.ts";
 import { importCensus } from "../../src/services/places/census-import.ts";
 import { databaseFile, openDatabase, type DB } from "../../src/store/db.ts";
-import { ACS_DETAIL_COLUMNS, importPlaces } from "../../src/store/places/import.ts";
+import { ACS_DETAIL_COLUMNS, importPlaces } from "../../src/store/places/import-places.ts";
 import { startCensusServer, type CensusServer } from "../helpers/census-server.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer } from "../helpers/server.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareEdition, renderDigest } from "../../src/core/edition/email-render.ts";
 import { queueEditionDigests } from "../../src/services/mail/digests.ts";
-import { mailSenderIdentity } from "../../src/services/mail/compose.ts";
+import { mailSenderIdentity } from "../../src/services/mail/messages.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { editionForMail } from "../../src/store/mail/outbox.ts";
 import { addEdition, addSubscriber, geoidOf } from "../helpers/seed.ts";

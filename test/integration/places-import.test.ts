@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PLACES_CSV } from "../../src/config/paths.ts";
 import { isWellFormedSlug } from "../../src/contract/slug.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { importPlaces } from "../../src/store/places/import.ts";
+import { importPlaces } from "../../src/store/places/import-places.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { CENSUS_DETAIL_FIELDS, CENSUS_FIELDS, censusValues } from "../../src/con
 import { censusFigures } from "../../src/core/places/census-figures.ts";
 import { ACS_VARIABLES, FIELD_RULES } from "../../src/integrations/census/variables.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { ACS_DETAIL_COLUMNS } from "../../src/store/places/import.ts";
+import { ACS_DETAIL_COLUMNS } from "../../src/store/places/import-places.ts";
 import { freshDataDir } from "../helpers/server.ts";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ACS_VARIABLES, expectedText, FIELD_RULES, normalizeLabel, parseCensusValue } from "../../src/integrations/census/variables.ts";
 import { deriveFields } from "../../src/services/places/census-import.ts";
-import { ACS_DETAIL_COLUMNS } from "../../src/store/places/import.ts";
+import { ACS_DETAIL_COLUMNS } from "../../src/store/places/import-places.ts";
 
 describe("census variables", () => {
   it("cover every ACS detail column exactly once, with variables that are all verified", () => {

@@ -11,7 +11,7 @@ import { matchUsCityUrl } from "../../src/core/directory/match-uscityurl.ts";
 import { mergeCandidates } from "../../src/core/directory/merge-candidates.ts";
 import { nameKey } from "../../src/core/directory/name-keys.ts";
 import { townReachKm } from "../../src/core/directory/news-outlets.ts";
-import { buildPlaceIndex, type DirectoryPlace } from "../../src/core/directory/place-index.ts";
+import { buildPlaceIndex, type DirectoryPlace } from "../../src/core/directory/place-lookup.ts";
 import { operations } from "../../src/contract/operations/index.ts";
 import { developerSectionsHtml } from "../../src/publish/developer-sections.ts";
 

@@ -3,7 +3,7 @@ import { RateLimiter } from "../../src/lib/rate-limiter.ts";
 import { isDisposableEmail } from "../../src/core/mail/disposable-email.ts";
 import { renderDigest } from "../../src/core/edition/email-render.ts";
 import { senderDomain } from "../../src/core/edition/email-headers.ts";
-import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../src/core/readers/tokens.ts";
+import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../src/core/readers/unsubscribe-tokens.ts";
 import { backoffMs } from "../../src/services/mail/batch.ts";
 
 describe("unsubscribe tokens", () => {

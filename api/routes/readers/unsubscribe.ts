@@ -13,7 +13,7 @@ import { htmlPage } from "../../html-page.ts";
  *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
  *   GET  /subscriptions/{token} the manage page: every city of the address.
  *   POST /subscriptions/{token} `subscription={id}` leaves one city, `all=1` leaves them all.
- * Tokens carry a signature over the subscriber and address (src/core/readers/tokens.ts).
+ * Tokens carry a signature over the subscriber and address (src/core/readers/unsubscribe-tokens.ts).
  */
 
 const invalid = (ctx: AppContext) =>

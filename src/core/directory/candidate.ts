@@ -1,6 +1,6 @@
 // What the town directory's matchers give (docs/sources.md "The town directory"): the candidate source
 // a row of an open dataset names, which file it came from, and why a row gave what it gave. Pure.
-import type { DirectoryPlace } from "./place-index.ts";
+import type { DirectoryPlace } from "./place-lookup.ts";
 
 // The candidate as src/store/directory/candidates.ts stores it (table town_source_candidates, migration 016).
 export type CandidateKind = "government" | "gov_domain" | "news" | "civic";

@@ -2,7 +2,7 @@
 // what both platform matchers share. Pure.
 import { candidate, type CandidatePlatform, type MatchResult } from "./candidate.ts";
 import { parseGovernmentName, placeOfGovernment } from "./government-names.ts";
-import { countyByName, countyWide, type PlaceIndex } from "./place-index.ts";
+import { countyByName, countyWide, type PlaceIndex } from "./place-lookup.ts";
 
 /**
  * A government on a civic platform, by its name and state: a town's, or a county's (then a county

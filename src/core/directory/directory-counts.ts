@@ -1,6 +1,6 @@
 // How much of the country the town directory covers: the importer's report. Pure.
 import type { NewCandidate } from "./candidate.ts";
-import type { PlaceIndex } from "./place-index.ts";
+import type { PlaceIndex } from "./place-lookup.ts";
 
 export interface DirectoryCounts {
   places: number;

@@ -1,7 +1,7 @@
 // What a government's name says it is ("City of Ely", "Kiowa County Kansas"), and the place it means:
 // shared by the .gov, CivicPlus and Legistar matchers. Pure.
 import { stateCode } from "./name-keys.ts";
-import { placeByName, type DirectoryPlace, type PlaceIndex } from "./place-index.ts";
+import { placeByName, type DirectoryPlace, type PlaceIndex } from "./place-lookup.ts";
 
 /** Which places a government's title can mean: "City of" a city (or a consolidated city-county), and so on. */
 const TITLE_TYPES: Record<string, string[]> = {

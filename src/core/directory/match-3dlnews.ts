@@ -3,7 +3,7 @@ import { feedUrls } from "./addresses.ts";
 import { candidate, DATASETS, type MatchOutcome, type MatchResult } from "./candidate.ts";
 import { stateCode } from "./name-keys.ts";
 import { outletBasics, TOWN_OUTLET_MAX_KM, type OutletRow } from "./news-outlets.ts";
-import { countyWide, nearestPlace, type PlaceIndex } from "./place-index.ts";
+import { countyWide, nearestPlace, type PlaceIndex } from "./place-lookup.ts";
 
 /** New York City spans five counties; the places data files it under Kings County (36047) only. */
 const NEW_YORK_CITY_BOROUGHS = new Set(["36005", "36061", "36081", "36085"]);

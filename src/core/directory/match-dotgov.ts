@@ -3,7 +3,7 @@ import { homeUrl } from "./addresses.ts";
 import { candidate, DATASETS, type MatchResult } from "./candidate.ts";
 import { parseGovernmentName, placeOfGovernment } from "./government-names.ts";
 import { stateCode } from "./name-keys.ts";
-import { countyByName, countyWide, type PlaceIndex } from "./place-index.ts";
+import { countyByName, countyWide, type PlaceIndex } from "./place-lookup.ts";
 
 export interface DotGovRow { "Domain name": string; "Domain type": string; "Organization name": string; State: string }
 

@@ -3,7 +3,7 @@ import { homeUrl } from "./addresses.ts";
 import { DATASETS, type MatchResult } from "./candidate.ts";
 import { matchCivic } from "./civic-platform.ts";
 import { stateCode } from "./name-keys.ts";
-import type { PlaceIndex } from "./place-index.ts";
+import type { PlaceIndex } from "./place-lookup.ts";
 
 export interface LegistarRow { site_type: string; endpoint: string; name: string; state: string; country: string }
 

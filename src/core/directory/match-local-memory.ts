@@ -3,7 +3,7 @@ import { feedUrls } from "./addresses.ts";
 import { candidate, DATASETS, type MatchResult } from "./candidate.ts";
 import { stateCode } from "./name-keys.ts";
 import { outletBasics, townReachKm, type OutletRow } from "./news-outlets.ts";
-import { distanceKm, placeByName, type PlaceIndex } from "./place-index.ts";
+import { distanceKm, placeByName, type PlaceIndex } from "./place-lookup.ts";
 
 /**
  * Local Memory: an outlet of a town, named with the state. It is the town's source only when the name

@@ -3,7 +3,7 @@ import { homeUrl } from "./addresses.ts";
 import { candidate, DATASETS, type MatchResult } from "./candidate.ts";
 import { governmentTitle } from "./government-names.ts";
 import { stateCode } from "./name-keys.ts";
-import type { PlaceIndex } from "./place-index.ts";
+import type { PlaceIndex } from "./place-lookup.ts";
 
 export interface UsCityUrlRow { GEOID: string; MUNICIPALITY: string; STATE: string; WEBSITE_AVAILABLE: string; WEBSITE_URL: string }
 

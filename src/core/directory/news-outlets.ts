@@ -1,7 +1,7 @@
 // A news outlet as both outlet files (3DLNews, Local Memory) record it, and how far from its town it
 // may be recorded. Pure.
 import { homeUrl } from "./addresses.ts";
-import type { DirectoryPlace } from "./place-index.ts";
+import type { DirectoryPlace } from "./place-lookup.ts";
 
 /**
  * A news outlet is a town's source only if its recorded coordinates lie this close to the town: to its

@@ -14,7 +14,7 @@ export interface Sender {
 
 export interface Recipient {
   email: string;
-  /** Signed subscriber token (src/core/readers/tokens.ts) for the unsubscribe and manage links. */
+  /** Signed subscriber token (src/core/readers/unsubscribe-tokens.ts) for the unsubscribe and manage links. */
   token: string;
   /** The subscription's referral code: the share line's subscribe link carries it as `ref`. */
   ref?: string;

@@ -13,7 +13,7 @@ import { matchTownOutlet } from "../../core/directory/match-local-memory.ts";
 import { matchUsCityUrl, type UsCityUrlRow } from "../../core/directory/match-uscityurl.ts";
 import { mergeCandidates } from "../../core/directory/merge-candidates.ts";
 import type { OutletRow } from "../../core/directory/news-outlets.ts";
-import { buildPlaceIndex } from "../../core/directory/place-index.ts";
+import { buildPlaceIndex } from "../../core/directory/place-lookup.ts";
 import type { DB } from "../../store/db.ts";
 import { directoryPlaces, syncCandidates, type SyncResult } from "../../store/directory/candidates.ts";
 import { getMeta, setMeta } from "../../store/platform/meta.ts";

@@ -1,7 +1,7 @@
 import type { AppContext } from "../platform/context.ts";
 import { emptyResult, type SendOptions, type SendResult } from "./batch.ts";
 import { claimBatch } from "./claim.ts";
-import { rowSender } from "./compose.ts";
+import { rowSender } from "./messages.ts";
 import { deliverBatch } from "./deliver.ts";
 import { DeliveryRecordError, settleBatch } from "./settle.ts";
 

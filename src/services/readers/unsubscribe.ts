@@ -1,4 +1,4 @@
-import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../core/readers/tokens.ts";
+import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../core/readers/unsubscribe-tokens.ts";
 import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, unsubscribeOne, type SubscriptionRow } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
 import { subscribe } from "./subscribe.ts";

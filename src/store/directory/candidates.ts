@@ -54,7 +54,7 @@ export function recordCandidateCheck(db: DB, id: number, status: CandidateStatus
     .run(nowIso, status, detail === null ? null : detail.slice(0, 500), id);
 }
 
-/** What the directory's matchers need of each place (DirectoryPlace, src/core/directory/place-index.ts). */
+/** What the directory's matchers need of each place (DirectoryPlace, src/core/directory/place-lookup.ts). */
 export function directoryPlaces(db: DB): Array<{
   geoid: string; name: string; placeType: string; stateCode: string; stateName: string; countyGeoid: string | null;
   countyName: string | null; latitude: number; longitude: number; population: number | null; landAreaSqMi: number | null;
