@@ -232,7 +232,7 @@ async function phase(name: "baseline" | "national", dataDir: string, urls: Stand
     clearInterval(sampler);
     trace?.stop();
     const used = process.cpuUsage(cpu);
-    const { formatSummary } = await import("../src/services/morning/run-morning.ts");
+    const { formatSummary } = await import("../src/services/morning/summary.ts");
     const result: PhaseResult = {
       towns, composed: summary.composed, withoutWeather: summary.withoutWeather, composeSeconds, cpuSeconds: (used.user + used.system) / 1e6,
       peakRssMb: peakRssMb(), heapPeakMb, heapPeakSpaces, startRssMb, summaryLine: formatSummary(summary), counts: await counts(urls),

@@ -8,7 +8,8 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { createLogger } from "../src/lib/log.ts";
-import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
+import { formatSummary } from "../src/services/morning/summary.ts";
+import { runMorning } from "../src/services/morning/run-morning.ts";
 import { startOpenMeteoServer } from "../test/helpers/open-meteo-server.ts";
 import { templateDb } from "./bench/template-db.ts";
 

@@ -9,7 +9,8 @@ import { localDate } from "../src/lib/time.ts";
 import { outboxDir } from "../src/integrations/mail/index.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { drainDueMail } from "../src/services/mail/sender.ts";
-import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
+import { formatSummary } from "../src/services/morning/summary.ts";
+import { runMorning } from "../src/services/morning/run-morning.ts";
 import { subscribe } from "../src/services/readers/subscribe.ts";
 import { findPlaceBySlug } from "../src/store/places/places.ts";
 

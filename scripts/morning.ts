@@ -5,7 +5,8 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { createLogger } from "../src/lib/log.ts";
-import { formatSummary, runMorning } from "../src/services/morning/run-morning.ts";
+import { formatSummary } from "../src/services/morning/summary.ts";
+import { runMorning } from "../src/services/morning/run-morning.ts";
 
 /** Runs below this many due cities finish too fast for a progress bar to help. */
 const PROGRESS_MIN_CITIES = 10;

@@ -12,7 +12,8 @@ import path from "node:path";
 import { createContext } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/lib/log.ts";
-import { runMorning, type MorningSummary } from "../../src/services/morning/run-morning.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import type { MorningSummary } from "../../src/services/morning/summary.ts";
 import { insertTownFeed } from "../../src/store/sources/feeds.ts";
 import { startOpenMeteoServer } from "../../test/helpers/open-meteo-server.ts";
 import {

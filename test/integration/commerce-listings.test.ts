@@ -287,7 +287,7 @@ describe("business listings", () => {
 
 describe("the daily email", () => {
   it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
-    const { composeCity } = await import("../../src/services/morning/run-morning.ts");
+    const { composeCity } = await import("../../src/services/morning/compose-batch.ts");
     const { findPlaceBySlug } = await import("../../src/store/places/places.ts");
     const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example/", buyerEmail: "books@example.com" })).json();
     await payOnHostedPage(biz.checkoutUrl, "$25.00");

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TownFeedList } from "../../src/contract/feeds.ts";
 import { addFeed } from "../../src/services/sources/feeds.ts";
-import { formatSummary, runMorning } from "../../src/services/morning/run-morning.ts";
+import { formatSummary } from "../../src/services/morning/summary.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { startFeedRefresh, townSources } from "../../src/services/sources/town-sources.ts";
 import { insertTownFeed } from "../../src/store/sources/feeds.ts";
 import { findPlaceBySlug } from "../../src/store/places/places.ts";

@@ -22,8 +22,6 @@ import { formatSummary, reportProviders, type MorningSummary } from "./summary.t
 // towns' rows at a time: gather.ts), compose (pure, per town: src/core/edition/compose-town.ts),
 // store (a batch in one transaction: compose-batch.ts), publish, then queue the mail (publish-pending.ts).
 
-export { composeCity } from "./compose-batch.ts";
-export { formatSummary, type MorningSummary } from "./summary.ts";
 
 export interface MorningOptions {
   /** Overrides the configured clock (`NOW`). */
