@@ -33,23 +33,20 @@ export function feedRowsOf(db: DB, geoids: string[]): Map<string, Array<FeedRow 
     ORDER BY f.place_geoid, f.id`).all(JSON.stringify(geoids)) as Array<FeedRow & { g: string }>);
 }
 
-/** Of each town's headline keys, those an edition of the town dated before its date showed. */
-export function headlinesShownOf(db: DB, towns: Array<{ geoid: string; date: string; keys: string[] }>): Map<string, Array<{ g: string; key: string }>> {
+/** Of each town's keys, those an edition of the town dated before its date recorded in `table`. */
+function keysBefore(db: DB, table: "town_headlines_shown" | "town_hazards_told", towns: Array<{ geoid: string; date: string; keys: string[] }>): Map<string, Array<{ g: string; key: string }>> {
   const pairs = towns.flatMap((t) => t.keys.map((k) => [t.geoid, t.date, k]));
   if (pairs.length === 0) return new Map();
-  return group(stmt(db, `SELECT h.place_geoid AS g, h.item_key AS key FROM json_each(?) j CROSS JOIN town_headlines_shown h
+  return group(stmt(db, `SELECT h.place_geoid AS g, h.item_key AS key FROM json_each(?) j CROSS JOIN ${table} h
     ON h.place_geoid = json_extract(j.value, '$[0]') AND h.item_key = json_extract(j.value, '$[2]') WHERE h.date < json_extract(j.value, '$[1]')`)
     .all(JSON.stringify(pairs)) as Array<{ g: string; key: string }>);
 }
 
+/** Of each town's headline keys, those an edition of the town dated before its date showed. */
+export const headlinesShownOf = (db: DB, towns: Array<{ geoid: string; date: string; keys: string[] }>) => keysBefore(db, "town_headlines_shown", towns);
+
 /** Of each town's hazard keys, those an edition of the town before its date told. */
-export function hazardsToldOf(db: DB, towns: Array<{ geoid: string; date: string; keys: string[] }>): Map<string, Array<{ g: string; key: string }>> {
-  const pairs = towns.flatMap((t) => t.keys.map((k) => [t.geoid, t.date, k]));
-  if (pairs.length === 0) return new Map();
-  return group(stmt(db, `SELECT h.place_geoid AS g, h.item_key AS key FROM json_each(?) j CROSS JOIN town_hazards_told h
-    ON h.place_geoid = json_extract(j.value, '$[0]') AND h.item_key = json_extract(j.value, '$[2]') WHERE h.date < json_extract(j.value, '$[1]')`)
-    .all(JSON.stringify(pairs)) as Array<{ g: string; key: string }>);
-}
+export const hazardsToldOf = (db: DB, towns: Array<{ geoid: string; date: string; keys: string[] }>) => keysBefore(db, "town_hazards_told", towns);
 
 /** Each town's published listings, in publication order. */
 export function publishedOrdersOfTowns(db: DB, geoids: string[]): Map<string, Array<OrderRow & { g: string }>> {
