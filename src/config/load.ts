@@ -5,6 +5,8 @@ import { int } from "./parse.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 import { hazardsConfig, sourcesConfig, townDirectoryConfig, type HazardsConfig, type SourcesConfig, type TownDirectoryConfig } from "./sources.ts";
 import { backupConfig, publishTargetConfig, type BackupConfig, type PublishTargetConfig } from "./targets.ts";
+import { monitoringConfig, type MonitoringConfig } from "./monitoring.ts";
+import { replicaConfig, type ReplicaConfig } from "./replication.ts";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
 export interface Config {
@@ -50,6 +52,10 @@ export interface Config {
   publishTarget: PublishTargetConfig;
   /** Scheduled backups to object storage (see `backupConfig`). */
   backup: BackupConfig;
+  /** Continuous replication with Litestream (see `replicaConfig`). */
+  replica: ReplicaConfig;
+  /** Metrics and the readiness probe (see `monitoringConfig`). */
+  monitoring: MonitoringConfig;
   /** The clock: `NOW` pins it (tests, demos), otherwise real time. */
   now: () => Date;
 }
@@ -107,6 +113,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: mailConfig(env),
     publishTarget: publishTargetConfig(env),
     backup: backupConfig(env),
+    replica: replicaConfig(env),
+    monitoring: monitoringConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
   };
 }

@@ -1,0 +1,129 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import type { ReplicaConfig } from "../../config/replication.ts";
+import type { S3TargetConfig } from "../../config/targets.ts";
+import { s3Client } from "../publish/s3.ts";
+
+/**
+ * Litestream (https://litestream.io), the binary the npm package `@flydotio/litestream` ships for
+ * this platform. Its JS wrapper is not used: it exits 0 when a restore fails.
+ */
+export function litestreamBinary(): string {
+  const pkg = `@flydotio/litestream-${process.platform}-${process.arch}`;
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === "win32" ? "litestream.exe" : "litestream");
+}
+
+const q = (value: string) => JSON.stringify(value);
+
+/**
+ * The config file for one database and its replica. Credentials are not written: Litestream reads
+ * `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` from its environment. Checkpoints are left to
+ * Litestream's defaults (a passive one from 1,000 WAL pages and every minute, a forced one at 10,000
+ * pages), which is what bounds the WAL once the app's own autocheckpoint is off (src/store/db.ts).
+ */
+export function litestreamYaml(dbFile: string, replica: ReplicaConfig): string {
+  const t = replica.target;
+  if (!t) throw new Error("REPLICA_URL is not set");
+  const lines = ["dbs:", `  - path: ${q(dbFile)}`, "    replicas:"];
+  if (t.kind === "file") lines.push("      - type: file", `        path: ${q(t.path)}`);
+  else {
+    lines.push("      - type: s3", `        bucket: ${q(t.bucket)}`, `        path: ${q(t.prefix.replace(/\/+$/, ""))}`, `        region: ${q(t.region)}`);
+    if (t.endpoint) lines.push(`        endpoint: ${q(t.endpoint)}`);
+    if (t.forcePathStyle) lines.push("        force-path-style: true");
+  }
+  lines.push(
+    `        sync-interval: ${q(replica.syncInterval)}`,
+    `        snapshot-interval: ${q(replica.snapshotInterval)}`,
+    `        retention: ${q(replica.retention)}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes the config file beside the database (DATA_DIR/litestream.yml) and returns its path. */
+export function writeLitestreamConfig(dataDir: string, dbFile: string, replica: ReplicaConfig): string {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, "litestream.yml");
+  fs.writeFileSync(`${file}.tmp`, litestreamYaml(dbFile, replica), { mode: 0o600 });
+  fs.renameSync(`${file}.tmp`, file);
+  return file;
+}
+
+export interface RestoreOptions {
+  /** Where the restored database is written (Litestream refuses an existing file). */
+  output: string;
+  /** A point in time: the database as it was then; default the latest. */
+  timestamp?: Date;
+  /** Exit quietly (restored: false) when the replica holds no database. */
+  ifReplicaExists?: boolean;
+}
+
+export interface RestoreResult {
+  restored: boolean;
+  /** Litestream's own output, for the log or the error. */
+  output: string;
+}
+
+/** `litestream restore`: throws with Litestream's output when it fails. */
+export function restoreReplica(configFile: string, dbFile: string, opts: RestoreOptions): RestoreResult {
+  const args = ["restore", "-config", configFile, "-o", opts.output];
+  if (opts.timestamp) args.push("-timestamp", opts.timestamp.toISOString());
+  if (opts.ifReplicaExists) args.push("-if-replica-exists");
+  args.push(dbFile);
+  const run = spawnSync(litestreamBinary(), args, { encoding: "utf8", env: process.env, timeout: 6 * 3600_000 });
+  const output = `${run.stdout ?? ""}${run.stderr ?? ""}`.trim();
+  if (run.error) throw run.error;
+  if (run.status !== 0) throw new Error(`litestream restore failed (exit ${run.status ?? run.signal}): ${output.slice(-2000)}`);
+  return { restored: fs.existsSync(opts.output), output };
+}
+
+/**
+ * When the replica last moved: the newest file under the newest generation of a `file` replica
+ * (its WAL segments and snapshots), or the newest object's LastModified in S3. Null: no replica yet.
+ */
+export function fileReplicaLastMoved(root: string): Date | null {
+  const generations = path.join(root, "generations");
+  let newest = 0;
+  for (const gen of readdir(generations)) {
+    for (const part of ["wal", "snapshots"]) {
+      const dir = path.join(generations, gen, part);
+      // WAL segments sit in one folder per WAL index (hex, sortable): the last holds the newest.
+      const leaf = part === "wal" ? readdir(dir).sort().at(-1) : "";
+      if (leaf === undefined) continue;
+      for (const name of readdir(path.join(dir, leaf))) newest = Math.max(newest, mtimeMs(path.join(dir, leaf, name)));
+    }
+  }
+  return newest ? new Date(newest) : null;
+}
+
+export async function s3ReplicaLastMoved(target: S3TargetConfig, signal?: AbortSignal): Promise<Date | null> {
+  const client = s3Client(target);
+  const prefix = `${target.prefix}generations/`;
+  let newest = 0;
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: target.bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal: signal });
+    for (const o of page.Contents ?? []) newest = Math.max(newest, o.LastModified?.getTime() ?? 0);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return newest ? new Date(newest) : null;
+}
+
+function readdir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function mtimeMs(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
