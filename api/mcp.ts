@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
-  createMcpHandler, isLegacyRequest, localhostAllowedOrigins, originValidationResponse, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer,
+  createMcpHandler, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer,
 } from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
@@ -15,6 +15,7 @@ import type { Caller } from "../src/services/operations/bindings.ts";
 import { readBodyText } from "./body.ts";
 import { clientAddress } from "./client-address.ts";
 import { htmlPage } from "./html-page.ts";
+import { mcpOriginRefusal } from "./mcp-origins.ts";
 import { createMcpReplay } from "./mcp-replay.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
@@ -126,9 +127,6 @@ const wantsPage = (event: H3Event) => {
  * any number of server processes can answer one client.
  */
 export function mcpRoutes(app: H3, ctx: AppContext): void {
-  // Browsers may only reach it from our own pages or a local tool (DNS rebinding, transport spec).
-  // Read per request: the base URL is only final once the server listens (PORT=0).
-  const allowedOrigins = () => [URL.parse(ctx.config.baseUrl)?.hostname, ...localhostAllowedOrigins()].filter((h): h is string => Boolean(h));
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
@@ -141,7 +139,8 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
   app.all("/mcp", async (event) => {
     // HEAD as GET: the set-up page's headers (Node sends no body).
     if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
-    const rejected = originValidationResponse(event.req, allowedOrigins());
+    // Browsers may only reach it from the pages api/mcp-origins.ts allows (DNS rebinding, transport spec).
+    const rejected = mcpOriginRefusal(ctx, event.req as unknown as Request);
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
     if (version !== null && !versions.has(version)) {

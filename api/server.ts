@@ -9,6 +9,7 @@ import { startDirectoryChecks } from "../src/services/directory/verify.ts";
 import { startMailSender } from "../src/services/mail/sender.ts";
 import { startMorningSchedule } from "../src/services/morning/schedule.ts";
 import { refreshSearchSets } from "../src/services/site/search.ts";
+import { purchasesOffReason } from "../src/integrations/payments/index.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
 import { answerClientError } from "./client-error.ts";
@@ -76,6 +77,9 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
+  // A deployment without a payment provider says so once, rather than silently taking unpaid orders.
+  const purchasesOff = purchasesOffReason(config);
+  if (purchasesOff) ctx.log.warn(`purchases are off: ${purchasesOff}`);
   // `npm start` rebuilds a site built for another origin first (scripts/build-site.ts --if-missing);
   // started any other way, say so rather than hand out links to where nothing listens.
   const built = liveBuild(siteDirs(config.dataDir))?.baseUrl;

@@ -4,9 +4,11 @@ import { mailConfig, type MailConfig } from "./mail.ts";
 import { int } from "./parse.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 import { hazardsConfig, sourcesConfig, townDirectoryConfig, type HazardsConfig, type SourcesConfig, type TownDirectoryConfig } from "./sources.ts";
+import { securityConfig, type SecurityConfig } from "./security.ts";
 import { backupConfig, publishTargetConfig, type BackupConfig, type PublishTargetConfig } from "./targets.ts";
 import { monitoringConfig, type MonitoringConfig } from "./monitoring.ts";
 import { replicaConfig, type ReplicaConfig } from "./replication.ts";
+import { federationConfig, type FederationConfig } from "./federation.ts";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
 export interface Config {
@@ -52,8 +54,12 @@ export interface Config {
   publishTarget: PublishTargetConfig;
   /** Scheduled backups to object storage (see `backupConfig`). */
   backup: BackupConfig;
+  /** Purchases without a payment provider, browser origins of `/mcp` (see `securityConfig`). */
+  security: SecurityConfig;
   /** Continuous replication with Litestream (see `replicaConfig`). */
   replica: ReplicaConfig;
+  /** The towns' ActivityPub actors and their deliveries (see `federationConfig`). */
+  federation: FederationConfig;
   /** Metrics and the readiness probe (see `monitoringConfig`). */
   monitoring: MonitoringConfig;
   /** The clock: `NOW` pins it (tests, demos), otherwise real time. */
@@ -113,7 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: mailConfig(env),
     publishTarget: publishTargetConfig(env),
     backup: backupConfig(env),
+    security: securityConfig(env),
     replica: replicaConfig(env),
+    federation: federationConfig(env),
     monitoring: monitoringConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),
   };

@@ -47,9 +47,34 @@ export function createSendgridWebhook(opts: { publicKey: string }): FeedbackWebh
           email: str(e.email), messageId: bracketed(e["smtp-id"]), detail: detail.slice(0, 1000),
         });
       }
-      return { events, ignored, nonce: signature };
+      // The replay key is the signature as decoded, not as sent: base64 readers skip stray characters
+      // (`!`, a leading `.`) and padding, and ECDSA accepts (r, n - s) as well as (r, s), so the raw
+      // header could be re-spelled into a "new" signature that verifies alike.
+      return { events, ignored, nonce: signatureKey(Buffer.from(signature, "base64")) };
     },
   };
+}
+
+/** P-256's group order: of the two valid signatures (r, s) and (r, n - s), the key takes the smaller s. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+/** The integers of a DER ECDSA signature (SEQUENCE of two INTEGERs), already verified well-formed. */
+function derIntegers(der: Buffer): bigint[] {
+  const out: bigint[] = [];
+  let at = der[1] & 0x80 ? 2 + (der[1] & 0x7f) : 2; // past the SEQUENCE header
+  while (at < der.length && out.length < 2) {
+    const len = der[at + 1];
+    out.push(BigInt(`0x${der.subarray(at + 2, at + 2 + len).toString("hex") || "0"}`));
+    at += 2 + len;
+  }
+  return out;
+}
+
+/** One spelling per signature: r and the low s as hex. */
+export function signatureKey(der: Buffer): string {
+  const [r, s] = derIntegers(der);
+  const low = s > P256_ORDER / 2n ? P256_ORDER - s : s;
+  return `${r.toString(16)}.${low.toString(16)}`;
 }
 
 /** The key as SendGrid shows it (base64 DER), or PEM. */

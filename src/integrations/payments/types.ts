@@ -55,7 +55,7 @@ export interface HostedCheckout {
 }
 
 export interface PaymentProvider {
-  readonly name: "stripe" | "local";
+  readonly name: "stripe" | "local" | "off";
   /**
    * Origins of the provider's hosted payment pages. A page whose form answers with a redirect there
    * (the buying and lease pages) names them in its CSP `form-action`, which browsers also apply to

@@ -34,6 +34,16 @@ export function requestHash(input: object): string {
   return crypto.createHash("sha256").update(canonicalJson(input)).digest("hex");
 }
 
+export interface OnceOptions {
+  /** How long a second request waits for the first with its key (default 10 s). */
+  waitMs?: number;
+  /**
+   * Who the key belongs to, when the caller is signed in (an operator's identity, from the session):
+   * the key is then unique per operation and scope instead of per operation.
+   */
+  scope?: string;
+}
+
 export interface OnceResult {
   reply: Reply<unknown>;
   /** True when the answer is the stored answer of an earlier request with the same key. */
@@ -47,9 +57,11 @@ export interface OnceResult {
  * the first is still running waits for it (up to 10 s, then `409 idempotency_in_progress` with
  * Retry-After). Without a key, or for an operation that takes none, it simply runs.
  */
-export async function runOperationOnce(ctx: AppContext, op: Operation, input: object, caller: Caller, key: string | undefined, options: { waitMs?: number } = {}): Promise<OnceResult> {
+export async function runOperationOnce(ctx: AppContext, op: Operation, input: object, caller: Caller, key: string | undefined, options: OnceOptions = {}): Promise<OnceResult> {
   if (!op.idempotent || key === undefined) return { reply: await runOperation(ctx, op, input, caller), replayed: false };
-  const scope = op.operationId;
+  // A signed-in caller's keys are theirs alone: another operator's request with the same key neither
+  // reads this answer nor is refused as a reuse. Anonymous callers share the operation's scope.
+  const scope = options.scope ? `${op.operationId}\n${options.scope}` : op.operationId;
   const hash = requestHash(input);
   const giveUpAt = performance.now() + (options.waitMs ?? WAIT_FOR_FIRST_MS);
   for (;;) {
@@ -62,7 +74,7 @@ export async function runOperationOnce(ctx: AppContext, op: Operation, input: ob
     if (claim.claimed) break;
     const row = claim.row;
     if (row.request_hash !== hash) {
-      throw new AppError("idempotency_key_reused", `This idempotency key was first used on ${row.created_at} with a different request to ${scope}; a key names one request. Send that request's exact input again to read its answer, or use a new key.`);
+      throw new AppError("idempotency_key_reused", `This idempotency key was first used on ${row.created_at} with a different request to ${op.operationId}; a key names one request. Send that request's exact input again to read its answer, or use a new key.`);
     }
     if (row.state === "done") return { reply: new Reply(JSON.parse(row.response_json ?? "null")), replayed: true };
     if (performance.now() >= giveUpAt) {
