@@ -13,6 +13,8 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
+import { createRouteLabels } from "./route-label.ts";
+import { observeRequest } from "../src/services/platform/metrics-registry.ts";
 import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
@@ -96,7 +98,7 @@ function isClientGone(error: unknown): boolean {
 
 /** Headers every answer carries (besides X-Request-Id), errors included. */
 function finishHeaders(ctx: AppContext, headers: Headers, pathname: string): void {
-  baseSecurityHeaders(headers);
+  baseSecurityHeaders(headers, ctx.config.baseUrl);
   if (isApi(pathname)) apiHeaders(headers);
   // Pages advertise the API catalog (RFC 9727 section 3) and the MCP server card; the site adds each page's markdown twin.
   if (pathname === "/" || (!isApi(pathname) && (headers.get("content-type") ?? "").startsWith("text/html"))) {
@@ -117,6 +119,7 @@ function logRequest(ctx: AppContext, requestId: string, method: string, path: st
  * (api/edge-cache.ts).
  */
 export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache): H3 {
+  const routes = createRouteLabels();
   const app = new H3({
     silent: true,
     onRequest(event) {
@@ -128,6 +131,8 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
       response.headers.set("X-Request-Id", String(event.context.requestId));
       finishHeaders(ctx, response.headers, event.url.pathname);
       logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt));
+      // Timed by the route's pattern (a town's page is `/:slug`), never by its path.
+      observeRequest(ctx.metrics, event.req.method, routes.of(event.url.pathname, event.context.matchedRoute?.route), response.status, (performance.now() - Number(event.context.startedAt)) / 1000);
     },
   });
 
@@ -198,9 +203,13 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
 
 /** The node:http request listener: kept answers straight from the edge cache, the rest through the app. */
 export function createRequestListener(ctx: AppContext, extend?: (app: H3) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes = createRouteLabels();
   const edge = createEdgeCache(ctx, {
     finish: (headers, pathname) => finishHeaders(ctx, headers, pathname),
-    log: (requestId, method, path, status, startedAt) => logRequest(ctx, requestId, method, path, status, startedAt),
+    log: (requestId, method, path, status, startedAt) => {
+      logRequest(ctx, requestId, method, path, status, startedAt);
+      observeRequest(ctx.metrics, method, routes.of(path), status, (performance.now() - startedAt) / 1000);
+    },
     requestId: requestIdOf,
   });
   const app = toNodeHandler(createApp(ctx, extend, edge));

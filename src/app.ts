@@ -15,6 +15,7 @@ import type { AppContext, MailSignal } from "./services/platform/context.ts";
 import { createAlertsCache } from "./services/weather/alerts.ts";
 import { createHazardProviders } from "./integrations/hazards/providers.ts";
 import { createLimits } from "./services/platform/limits.ts";
+import { createAppMetrics } from "./services/platform/metrics-registry.ts";
 import { createSecrets } from "./services/platform/secrets.ts";
 import { createWeatherCache } from "./services/weather/forecast-cache.ts";
 import { LIVE_WEATHER_TTL_MS } from "./services/weather/forecast.ts";
@@ -49,6 +50,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     commits: createGroupCommit(db),
     sources: createSourceProviders(config, log),
     hazards: createHazardProviders(config.hazards, sourcesUserAgent(config)),
+    metrics: createAppMetrics(),
   };
 }
 

@@ -17,6 +17,7 @@ import { startGather } from "./gather.ts";
 import { composeWorkerCount, composeWorkers } from "./compose-workers.ts";
 import { publishPending } from "./publish-pending.ts";
 import { formatSummary, reportProviders, type MorningSummary } from "./summary.ts";
+import { recordRun } from "./run-record.ts";
 
 // The morning, one way: gather (every outside source for all due towns at once, then a batch of
 // towns' rows at a time: gather.ts), compose (pure, per town: src/core/edition/compose-town.ts),
@@ -134,6 +135,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
   // The figures as one object: JSON logs keep them all, a terminal shows the one-line summary.
   const finish = (message: (s: MorningSummary) => string = formatSummary, fields: object = { summary }) => {
     summary.ms = Math.round(performance.now() - started);
+    recordRun(ctx, summary);
     ctx.log.info(fields, message(summary));
     return summary;
   };

@@ -8,10 +8,17 @@ import { s3BackupStore, type BackupStore } from "../../integrations/backup/s3.ts
 import type { Logger } from "../../lib/log.ts";
 import { backupDatabase, integrityCheck, tableCounts, type BackupOptions } from "../../store/platform/backup.ts";
 import type { DB } from "../../store/db.ts";
+import { recordGoodBackup } from "../../store/platform/monitoring.ts";
 
 /** `citydaily-20261124T071500Z.db`: names sort by time. */
 export function backupName(at: Date): string {
   return `citydaily-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.db`;
+}
+
+/** The instant a backup's name records (ISO). */
+function takenAt(name: string): string {
+  const m = /^citydaily-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z\.db$/.exec(name);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : new Date().toISOString();
 }
 
 export function backupStore(config: Config): BackupStore | undefined {
@@ -37,6 +44,8 @@ export async function backupToStore(config: Config, db: DB, store: BackupStore, 
   if (check.length !== 1 || check[0] !== "ok") throw new Error(`backup ${file} fails integrity_check: ${check.slice(0, 3).join("; ")}`);
   const { bytes } = await store.upload(file, name);
   fs.rmSync(file, { force: true });
+  // /metrics tells when the last good copy was taken (an alert fires after two intervals without one).
+  recordGoodBackup(db, name, takenAt(name));
   const names = await store.list();
   const pruned = names.slice(0, Math.max(0, names.length - config.backup.keep));
   for (const old of pruned) await store.remove(old);

@@ -14,6 +14,7 @@ import type { GroupCommit } from "../../store/group-commit.ts";
 import type { HazardProviders } from "../../integrations/hazards/providers.ts";
 import type { AlertsCache } from "../weather/alerts.ts";
 import type { Limits } from "./limits.ts";
+import type { AppMetrics } from "./metrics-registry.ts";
 import type { Secrets } from "./secrets.ts";
 import type { WeatherCache } from "../weather/forecast-cache.ts";
 
@@ -74,4 +75,6 @@ export interface AppContext {
   sources: SourceProviders;
   /** Hazards every town shares, asked once per morning run (src/services/weather/hazards.ts). */
   hazards: HazardProviders;
+  /** This app's Prometheus registry (never the global one): served by the metrics server when METRICS_PORT is set. */
+  metrics: AppMetrics;
 }
