@@ -52,6 +52,8 @@ export interface MailLinks {
   unsubscribeMailto: string;
   /** All cities of this address, unsubscribe from one or all. */
   manage: string;
+  /** GET: a page with one button; POST: this town once a week (Saturday) instead of every morning. */
+  weekly: string;
   city: string;
   /** The town's buying page: list an event or a business. */
   advertise: string;
@@ -66,6 +68,7 @@ export function mailLinks(sender: Sender, to: Recipient, city: CityInfo): MailLi
     // RFC 6068: an address literal's brackets are percent-encoded in a mailto URI.
     unsubscribeMailto: `mailto:unsubscribe@${senderDomain(sender.from).replace(/\[/g, "%5B").replace(/\]/g, "%5D")}?subject=unsubscribe%20${token}`,
     manage: `${sender.baseUrl}/subscriptions/${token}`,
+    weekly: `${sender.baseUrl}/weekly/${token}`,
     city: `${sender.baseUrl}/${city.slug}`,
     advertise: `${sender.baseUrl}/advertise/${city.slug}`,
     calendar: `${sender.baseUrl.replace(/^https?:/, "webcal:")}/${city.slug}/calendar.ics`,
@@ -84,11 +87,14 @@ function asciiPhrase(s: string): string {
  */
 export const FEEDBACK_SENDER_ID = "citydaily";
 
-export function feedbackId(city: CityInfo, kind: "welcome" | "digest"): string {
+/** The kinds of reader mail: each its own Feedback-ID, so complaint rates show per kind. */
+export type ReaderMailKind = "welcome" | "digest" | "weekly";
+
+export function feedbackId(city: CityInfo, kind: ReaderMailKind): string {
   return `${city.slug}:${kind}:${FEEDBACK_SENDER_ID}`;
 }
 
-export function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: "welcome" | "digest"): Record<string, string> {
+export function listHeaders(sender: Sender, city: CityInfo, links: MailLinks, kind: ReaderMailKind): Record<string, string> {
   return {
     // RFC 2919: one list per city.
     "List-Id": `"${asciiPhrase(`${city.name}, ${city.state} daily`)}" <${city.slug}.${listIdNamespace(sender.from)}>`,

@@ -31,12 +31,14 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
+/** `daily`: the footer of a daily digest, which offers the weekly email instead. */
+function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false): string {
   return [
     "--",
     `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
     PRIVACY_LINE,
     `Manage your cities: ${links.manage}`,
+    ...(daily ? [`Get this once a week instead: ${links.weekly}`] : []),
     `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
     `Advertise in ${city.name} or list your event: ${links.advertise}`,
     `Add the ${city.name} calendar to your calendar app: ${links.calendar}`,
@@ -44,10 +46,11 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
   ].join("\n");
 }
 
-function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks): string {
+function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false): string {
+  const weekly = daily ? ` &middot; <a href="${e(links.weekly)}" class="muted-link" style="color:#4a5560">Get this once a week instead</a>` : "";
   return mailFooter(
     `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
-    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a> &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
+    `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a>${weekly} &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
     sender.postalAddress,
   );
 }
@@ -237,12 +240,12 @@ export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edit
   const text = [
     `Read on the web: ${onWeb}`, "", prepared.text, "",
     `FORWARD TO A NEIGHBOR`, `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
-    footerText(sender, to, city, links),
+    footerText(sender, to, city, links, true),
   ].join("\n");
   const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
 ${prepared.html}
 ${shareHtml(city, share)}
-${footerHtml(sender, to, city, links)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
+${footerHtml(sender, to, city, links, true)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
   return { to: to.email, from: sender.from, subject: prepared.subject, text, html, headers: listHeaders(sender, city, links, "digest") };
 }
 

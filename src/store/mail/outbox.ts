@@ -27,17 +27,19 @@ export function enqueueWelcomeAgain(db: DB, subscriberId: number, key: string, n
 }
 
 /**
- * Queues an edition's digest for every active, unsuppressed subscriber of its city (one INSERT ... SELECT,
- * duplicates skipped by the unique key) and clears their "first digest pending" marker. Returns how many were queued.
+ * Queues an edition's digest for every active, unsuppressed subscriber of its city who reads it
+ * daily (one INSERT ... SELECT, duplicates skipped by the unique key) and clears their "first digest
+ * pending" marker. Each row is due at its reader's delivery time: `fiveAmMs` (05:00 in the town on the
+ * edition's date) plus their minutes after 5:00, never before `nowMs`. Returns how many were queued.
  */
-export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: number, nowMs: number, nowIso: string): number {
+export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: number, nowMs: number, nowIso: string, fiveAmMs: number): number {
   return db.transaction(() => {
     const queued = cachedStatement(db, `
       INSERT INTO outbox (kind, subscriber_id, edition_id, next_attempt_at, created_at)
-      SELECT 'digest', s.id, @editionId, @nowMs, @nowIso FROM subscribers s
-      WHERE s.place_geoid = @placeGeoid AND s.status = 'active'
+      SELECT 'digest', s.id, @editionId, MAX(@nowMs, @fiveAmMs + (s.delivery_minute - 300) * 60000), @nowIso FROM subscribers s
+      WHERE s.place_geoid = @placeGeoid AND s.status = 'active' AND s.frequency = 'daily'
         AND NOT EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email)
-      ON CONFLICT DO NOTHING`).run({ placeGeoid, editionId, nowMs, nowIso }).changes;
+      ON CONFLICT DO NOTHING`).run({ placeGeoid, editionId, nowMs, nowIso, fiveAmMs }).changes;
     cachedStatement(db, "UPDATE subscribers SET first_digest_pending = 0 WHERE place_geoid = ? AND first_digest_pending = 1").run(placeGeoid);
     return queued;
   }).immediate();
@@ -45,8 +47,10 @@ export function enqueueEditionDigests(db: DB, placeGeoid: string, editionId: num
 
 export interface ClaimedSubscriberRow {
   id: number;
-  kind: OutboxKind;
+  /** A weekly email's row is a 'digest' row with `weekly_id` set (migration 035); it is read as "weekly". */
+  kind: OutboxKind | "weekly";
   edition_id: number | null;
+  weekly_id: number | null;
   attempts: number;
   subscriber_id: number;
   email: string;
@@ -58,6 +62,8 @@ export interface ClaimedSubscriberRow {
   name: string;
   state_name: string;
   has_digest: 0 | 1;
+  /** Sections the reader left out (comma-separated keys, src/contract/preferences.ts). */
+  hidden_sections: string;
 }
 
 export interface ClaimedTransactionalRow {
@@ -90,7 +96,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids);
   const subscriberRows = stmt(db, `
-    SELECT o.id, o.kind, o.edition_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status,
+    SELECT o.id, CASE WHEN o.weekly_id IS NULL THEN o.kind ELSE 'weekly' END AS kind, o.edition_id, o.weekly_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status, s.hidden_sections,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
            (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.subscriber_id = s.id)) AS has_digest

@@ -27,6 +27,11 @@ export interface SubscriptionRow {
   name: string;
   state_name: string;
   timezone: string;
+  /** The reader's choices for this town (src/store/migrations/034-reader-preferences.sql). */
+  frequency: "daily" | "weekly";
+  weekly_day: number;
+  delivery_minute: number;
+  hidden_sections: string;
 }
 
 /** Inserts the subscription unless this address already has one for the place. Returns the new id, or undefined. */
@@ -67,7 +72,8 @@ export function liftSuppression(db: DB, email: string, reason: "unsubscribed" | 
   return lifted;
 }
 
-const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone`;
+const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone,
+  s.frequency, s.weekly_day, s.delivery_minute, s.hidden_sections`;
 
 export function findSubscription(db: DB, id: number): SubscriptionRow | undefined {
   return cachedStatement(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.id = ?`).get(id) as SubscriptionRow | undefined;
