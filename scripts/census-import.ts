@@ -49,7 +49,7 @@ async function main(): Promise<number> {
   // pino's JSON lines would drown the summary below, so only warnings unless LOG_LEVEL asks for more.
   const config = loadConfig({ LOG_LEVEL: "warn", ...process.env });
   const log = createLogger(config.logLevel);
-  const db = openDatabase(databaseFile(config.dataDir));
+  const db = openDatabase(databaseFile(config.dataDir), { replicated: Boolean(config.replica.target) });
   try {
     importPlaces(db, PLACES_CSV); // a fresh data directory gets its places first
     console.log(`Census ACS 5-year ${year - 4}-${year}: ${config.censusApiUrl}${config.censusApiKey ? " (with CENSUS_API_KEY)" : " (no API key)"}`);

@@ -28,7 +28,7 @@ import { importPlaces } from "./store/places/import-places.ts";
  * wires the integrations. The HTTP server (api/), MCP and every script start from here.
  */
 export function createContext(config: Config, log: Logger = createLogger(config.logLevel)): AppContext {
-  const db = openDatabase(databaseFile(config.dataDir));
+  const db = openDatabase(databaseFile(config.dataDir), { replicated: Boolean(config.replica.target) });
   const started = performance.now();
   const result = importPlaces(db, PLACES_CSV);
   if (result.imported) log.info({ rows: result.rows, ms: Math.round(performance.now() - started) }, "imported places dataset");

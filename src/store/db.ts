@@ -6,15 +6,27 @@ export type DB = Database.Database;
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, "migrations");
 
+export interface OpenOptions {
+  /**
+   * Litestream replicates this database (REPLICA_URL): it must own the checkpoints, so a commit never
+   * checkpoints on its own (`wal_autocheckpoint = 0`). Litestream holds a read lock so that no
+   * checkpoint but its own folds in WAL frames it has not copied yet; ours would only contend with it.
+   * The WAL stays bounded by Litestream's checkpoints (passive from 1,000 pages, forced at 10,000).
+   */
+  replicated?: boolean;
+}
+
 /** Opens (creating if needed) the SQLite database in WAL mode and applies pending migrations. */
-export function openDatabase(file: string): DB {
+export function openDatabase(file: string, opts: OpenOptions = {}): DB {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  // Writers from other processes (the morning run, admin commands) wait instead of failing.
+  // Writers from other processes (the morning run, admin commands, Litestream's checkpoints) wait
+  // instead of failing with SQLITE_BUSY.
   db.pragma("busy_timeout = 5000");
+  if (opts.replicated) db.pragma("wal_autocheckpoint = 0");
   migrate(db);
   return db;
 }

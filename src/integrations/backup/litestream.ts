@@ -81,34 +81,55 @@ export function restoreReplica(configFile: string, dbFile: string, opts: Restore
 }
 
 /**
- * When the replica last moved: the newest file under the newest generation of a `file` replica
- * (its WAL segments and snapshots), or the newest object's LastModified in S3. Null: no replica yet.
+ * When the replica last moved: the newest change of a generation's `wal` or `snapshots` folder in a
+ * `file` replica (Litestream 0.3.13 writes `generations/<id>/wal/<index>_<offset>.wal.lz4`, so each
+ * new segment changes its folder; a folder's time is one stat where listing 72 hours of segments
+ * would be thousands of names), or the newest object's LastModified in S3. Null: no replica yet.
  */
 export function fileReplicaLastMoved(root: string): Date | null {
   const generations = path.join(root, "generations");
   let newest = 0;
   for (const gen of readdir(generations)) {
-    for (const part of ["wal", "snapshots"]) {
-      const dir = path.join(generations, gen, part);
-      // WAL segments sit in one folder per WAL index (hex, sortable): the last holds the newest.
-      const leaf = part === "wal" ? readdir(dir).sort().at(-1) : "";
-      if (leaf === undefined) continue;
-      for (const name of readdir(path.join(dir, leaf))) newest = Math.max(newest, mtimeMs(path.join(dir, leaf, name)));
-    }
+    for (const part of ["wal", "snapshots"]) newest = Math.max(newest, mtimeMs(path.join(generations, gen, part)));
   }
   return newest ? new Date(newest) : null;
 }
 
-export async function s3ReplicaLastMoved(target: S3TargetConfig, signal?: AbortSignal): Promise<Date | null> {
+/** Where the last S3 look stopped: per generation, the newest WAL key seen and its time. */
+export type S3ReplicaCursor = Map<string, { key: string; at: number }>;
+
+/**
+ * The S3 replica's newest object time. Keys of a generation's WAL segments sort in the order they
+ * were written, so with a `cursor` kept between looks each look lists only what is new (S3 lists
+ * forward only; 72 hours of segments would be hundreds of pages every time).
+ */
+export async function s3ReplicaLastMoved(target: S3TargetConfig, cursor: S3ReplicaCursor = new Map(), signal?: AbortSignal): Promise<Date | null> {
   const client = s3Client(target);
-  const prefix = `${target.prefix}generations/`;
+  const root = `${target.prefix}generations/`;
+  const list = async (prefix: string, startAfter?: string, delimiter?: string) => {
+    const keys: Array<{ key: string; at: number }> = [];
+    const prefixes: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({
+        Bucket: target.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token, StartAfter: token ? undefined : startAfter,
+      }), { abortSignal: signal });
+      for (const o of page.Contents ?? []) keys.push({ key: o.Key ?? "", at: o.LastModified?.getTime() ?? 0 });
+      for (const p of page.CommonPrefixes ?? []) if (p.Prefix) prefixes.push(p.Prefix);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return { keys, prefixes };
+  };
   let newest = 0;
-  let token: string | undefined;
-  do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: target.bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal: signal });
-    for (const o of page.Contents ?? []) newest = Math.max(newest, o.LastModified?.getTime() ?? 0);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  const { prefixes: generations } = await list(root, undefined, "/");
+  for (const gen of generations) {
+    const seen = cursor.get(gen);
+    const wal = await list(`${gen}wal/`, seen?.key);
+    const last = wal.keys.reduce((a, b) => (b.key > a.key ? b : a), seen ?? { key: "", at: 0 });
+    if (last.key) cursor.set(gen, last);
+    newest = Math.max(newest, last.at, ...wal.keys.map((k) => k.at));
+    for (const snap of (await list(`${gen}snapshots/`)).keys) newest = Math.max(newest, snap.at);
+  }
   return newest ? new Date(newest) : null;
 }
 

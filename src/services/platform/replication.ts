@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { fileReplicaLastMoved, s3ReplicaLastMoved } from "../../integrations/backup/litestream.ts";
+import { fileReplicaLastMoved, s3ReplicaLastMoved, type S3ReplicaCursor } from "../../integrations/backup/litestream.ts";
 import { connectionCache, databaseFile } from "../../store/db.ts";
 import type { AppContext } from "./context.ts";
 
@@ -26,8 +26,9 @@ const LOOK_MS = 5000;
 interface Watch {
   checkedAt: number;
   lastMoved: Date | null;
-  /** The S3 listing under way, if any. */
+  /** The S3 listing under way, if any, and where the last one stopped. */
   pending?: Promise<void>;
+  cursor: S3ReplicaCursor;
   /** The first database change seen that the replica has not followed yet (epoch ms), kept while the replica stands still. */
   behindSince: number | null;
 }
@@ -40,7 +41,7 @@ interface Watch {
 export function replicationState(ctx: AppContext, now: Date): ReplicationState {
   const replica = ctx.config.replica;
   if (!replica.target) return { configured: false, replica: null, lastReplicatedAt: null, secondsSinceReplicated: null, failing: false };
-  const watch = connectionCache<Watch>(ctx.db, "replicationWatch", () => ({ checkedAt: 0, lastMoved: null, behindSince: null }));
+  const watch = connectionCache<Watch>(ctx.db, "replicationWatch", () => ({ checkedAt: 0, lastMoved: null, behindSince: null, cursor: new Map() }));
   const nowMs = now.getTime();
   if (nowMs - watch.checkedAt >= LOOK_MS || nowMs < watch.checkedAt) look(ctx, watch, nowMs);
   const moved = watch.lastMoved?.getTime() ?? 0;
@@ -67,7 +68,7 @@ function look(ctx: AppContext, watch: Watch, nowMs: number): void {
     return;
   }
   if (watch.pending) return;
-  watch.pending = s3ReplicaLastMoved(target, AbortSignal.timeout(LOOK_MS))
+  watch.pending = s3ReplicaLastMoved(target, watch.cursor, AbortSignal.timeout(LOOK_MS))
     .then((at) => {
       watch.lastMoved = at;
     })
