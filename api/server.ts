@@ -4,6 +4,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config/load.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { startBackupSchedule } from "../src/services/platform/backups.ts";
+import { replayPaymentsAfterRestore } from "../src/services/commerce/payment-replay.ts";
 import { importDirectoryOnStart } from "../src/services/directory/import.ts";
 import { startDirectoryChecks } from "../src/services/directory/verify.ts";
 import { startMailSender } from "../src/services/mail/sender.ts";
@@ -97,6 +98,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const backups = config.backup.target ? startBackupSchedule(config, ctx.log) : undefined;
   // The town directory's candidates, a few sites an hour (DIRECTORY_CHECKS_PER_HOUR; 0 turns it off).
   const directoryChecks = startDirectoryChecks(ctx);
+  // Started on a database restored from the replica: the payments Stripe reported since its point.
+  const paymentReplay = replayPaymentsAfterRestore(ctx);
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -111,6 +114,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         morning?.stop(),
         backups?.stop(),
         directoryChecks?.stop(),
+        paymentReplay,
         (stopSearchSets.abort(), searchSets),
         mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
       ]);

@@ -16,7 +16,7 @@ export interface StandInRequest {
  * from tests): creating Checkout Sessions, retrieving a PaymentIntent with its charge's balance
  * transaction, and for operators' payouts Connect Express accounts, account links, transfers (with
  * `source_transaction`) and transfer reversals, retrieving a subscription and opening a billing
- * portal session; answered in Stripe's response format (objects, ids, error envelope). It keeps every
+ * portal session, listing the events it recorded (`report`) since a time; answered in Stripe's response format (objects, ids, error envelope). It keeps every
  * request for assertions, replays the first answer for a repeated Idempotency-Key as Stripe does, and
  * can be told to fail. The stripe SDK is pointed at it with its `host`, `port` and `protocol` options.
  */
@@ -32,6 +32,15 @@ export class StripeStandIn {
   #accounts = new Map<string, Record<string, any>>();
   #transfers = new Map<string, Record<string, any>>();
   url = "";
+  /** Events Stripe recorded (`report`), which `GET /v1/events` lists newest first, as Stripe does. */
+  events: Array<Record<string, any>> = [];
+
+  /** Stripe records an event (and would send its webhook): `created` defaults to now, in seconds. */
+  report(event: Record<string, any>): Record<string, any> {
+    const recorded = { ...event, created: event.created || Math.floor(Date.now() / 1000) };
+    this.events.push(recorded);
+    return recorded;
+  }
 
   accounts(): Array<Record<string, any>> {
     return [...this.#accounts.values()];
@@ -189,6 +198,18 @@ export class StripeStandIn {
       const txn = { id: `txn_${pi[1].slice(3)}`, object: "balance_transaction", amount: 2500, fee: this.fee, net: 2500 - this.fee, currency: "usd" };
       const charge = { id: `ch_${pi[1].slice(3)}`, object: "charge", amount: 2500, payment_intent: pi[1], balance_transaction: expanded ? txn : txn.id };
       return this.#send(res, 200, { id: pi[1], object: "payment_intent", amount: 2500, currency: "usd", status: "succeeded", latest_charge: expanded ? charge : charge.id });
+    }
+    if (req.method === "GET" && url.pathname === "/v1/events") {
+      // Newest first; `created[gte|gt|lte|lt]`, `limit` (default 10, at most 100) and `starting_after`, as Stripe pages.
+      const q = url.searchParams;
+      const bound = (op: string) => (q.has(`created[${op}]`) ? Number(q.get(`created[${op}]`)) : undefined);
+      const [gte, gt, lte, lt] = ["gte", "gt", "lte", "lt"].map(bound);
+      let list = this.events.map((e, i) => ({ e, i })).sort((a, b) => b.e.created - a.e.created || b.i - a.i).map(({ e }) => e)
+        .filter((e) => (gte === undefined || e.created >= gte) && (gt === undefined || e.created > gt) && (lte === undefined || e.created <= lte) && (lt === undefined || e.created < lt));
+      const after = q.get("starting_after");
+      if (after) list = list.slice(list.findIndex((e) => e.id === after) + 1);
+      const limit = Math.min(100, Number(q.get("limit") ?? 10));
+      return this.#send(res, 200, { object: "list", url: "/v1/events", has_more: list.length > limit, data: list.slice(0, limit) });
     }
     return this.#send(res, 404, { error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` } });
   }

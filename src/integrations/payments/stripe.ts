@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { AppError } from "../../core/errors.ts";
 import { standardCardFeeCents } from "../../core/commerce/pricing.ts";
-import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./types.ts";
+import type { CheckoutRequest, CheckoutSession, PaymentEvent, PaymentProvider } from "./types.ts";
 import { translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
 
 export interface StripeOptions {
@@ -79,15 +79,27 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         if (!opts.connectWebhookSecret || (err as AppError).code !== "forbidden") throw err;
         event = verifyStripeSignature(stripe.webhooks, rawBody, headers, opts.connectWebhookSecret, opts.now().getTime());
       }
-      const translated = translateStripeEvent(event);
-      if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
-        const charge = await reportedCharge(stripe, translated.paymentId);
-        translated.feeCents = charge.fee ?? standardCardFeeCents(translated.amountCents);
-        translated.chargeId = charge.id ?? null;
-      }
+      return withCharge(stripe, translateStripeEvent(event));
+    },
+    async eventsSince(since) {
+      // Stripe lists newest first; the SDK's iterator follows `has_more` page by page.
+      const events: Stripe.Event[] = [];
+      for await (const event of stripe.events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 })) events.push(event);
+      const translated: PaymentEvent[] = [];
+      for (const event of events.reverse()) translated.push(await withCharge(stripe, translateStripeEvent(event)));
       return translated;
     },
   };
+}
+
+/** A paid listing's fee and charge, as Stripe reports them on the payment (what the ledger and payouts need). */
+async function withCharge(stripe: Stripe, translated: PaymentEvent): Promise<PaymentEvent> {
+  if (translated.type === "checkout.completed" && translated.mode === "payment" && translated.paymentId) {
+    const charge = await reportedCharge(stripe, translated.paymentId);
+    translated.feeCents = charge.fee ?? standardCardFeeCents(translated.amountCents);
+    translated.chargeId = charge.id ?? null;
+  }
+  return translated;
 }
 
 /** A payment's charge and the fee Stripe reports on its balance transaction, as far as they are known yet. */

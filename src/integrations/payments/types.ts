@@ -70,4 +70,10 @@ export interface PaymentProvider {
    * a body that is not an event.
    */
   verifyCallback(rawBody: string, headers: Headers): Promise<PaymentEvent>;
+  /**
+   * Stripe mode: the events the provider recorded since `since` (its `created`), oldest first,
+   * translated as their callbacks are: what a restored database may have missed. The local
+   * provider has none (its callbacks come from its own page, in the same database).
+   */
+  eventsSince?(since: Date): Promise<PaymentEvent[]>;
 }

@@ -23,7 +23,14 @@ export interface CallbackResult {
  * commit (src/store/group-commit.ts).
  */
 export async function handlePaymentCallback(ctx: AppContext, rawBody: string, headers: Headers): Promise<CallbackResult> {
-  const event = await ctx.payments.verifyCallback(rawBody, headers);
+  return applyPaymentEvent(ctx, await ctx.payments.verifyCallback(rawBody, headers));
+}
+
+/**
+ * One verified payment event: its effect and its id in one durable transaction (a second time, it
+ * changes nothing). The callback's path, and the replay of Stripe's events after a restore.
+ */
+export async function applyPaymentEvent(ctx: AppContext, event: PaymentEvent): Promise<CallbackResult> {
   const changed = new Set<string>();
   const nowIso = ctx.config.now().toISOString();
   const reference = "reference" in event ? event.reference : "paymentId" in event ? event.paymentId : "subscriptionId" in event ? event.subscriptionId : "accountId" in event ? event.accountId : null;
