@@ -1,5 +1,5 @@
 import { loadRenderer } from "../src/publish/site-renderer.ts";
-import { inlineScriptHashes, pagePolicy } from "./security-headers.ts";
+import { sitePagePolicy } from "./security-headers.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { SERVER_PAGE_ROUTE, type ServerPage } from "../src/site/server-page.ts";
 import { createSiteData } from "../src/site/views.ts";
@@ -43,8 +43,8 @@ export async function renderServerPage(ctx: AppContext, route: string, locals: o
  * The page policy of a page whose form redirects to the payment provider's hosted page (browsers
  * apply `form-action` to the redirect too); other pages get the default policy from the middleware.
  */
-export function checkoutFormPolicy(ctx: AppContext, html: string): Record<string, string> {
-  return { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html), ctx.payments.checkoutOrigins), "X-Frame-Options": "DENY" };
+export function checkoutFormPolicy(ctx: AppContext): Record<string, string> {
+  return { "Content-Security-Policy": sitePagePolicy(ctx.payments.checkoutOrigins), "X-Frame-Options": "DENY" };
 }
 
 /** The headers of every per-person page. */
@@ -62,6 +62,6 @@ export function htmlHeaders(extra: Record<string, string> = {}): Record<string, 
 export async function htmlPage(ctx: AppContext, status: number, title: string, body: string, options: HtmlPageOptions = {}): Promise<Response> {
   const refresh: Record<string, string> = options.refreshSeconds ? { Refresh: String(options.refreshSeconds) } : {};
   const html = await htmlDocument(ctx, title, body, options);
-  const policy = options.toCheckout ? checkoutFormPolicy(ctx, html) : {};
+  const policy = options.toCheckout ? checkoutFormPolicy(ctx) : {};
   return new Response(html, { status, headers: htmlHeaders({ ...refresh, ...policy, ...options.headers }) });
 }

@@ -1,24 +1,17 @@
-import crypto from "node:crypto";
 import type { H3Event, Middleware } from "h3";
-import { LRUCache } from "lru-cache";
+import { liveRendererBuild, templateScriptHashes } from "../src/publish/site-renderer.ts";
 
-// Security headers. Every response: `X-Content-Type-Options: nosniff` and a `Referrer-Policy`. HTML:
-// a Content-Security-Policy that allows scripts only from this origin or by the sha256 of each inline
-// script the page carries (computed from the page itself, once per ETag), and forbids framing. A
-// response that sets its own policy (an embeddable card, a page with a stricter referrer rule) keeps it.
+// Security headers. Every response: `X-Content-Type-Options: nosniff` and a `Referrer-Policy`; with an
+// https BASE_URL, HSTS. HTML: a Content-Security-Policy that allows scripts only from this origin or
+// by the sha256 of an inline script the site's templates ship (recorded from the build, never read
+// from the page, so a script injected into a page does not run), and forbids framing. A response that
+// sets its own policy (an embeddable card, a page with a stricter referrer rule) keeps it.
 
-const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc=)([^>]*)>([\s\S]*?)<\/script>/gi;
-
-/** The CSP source expressions of a page's inline scripts (data blocks such as JSON-LD never run). */
-export function inlineScriptHashes(html: string): string[] {
-  const hashes = new Set<string>();
-  for (const [, attrs, body] of html.matchAll(INLINE_SCRIPT)) {
-    const type = /\btype=["']?([^"'\s>]+)/i.exec(attrs)?.[1]?.toLowerCase();
-    if (type && type !== "module" && type !== "text/javascript" && type !== "application/javascript") continue;
-    hashes.add(`'sha256-${crypto.createHash("sha256").update(body).digest("base64")}'`);
-  }
-  return [...hashes];
-}
+/**
+ * HSTS for a year, subdomains included: once a browser has seen the https site it never asks it over
+ * http again. `preload` is left to the operator of the domain (docs/production.md says when).
+ */
+export const HSTS = "max-age=31536000; includeSubDomains";
 
 /** `formActions`: origins a form of the page may lead to besides this one (a payment provider's page it redirects to). */
 export function pagePolicy(scriptHashes: string[], formActions: readonly string[] = []): string {
@@ -36,30 +29,32 @@ export function pagePolicy(scriptHashes: string[], formActions: readonly string[
   ].join("; ");
 }
 
-/** On every response, errors included (called from the app's onResponse hook). */
-export function baseSecurityHeaders(headers: Headers): void {
+/** On every response, errors included (called from the app's onResponse hook); `baseUrl` the public origin. */
+export function baseSecurityHeaders(headers: Headers, baseUrl?: string): void {
   headers.set("X-Content-Type-Options", "nosniff");
+  if (baseUrl?.startsWith("https:")) headers.set("Strict-Transport-Security", HSTS);
   if (!headers.has("referrer-policy")) headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
 }
 
-/** The page policy on HTML answers that do not bring their own. */
+/** The page policy, inline scripts allowed by the hashes of the scripts the templates ship. */
+export function sitePagePolicy(formActions: readonly string[] = []): string {
+  return pagePolicy(templateScriptHashes(), formActions);
+}
+
+/** The page policy on HTML answers that do not bring their own; the body passes through untouched. */
 export function contentSecurityPolicy(): Middleware {
-  const policies = new LRUCache<string, string>({ max: 10_000 });
+  // The policy changes only when another renderer build goes live.
+  let kept: { build: string | undefined; policy: string } | undefined;
   return async (_event: H3Event, next) => {
     const res = await next();
     if (!(res instanceof Response)) return res;
     const html = (res.headers.get("content-type") ?? "").startsWith("text/html");
-    if (!html || res.headers.has("content-security-policy") || !res.body) return res;
+    if (!html || res.headers.has("content-security-policy")) return res;
+    const build = liveRendererBuild();
+    if (!kept || kept.build !== build) kept = { build, policy: sitePagePolicy() };
     const headers = new Headers(res.headers);
-    const body = await res.text();
-    const etag = headers.get("etag");
-    let policy = etag ? policies.get(etag) : undefined;
-    if (!policy) {
-      policy = pagePolicy(inlineScriptHashes(body));
-      if (etag) policies.set(etag, policy);
-    }
-    headers.set("Content-Security-Policy", policy);
+    headers.set("Content-Security-Policy", kept.policy);
     headers.set("X-Frame-Options", "DENY");
-    return new Response(body, { status: res.status, headers });
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   };
 }

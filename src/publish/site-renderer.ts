@@ -31,6 +31,49 @@ const KEEP_BUILDS = 3;
 
 interface AstroApp {
   render(request: Request, options?: { locals?: object }): Promise<Response>;
+  /** Astro's build manifest: `inlinedScripts` are the scripts its templates ship inline, by module id. */
+  manifest?: { inlinedScripts?: Map<string, string> };
+}
+
+const SCRIPT_HASHES = "script-hashes.json";
+
+/**
+ * Records the CSP source expressions of the inline scripts a build's templates ship (Astro inlines a
+ * component's small `<script>` into the page as it was built), beside the build. The page policy
+ * allows these and nothing else inline: never a hash taken from a page's final text, which would
+ * trust any script an injection put there.
+ */
+async function recordScriptHashes(buildDir: string, loaded?: AstroApp): Promise<void> {
+  const app = loaded ?? ((await import(pathToFileURL(path.join(buildDir, "server/entry.mjs")).href)) as { app: AstroApp }).app;
+  const hashes = [...(app.manifest?.inlinedScripts?.values() ?? [])].map((code) => `'sha256-${crypto.createHash("sha256").update(code).digest("base64")}'`);
+  fs.writeFileSync(path.join(buildDir, SCRIPT_HASHES), JSON.stringify(hashes));
+}
+
+/** The live build's name: it changes when a new build goes live (a key for what is read from the builds). */
+export function liveRendererBuild(): string | undefined {
+  try {
+    return fs.readlinkSync(CURRENT);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The inline-script hashes of every kept build, the live one's first: a page in the archive that an
+ * older build rendered keeps its script working until it is rendered again.
+ */
+export function templateScriptHashes(): string[] {
+  const hashes = new Set<string>();
+  const live = liveRendererBuild();
+  const names = fs.existsSync(BUILDS) ? fs.readdirSync(BUILDS).sort().reverse() : [];
+  for (const name of live ? [path.basename(live), ...names] : names) {
+    try {
+      for (const h of JSON.parse(fs.readFileSync(path.join(BUILDS, name, SCRIPT_HASHES), "utf8")) as string[]) hashes.add(h);
+    } catch {
+      // a build from before the hashes were recorded (loadRenderer records the live one), or one being pruned
+    }
+  }
+  return [...hashes];
 }
 
 export interface Renderer {
@@ -97,6 +140,7 @@ export async function ensureRendererBuilt(options: { force?: boolean } = {}): Pr
       maxBuffer: 16 << 20,
     });
     fs.writeFileSync(path.join(outDir, "fingerprint.txt"), fingerprint);
+    await recordScriptHashes(outDir);
     const tmp = `${CURRENT}.${process.pid}.tmp`;
     fs.rmSync(tmp, { force: true });
     fs.symlinkSync(path.relative(ROOT, outDir), tmp);
@@ -120,6 +164,7 @@ export async function loadRenderer(): Promise<Renderer> {
   const cached = loaded.get(build.dir);
   if (cached) return cached;
   const { app } = (await import(pathToFileURL(path.join(build.dir, "server/entry.mjs")).href)) as { app: AstroApp };
+  if (!fs.existsSync(path.join(build.dir, SCRIPT_HASHES))) await recordScriptHashes(build.dir, app);
   const renderer: Renderer = {
     clientDir: path.join(build.dir, "client"),
     async render(pathname, site, locals) {

@@ -87,7 +87,7 @@ async function page(ctx: AppContext, event: H3Event, status: number, slug: strin
     provider: ctx.payments.name, ...extra,
   };
   const html = await renderServerPage(ctx, ADVERTISE_PAGE_ROUTE, { advertise: view });
-  return new Response(event.req.method === "HEAD" ? null : html, { status, headers: htmlHeaders(checkoutFormPolicy(ctx, html)) });
+  return new Response(event.req.method === "HEAD" ? null : html, { status, headers: htmlHeaders(checkoutFormPolicy(ctx)) });
 }
 
 const redirect = (to: string) => new Response(null, { status: 303, headers: { Location: to, "Cache-Control": "no-store" } });

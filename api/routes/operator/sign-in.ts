@@ -8,6 +8,7 @@ import {
   completeSignIn, csrfToken, csrfValid, operatorTowns, requestSignIn, SESSION_HOURS, SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut,
 } from "../../../src/services/commerce/operator-desk.ts";
 import { payoutAccount } from "../../../src/services/commerce/payouts.ts";
+import { clientAddress } from "../../client-address.ts";
 import { htmlPage } from "../../html-page.ts";
 import { townsPage } from "./pages.ts";
 import { cookie, expiredCsrf, form, issues, noticeOf, PRE_COOKIE, see, SESSION_COOKIE, withCookies, type OperatorDesk } from "./requests.ts";
@@ -30,7 +31,7 @@ export function operatorSignInRoutes(app: H3, ctx: AppContext, { session, operat
     const parsed = SignInForm.safeParse({ email: typed });
     if (!parsed.success) return signInForm(event, 400, { email: typed, errors: issues(parsed) });
     try {
-      requestSignIn(ctx, parsed.data.email);
+      requestSignIn(ctx, parsed.data.email, clientAddress(event, ctx.config.mail.trustProxyHops));
     } catch (err) {
       if (err instanceof AppError && err.code === "rate_limited") {
         return signInForm(event, 429, { email: typed, errors: { email: `Too many sign-in links asked for this address. ${err.message.replace(/^.*retry in/, "Try again in")}` } });

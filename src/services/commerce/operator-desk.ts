@@ -47,11 +47,13 @@ const TOKEN = /^[\w-]{43}$/;
 /**
  * Asks for a sign-in link. The same for every address (no account discovery): an address that runs
  * or ran a town gets the email, any other gets nothing, and the caller answers alike. Limited per
- * address (429 `rate_limited` for any address past its allowance, so that says nothing either).
+ * address and client (429 `rate_limited` for any address past its allowance, so that says nothing either).
  */
-export function requestSignIn(ctx: AppContext, rawEmail: string): void {
+export function requestSignIn(ctx: AppContext, rawEmail: string, clientAddress = "local"): void {
   const email = rawEmail.trim().toLowerCase();
-  takeToken(ctx.limits, "operatorSignIn", email);
+  // Counted per address AND client: a stranger asking for an operator's address uses up only their
+  // own allowance, and the operator, asking from another network, still gets the link.
+  takeToken(ctx.limits, "operatorSignIn", `${email} ${clientAddress}`);
   const now = ctx.config.now();
   const nowIso = now.toISOString();
   pruneSignIn(ctx.db, nowIso, new Date(now.getTime() - SIGN_IN_LINK_MINUTES * 60_000).toISOString());

@@ -14,8 +14,9 @@ export function createLimits(config: Config): Limits {
     subscribe: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
     // Purchases share the subscribe allowance's shape: a burst, then one a minute.
     checkout: new RateLimiter(subscribeRateLimit, subscribeRateWindowSeconds),
-    // Sign-in links, counted per email address (not per client): 5 a burst, then one every 3 minutes,
-    // so nobody can flood an operator's inbox, and the answer is the same for every address.
+    // Sign-in links, counted per email address and client: 5 a burst, then one every 3 minutes, so no
+    // client can flood an operator's inbox, none can lock the operator out from elsewhere, and the
+    // answer is the same for every address.
     operatorSignIn: new RateLimiter(5, 900),
   };
 }
