@@ -14,9 +14,12 @@ import { purchasesOffReason } from "../src/integrations/payments/index.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
 import { answerClientError } from "./client-error.ts";
+import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
 
 export interface RunningServer {
   url: string;
+  /** `/metrics`' address when METRICS_PORT is set (a server of its own, on METRICS_HOST). */
+  metricsUrl?: string;
   ctx: AppContext;
   /**
    * Stops gracefully: no new connections, in-flight requests finish (cut after `SHUTDOWN_TIMEOUT_MS`),
@@ -78,6 +81,18 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
+  // METRICS_PORT: Prometheus's /metrics on its own port, kept off the public one.
+  let metrics: MetricsServer | undefined;
+  const m = config.monitoring;
+  if (m.metricsPort !== undefined) {
+    try {
+      metrics = await startMetricsServer(ctx, m.metricsPort, m.metricsHost);
+    } catch (err) {
+      server.close();
+      ctx.db.close();
+      throw Object.assign(new Error(`citydaily: the metrics server cannot listen on ${m.metricsHost}:${m.metricsPort} (METRICS_PORT, METRICS_HOST): ${(err as Error).message}`), { cause: err });
+    }
+  }
   // A deployment without a payment provider says so once, rather than silently taking unpaid orders.
   const purchasesOff = purchasesOffReason(config);
   if (purchasesOff) ctx.log.warn(`purchases are off: ${purchasesOff}`);
@@ -103,6 +118,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   let closing: Promise<void> | undefined;
   return {
     url,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     ctx,
     close: () => (closing ??= (async () => {
       shuttingDown = true;
@@ -119,6 +135,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
       ]);
       await drain(server, config.http.shutdownTimeoutMs);
+      await metrics?.close();
       await jobs;
       await ctx.mailer.close();
       ctx.db.close();

@@ -2,6 +2,7 @@ import { createDocument } from "zod-openapi";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { z } from "zod";
 import { IdempotencyKey } from "./common.ts";
+import { HEALTH_PATHS, HEALTH_TYPE, HealthResponse } from "./health.ts";
 import { BODY_LIMIT_BYTES, type Operation } from "./operation.ts";
 import { operations } from "./operations/index.ts";
 import { PROBLEMS, Problem, problemBody, type ProblemCode } from "./problems.ts";
@@ -64,6 +65,15 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
     };
     const entry = (paths[op.path] ??= {}) as Record<string, ZodOpenApiOperationObject>;
     entry[op.method.toLowerCase()] = operation;
+  }
+  // The probes load balancers and monitors ask: outside the API, in the health-check format.
+  for (const [path, probe] of Object.entries(HEALTH_PATHS)) {
+    paths[path] = {
+      get: {
+        operationId: path === "/livez" ? "getLiveness" : "getReadiness", security: [], summary: probe.summary, description: probe.description, tags: ["Service"],
+        responses: Object.fromEntries(probe.codes.map((code) => [code, { description: code === 200 ? "`pass` or `warn`" : "`fail`: at least one check failed", content: { [HEALTH_TYPE]: { schema: HealthResponse } } }])),
+      },
+    };
   }
   return createDocument({
     openapi: "3.1.0",

@@ -30,7 +30,8 @@ export function feedbackTotals(db: DB): { bounced: number; complained: number } 
  * out: mail due long ago with nothing sent since is a stalled sender, not a busy one.
  */
 export function senderProgress(db: DB, nowMs: number): { oldestDueAt: number | null; lastSentAt: string | null } {
-  const oldestDueAt = cachedStatement(db, "SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?").pluck().get(nowMs) as number | null;
+  // Claimed rows count too: a sender hung on a silent relay holds them in 'sending'.
+  const oldestDueAt = cachedStatement(db, "SELECT MIN(next_attempt_at) FROM outbox WHERE status IN ('pending', 'sending') AND next_attempt_at <= ?").pluck().get(nowMs) as number | null;
   // Newest rows first: the last sent is near the end of the table.
   const lastSentAt = cachedStatement(db, "SELECT sent_at FROM outbox WHERE status = 'sent' ORDER BY id DESC LIMIT 1").pluck().get() as string | null | undefined;
   return { oldestDueAt, lastSentAt: lastSentAt ?? null };
@@ -55,9 +56,24 @@ export function editionsOwed(db: DB, dates: Record<string, string>): Array<{ tim
     GROUP BY p.timezone ORDER BY p.timezone`).all(JSON.stringify(dates)) as Array<{ timezone: string; towns: number; without: number }>;
 }
 
-/** A committed write (the readiness probe): the database can take writes, not only reads. */
-export function writeProbe(db: DB, at: string): void {
-  setMeta(db, "health.probe", at);
+/** A real read (the readiness probe). */
+export function readProbe(db: DB): void {
+  cachedStatement(db, "SELECT COUNT(*) FROM meta").pluck().get();
+}
+
+/**
+ * A real, committed write (the readiness probe): the database takes writes, not only reads. Waits
+ * `busyMs` at most for another process's write lock (synchronous on the one connection: nothing
+ * else runs on it meanwhile, so the shorter wait is the probe's alone).
+ */
+export function writeProbe(db: DB, at: string, busyMs: number): void {
+  const busy = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma(`busy_timeout = ${busyMs}`);
+  try {
+    db.transaction(() => setMeta(db, "health.probe", at)).immediate();
+  } finally {
+    if (db.open) db.pragma(`busy_timeout = ${busy}`);
+  }
 }
 
 // ---------- what the morning leaves for /metrics ----------
