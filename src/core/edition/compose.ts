@@ -6,7 +6,7 @@ import { noteSection } from "./note.ts";
 import type { ComposedEdition, EditionInputs } from "./edition-inputs.ts";
 import { dateParts, escapeMarkdown, TITLE_MAX } from "./escape.ts";
 import {
-  archiveSection, calendarOf, calendarSection, creditsUsed, directorySection, hazardsSection, headlinesSection, holidaySection, leadSection,
+  archiveSection, calendarOf, calendarSection, creditsUsed, directorySection, hazardsSection, headlinesSection, holidaySection, leadSection, madeByLine,
   sourcesLine, sunSection, warningSection, weatherSection,
 } from "./sections.ts";
 import { subjectOf } from "./subject.ts";
@@ -61,6 +61,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   ];
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
   lines.push(...sunSection(i.sun), ...holidaySection(i.holidays));
+  lines.push(madeByLine(i.note?.authorName), "");
   lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, i.sources.hazards ?? null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming])), "");
   const draft = lines.join("\n");
   const minutes = readingMinutes(draft);

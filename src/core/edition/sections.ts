@@ -272,6 +272,15 @@ export function creditsUsed(credits: SourceCredit[], headlines: Headline[], even
 }
 
 /**
+ * How the edition is made, said just before its sources: readers of an automated newsletter rightly
+ * ask who wrote it. With the operator's note, the note is theirs and no one writes the rest.
+ */
+export function madeByLine(noteAuthor: string | null | undefined): string {
+  const how = "**How this edition is made:** put together automatically each morning from the public sources credited below";
+  return noteAuthor ? `${how}, with the note from ${escapeMarkdown(noteAuthor, TITLE_MAX)}; no one writes the rest.` : `${how}; no one writes it.`;
+}
+
+/**
  * Who the edition's figures come from (Open-Meteo's CC BY 4.0 and the tide database ask for the
  * credit), and the local outlets it drew on.
  */

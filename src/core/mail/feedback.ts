@@ -49,7 +49,7 @@ export function classifyBounce(permanent: boolean, text: string | null | undefin
 }
 
 /** Our Message-IDs (services/mail/sender.ts): `<{kind}-{outbox id}@{sending domain}>`. */
-const OUR_MESSAGE_ID = /^<?(welcome|digest|transactional)-(\d+)@([^>\s]+)>?$/i;
+const OUR_MESSAGE_ID = /^<?(welcome|digest|weekly|transactional)-(\d+)@([^>\s]+)>?$/i;
 
 /** The outbox row a Message-ID names, if it is one of ours (`domain`: our sending domain). */
 export function outboxIdOf(messageId: string | null | undefined, domain: string): number | undefined {

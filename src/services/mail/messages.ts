@@ -9,6 +9,7 @@ import { subscriberToken } from "../readers/unsubscribe.ts";
 import type { MailBatch } from "./batch.ts";
 import { deliver } from "./deliver.ts";
 import { cancel } from "./settle.ts";
+import { weeklySender } from "./weekly-send.ts";
 
 export function mailSenderIdentity(ctx: AppContext): Sender {
   return { from: mailFrom(ctx.config), baseUrl: ctx.config.baseUrl, postalAddress: ctx.config.mail.postalAddress };
@@ -25,6 +26,7 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
   // One Message-ID per outbox row: a re-send after a crash is recognisably the same message.
   const messageIdOf = (row: ClaimedRow) => `<${row.kind}-${row.id}@${domain}>`;
   const digest = digestSender(b, sender, domain, messageIdOf);
+  const weekly = weeklySender(b, sender, messageIdOf);
   return async (row) => {
     if (row.kind === "transactional") {
       if (row.suppressed) return cancel(b, row, "address suppressed (bounced or complained)");
@@ -40,6 +42,7 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
       const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
       return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
     }
+    if (row.kind === "weekly") return weekly(row, to, city);
     return digest(row, to, city);
   };
 }

@@ -1,14 +1,17 @@
 import type { AppContext } from "../platform/context.ts";
 import { markDigestsQueued, markSitePublished, pendingEditions } from "../../store/morning/due-towns.ts";
 import { queueEditionDigests } from "../mail/digests.ts";
+import { queueWeeklies } from "../mail/weekly.ts";
 import { publishEditions } from "../site/publish.ts";
+import { queueEditionPosts } from "../fediverse/posts.ts";
 
 /**
  * Publishes what is stored but not yet published, whichever run stored it: the site pages of every
  * such edition in one incremental render, then each edition's digests. Each step stamps the ledger
- * when done, so a crash between steps is finished by the next run and nothing is done twice.
+ * when done, so a crash between steps is finished by the next run and nothing is done twice. Last,
+ * the weekly emails of the towns whose weekly readers' day it is (src/services/mail/weekly.ts).
  */
-export async function publishPending(ctx: AppContext, at: string): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number }> {
+export async function publishPending(ctx: AppContext, at: string): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number; weekliesQueued: number }> {
   const pending = pendingEditions(ctx.db);
   let published = 0;
   let publishFailed = 0;
@@ -26,6 +29,8 @@ export async function publishPending(ctx: AppContext, at: string): Promise<{ pub
       ctx.log.error({ err, editions: siteIds.length }, "site publish failed; the next run retries it");
     }
   }
+  // Editions on the site are marked for their towns' fediverse followers; the server's worker posts them.
+  queueEditionPosts(ctx, pending.filter((p) => p.sitePublished || published > 0).map((p) => p.id), at);
   for (const p of pending.filter((x) => !x.digestsQueued)) {
     try {
       // Stamp and queue in one transaction: a concurrent run that stamped first makes this one a no-op.
@@ -36,6 +41,13 @@ export async function publishPending(ctx: AppContext, at: string): Promise<{ pub
       ctx.log.error({ err, editionId: p.id }, "queueing digests failed; the next run retries it");
     }
   }
-  return { published, publishFailed, pagesWritten, digestsQueued };
+  // After the day's editions: a weekly draws on them. Stored and queued in one transaction per town.
+  let weekliesQueued = 0;
+  try {
+    weekliesQueued = queueWeeklies(ctx, new Date(at));
+  } catch (err) {
+    ctx.log.error({ err }, "queueing the weekly emails failed; the next run retries it");
+  }
+  return { published, publishFailed, pagesWritten, digestsQueued, weekliesQueued };
 }
 

@@ -26,6 +26,8 @@ export interface MorningSummary {
   publishFailed: number;
   /** Digest messages put in the outbox by this run. */
   digestsQueued: number;
+  /** Weekly emails put in the outbox by this run (absent in a run that published nothing). */
+  weekliesQueued?: number;
   /** The due towns' feeds: fetched once per address this run (see services/sources/town-sources.ts). */
   feeds?: RefreshSummary;
   /** The hazards every due town shares: one request per provider this run (see services/weather/hazards.ts). */
@@ -80,5 +82,5 @@ export function formatSummary(s: MorningSummary): string {
   const feeds = f && f.sources > 0 ? `; feeds: ${f.sources} addresses, ${f.fetched} fetched, ${f.notModified} unchanged, ${f.failed} failed, ${f.skipped} fetched earlier` : "";
   const providers = s.providers?.length ? `; ${s.providers.map(providerLine).join("; ")}` : "";
   return `morning ${s.at}: ${s.cities} cities, ${s.due} due, ${s.composed} composed${weather}, ${s.skipped} skipped, ${s.failed} failed; `
-    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${feeds}${providers}${s.hazards ? `; ${formatHazardsSummary(s.hazards)}` : ""}; ${(s.ms / 1000).toFixed(2)} s`;
+    + `${s.published} published${site}, ${s.pagesWritten} pages written, ${s.digestsQueued} digests queued${s.weekliesQueued ? `, ${s.weekliesQueued} weekly emails queued` : ""}${feeds}${providers}${s.hazards ? `; ${formatHazardsSummary(s.hazards)}` : ""}; ${(s.ms / 1000).toFixed(2)} s`;
 }

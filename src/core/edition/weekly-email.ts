@@ -1,0 +1,52 @@
+import { PRIVACY_LINE } from "./privacy.ts";
+import { escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
+import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
+import { dateParts } from "./escape.ts";
+
+// The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
+// in the email's frame, with the reader's own footer. It has no web page of its own: it links the
+// daily editions it draws on.
+
+export interface WeeklyInfo {
+  date: string;
+  subject: string;
+  html: string;
+}
+
+/** The parts of a weekly that depend only on it, made once per weekly, not once per reader. */
+export interface PreparedWeekly {
+  date: string;
+  subject: string;
+  text: string;
+  html: string;
+  preheader: string;
+}
+
+export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
+  const headings = [...w.html.matchAll(/<h2>([\s\S]*?)<\/h2>/g)].map((m) => htmlToPlainText(m[1]!)).filter((h) => h !== "This week's editions");
+  return { date: w.date, subject: w.subject, text: htmlToPlainText(w.html), html: styleForEmail(w.html), preheader: headings.length ? `This week: ${headings.join(" · ")}` : "" };
+}
+
+const MUTED = 'class="muted-link" style="color:#4a5560"';
+
+export function renderWeekly(sender: Sender, to: Recipient, city: CityInfo, weekly: WeeklyInfo | PreparedWeekly): RenderedEmail {
+  const w = "preheader" in weekly ? weekly : prepareWeekly(weekly);
+  const links = mailLinks(sender, to, city);
+  const share = shareLink(links, to);
+  const why = `You get this email because ${to.email} chose to get the ${city.name}, ${city.state} newsletter from citydaily once a week.`;
+  const text = [
+    w.text, "",
+    "FORWARD TO A NEIGHBOR", `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
+    "--", why, PRIVACY_LINE,
+    `Get it every morning, or on another day: ${links.manage}`,
+    `Unsubscribe from ${city.name}: ${links.unsubscribe}`,
+    `Advertise in ${city.name} or list your event: ${links.advertise}`,
+    sender.postalAddress,
+  ].join("\n");
+  const footer = mailFooter(`${e(why)} ${PRIVACY_LINE}`,
+    `<a href="${e(links.manage)}" ${MUTED}>Get it every morning, or on another day</a> &middot; <a href="${e(links.unsubscribe)}" ${MUTED}>Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" ${MUTED}>Advertise in ${e(city.name)}</a>`,
+    sender.postalAddress);
+  const shareBlock = `<p style="margin:28px 0 0;font-size:15px"><strong>Forward to a neighbor.</strong> Know someone in ${e(city.name)} who would like this? Send them this link: <a href="${e(share)}" style="color:#0b5c8a;word-break:break-all">${e(share)}</a></p>`;
+  const html = page(w.subject, `${w.html}\n${shareBlock}\n${footer}`, { preheader: w.preheader, dateline: `${city.name}, ${city.state} · the week to ${dateParts(w.date).long}` });
+  return { to: to.email, from: sender.from, subject: w.subject, text, html, headers: listHeaders(sender, city, links, "weekly") };
+}

@@ -1,0 +1,136 @@
+import type { CalendarEvent, DirectoryListing } from "../../contract/resources.ts";
+import { addDays } from "../../lib/time.ts";
+import type { DailyForecast } from "../weather/snapshot.ts";
+import { describeWeatherCode } from "../weather/wmo.ts";
+import { greetingName } from "./compose.ts";
+import { dateParts, escapeMarkdown, subjectText, TITLE_MAX } from "./escape.ts";
+import { renderEditionHtml } from "./render-html.ts";
+import { calendarOf, directoryLine, eventLine } from "./sections.ts";
+import { declarationsOf, markdownWords, warningsOf, weekHeadlines, type InForce, type WeekHeadline } from "./weekly-parts.ts";
+
+// The weekly email of a town (for readers who chose "once a week"): the week from its stored
+// editions and what is coming. Composed once per town and day, for all of that day's weekly readers;
+// pure, like the edition (no database, no clock).
+
+/** At most this many headlines: the week's best, not its every line. */
+export const WEEKLY_HEADLINES = 10;
+/** The days ahead the weekly's calendar covers: today and the six after it. */
+export const WEEKLY_DAYS = 7;
+const EVENTS_MAX = 15;
+
+export interface WeeklyInputs {
+  town: { name: string; stateName: string; slug: string };
+  /** The readers' day (the town's local date): the last of the week, the first of what is coming. */
+  date: string;
+  baseUrl: string;
+  /** The town's editions of the seven days up to `date` (any order); the one of `date` says what is in force. */
+  editions: Array<{ date: string; subject: string; markdown: string }>;
+  /** The forecast stored with the edition of `date`, today first. */
+  forecast: DailyForecast[];
+  /** The town's calendar: featured event listings and the events of its public feeds. */
+  events: CalendarEvent[];
+  /** The town's directory: its featured businesses are the week's sponsored mentions. */
+  directory: DirectoryListing[];
+}
+
+export interface ComposedWeekly {
+  subject: string;
+  markdown: string;
+  html: string;
+  /** The dates of the daily editions it draws on, newest first. */
+  editions: string[];
+}
+
+/** "Saturday" for a YYYY-MM-DD date. */
+function weekday(date: string): string {
+  return dateParts(date).long.split(",")[0]!;
+}
+
+const editionUrl = (i: WeeklyInputs, date: string) => `${i.baseUrl}/${i.town.slug}/${date}`;
+
+/** Precipitation worth a subject: drizzle, rain, snow, showers, storms (WMO 51 and up). */
+const wet = (d: DailyForecast) => d.code >= 51;
+
+/** "snow Tuesday", or the week's range of highs when it stays dry. */
+function weatherWords(forecast: DailyForecast[], date: string): string | null {
+  const ahead = forecast.filter((d) => d.date > date);
+  const first = ahead.find(wet);
+  if (first) return `${describeWeatherCode(first.code).condition.toLowerCase()} ${weekday(first.date)}`;
+  if (ahead.length === 0) return null;
+  const highs = ahead.map((d) => Math.round(d.high));
+  const [lo, hi] = [Math.min(...highs), Math.max(...highs)];
+  return lo === hi ? `highs near ${hi}°F` : `highs ${lo} to ${hi}°F`;
+}
+
+/** "Ely this week: Winter Storm Warning · snow Tuesday"; led by a warning in force, else the newest headline, else the next event. */
+export function weeklySubject(town: string, inForce: InForce[], headlines: WeekHeadline[], coming: CalendarEvent[], weather: string | null): string {
+  const lead = inForce.find((x) => x.event)?.event ?? (headlines[0] ? markdownWords(headlines[0].title) : undefined)
+    ?? (coming[0] ? `${coming[0].title}, ${weekday(coming[0].startsAt.slice(0, 10))}` : undefined);
+  const parts = [lead ? subjectText(lead, 70) : "", weather ?? ""].filter(Boolean);
+  return `${town} this week: ${parts.length ? parts.join(" · ") : "the week's editions"}`;
+}
+
+function forecastTable(days: DailyForecast[]): string[] {
+  if (days.length === 0) return ["The forecast was not available this morning.", ""];
+  return [
+    "| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |", "|---|---|---:|---:|---:|",
+    ...days.map((d) => `| ${dateParts(d.date).short} | ${escapeMarkdown(describeWeatherCode(d.code).condition)} | ${Math.round(d.high)} | ${Math.round(d.low)} | ${d.precipitationChance == null ? "–" : Math.round(d.precipitationChance)} |`),
+    "",
+  ];
+}
+
+function headlineLine(i: WeeklyInputs, h: WeekHeadline): string {
+  return `- ${h.url ? `[${h.title}](${h.url})` : h.title} (${h.outlet}), [${dateParts(h.date).short}](${editionUrl(i, h.date)})`;
+}
+
+/** The events of the coming seven days, soonest first, featured ones never cut. */
+function comingEvents(events: CalendarEvent[], date: string): CalendarEvent[] {
+  const cal = calendarOf(events, date);
+  const last = addDays(date, WEEKLY_DAYS - 1);
+  const all = [...cal.today, ...cal.coming].filter((e) => e.startsAt.slice(0, 10) <= last);
+  const paid = all.filter((e) => e.featured);
+  const kept = new Set([...paid, ...all.filter((e) => !e.featured).slice(0, Math.max(0, EVENTS_MAX - paid.length))]);
+  return all.filter((e) => kept.has(e));
+}
+
+/** How the weekly is made, said where its sources are credited. */
+export const WEEKLY_MADE_BY = "**How this is made:** put together automatically from this week's editions, which are made each morning from the public sources they credit; no one writes it.";
+
+export function composeWeekly(i: WeeklyInputs): ComposedWeekly {
+  const town = escapeMarkdown(i.town.name, TITLE_MAX);
+  const editions = [...i.editions].sort((a, b) => b.date.localeCompare(a.date));
+  const latest = editions.find((e) => e.date === i.date);
+  const inForce = [...(latest ? warningsOf(latest.markdown) : []), ...declarationsOf(editions)];
+  const headlines = weekHeadlines(editions, WEEKLY_HEADLINES);
+  const coming = comingEvents(i.events, i.date);
+  const featured = i.directory.filter((l) => l.featured && l.endsOn >= i.date).sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+  const first = editions.at(-1)?.date ?? i.date;
+  const span = first === i.date ? dateParts(i.date).monthDay : `${dateParts(first).monthDay} to ${dateParts(i.date).monthDay}`;
+  const lines = [
+    `# ${town} this week: ${span}`, "",
+    `Good morning, ${greetingName(i.town.name, i.town.stateName)}. Here is your week: ${headlines.length === 1 ? "the headline" : `${headlines.length} headlines`} from this week's editions, ${coming.length === 1 ? "one event" : `${coming.length} events`} in the coming seven days, and the forecast.`, "",
+  ];
+  if (inForce.length > 0) lines.push("## Still in force", "", ...inForce.map((x) => `- ${x.line}`), "");
+  lines.push("## The week's headlines", "");
+  if (headlines.length > 0) lines.push(...headlines.map((h) => headlineLine(i, h)), "");
+  else lines.push("No local headlines this week.", "");
+  lines.push("## Coming up", "");
+  if (coming.length > 0) lines.push(...coming.map((e) => eventLine(e, true)), "");
+  else lines.push(`Nothing on the town calendar for the coming seven days yet. Events can be listed free on the [town page](${i.baseUrl}/${i.town.slug}).`, "");
+  lines.push("## The forecast", "", ...forecastTable(i.forecast.filter((d) => d.date >= i.date)));
+  if (featured.length > 0) lines.push("## From the directory", "", ...featured.map(directoryLine), "");
+  lines.push("## This week's editions", "", ...editions.map((e) => `- [${dateParts(e.date).long.replace(/, \d{4}$/, "")}](${editionUrl(i, e.date)}): ${escapeMarkdown(e.subject, 200)}`), "");
+  lines.push(WEEKLY_MADE_BY, "", weeklySources(headlines, inForce), "");
+  const markdown = lines.join("\n");
+  const subject = weeklySubject(i.town.name, inForce, headlines, coming, weatherWords(i.forecast, i.date));
+  return { subject, markdown, html: renderEditionHtml(markdown), editions: editions.map((e) => e.date) };
+}
+
+function weeklySources(headlines: WeekHeadline[], inForce: InForce[]): string {
+  const outlets = [...new Set(headlines.map((h) => h.outlet.replace(/, county-wide$/, "")))];
+  return [
+    outlets.length ? `Local news: ${outlets.join(", ")}.` : "",
+    inForce.some((x) => x.event) ? "Warnings: National Weather Service." : "",
+    "Forecast: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).",
+  ].filter(Boolean).join(" ");
+}

@@ -1,0 +1,230 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addFeed } from "../../src/services/sources/feeds.ts";
+import { drainDueMail } from "../../src/services/mail/sender.ts";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { payOnHostedPage } from "../helpers/commerce.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
+import { addSubscriber, geoidOf } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { SmtpSink, type ReceivedMail } from "../helpers/smtp-sink.ts";
+import {
+  ATOM_TYPE, atomFeed, CALENDAR_TYPE, libraryCalendar, nwsAlert, RSS_TYPE, rssFeed, startTownSourcesServer, type FeedItemInput, type TownSourcesServer,
+} from "../helpers/town-sources-server.ts";
+
+// The weekly email over a real week: seven mornings of Ely, Nevada (Tue Nov 24 to Mon Nov 30) with
+// stand-ins for the forecast, NWS, a library calendar and two news feeds, a daily reader and a
+// weekly reader whose day is Saturday. The weekly reader gets exactly one email, on Saturday after
+// that day's edition: the week's headlines without repeats, what is coming, the forecast, what is in
+// force, the featured listings (Sponsored), links to the daily editions it draws on.
+
+const ELY = "ely-nevada";
+const DAILY = "daily@ely.example.org";
+const WEEKLY = "weekly@ely.example.org";
+const DATES = ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"];
+const SATURDAY = "2026-11-28";
+/** 07:00 in Ely (Pacific Standard Time) on each date. */
+const morningOf = (date: string) => new Date(`${date}T15:00:00.000Z`);
+
+/** Two stories in the paper and one from the city each morning, on top of what was there; one story runs in both. */
+function newsOf(n: number): { rss: FeedItemInput[]; atom: FeedItemInput[] } {
+  const rss: FeedItemInput[] = [];
+  const atom: FeedItemInput[] = [];
+  for (let i = 0; i <= n; i++) {
+    const at = `${DATES[i] ?? "2026-11-23"}T0${i % 10}:00:00Z`;
+    rss.push({ title: `Ely Times story ${i}a`, link: `https://times.example.org/${i}a`, published: at });
+    rss.push({ title: `Ely Times story ${i}b`, link: `https://times.example.org/${i}b`, published: at.replace("T0", "T1") });
+    // The city's notice of day 3 has the paper's words: the weekly names it once.
+    atom.push({ title: i === 3 ? "Ely Times story 3a" : `City notice ${i}`, link: `https://city.example.gov/${i}`, published: at });
+  }
+  return { rss, atom };
+}
+
+let src: TownSourcesServer;
+let meteo: OpenMeteoServer;
+let sink: SmtpSink;
+let server: TestServer;
+const summaries: string[] = [];
+
+async function listing(p: string, body: Record<string, unknown>): Promise<void> {
+  const res = await server.post(p, { slug: ELY, buyerEmail: "seller@example.com", ...body });
+  const json = (await res.json()) as { checkoutUrl?: string };
+  expect(res.status, JSON.stringify(json)).toBeLessThan(300);
+  await payOnHostedPage(json.checkoutUrl!, "$25.00");
+}
+
+beforeAll(async () => {
+  src = await startTownSourcesServer();
+  // The recorded forecast starts on Friday: Saturday's edition has six days of it.
+  meteo = await startOpenMeteoServer({ today: "2026-11-27" });
+  sink = await new SmtpSink().start();
+  src.setFeed("/library.ics", { body: libraryCalendar({ weekStart: "2026-11-17" }), contentType: CALENDAR_TYPE, etag: '"cal-1"' });
+  src.setAlerts([]);
+  server = await startTestServer({
+    NOW: morningOf(DATES[0]!).toISOString(), ADMIN_TOKEN: "weekly-token", MAIL_SENDER: "off", MORNING_SCHEDULE: "off", SMTP_URL: sink.url,
+    OPEN_METEO_URL: meteo.url, FEEDS_ALLOW_PRIVATE: "true", NWS_API_URL: src.url, AIR_QUALITY_API_URL: src.url, SOURCES_TIMEOUT_MS: "2000", FEED_TIMEOUT_MS: "2000",
+    MAIL_FROM: "citydaily <news@citydaily.example>",
+  });
+  addSubscriber(server.ctx.db, ELY, DAILY);
+  addSubscriber(server.ctx.db, ELY, WEEKLY);
+  server.ctx.db.prepare("UPDATE subscribers SET frequency = 'weekly', weekly_day = 6 WHERE email = ?").run(WEEKLY);
+  await addFeed(server.ctx, ELY, `${src.url}/library.ics`, "staff");
+  const news = newsOf(0);
+  src.setFeed("/times.rss", { body: rssFeed("The Ely Times", news.rss), contentType: RSS_TYPE, etag: '"t0"' });
+  src.setFeed("/city.atom", { body: atomFeed("City of Ely News", news.atom), contentType: ATOM_TYPE, etag: '"c0"' });
+  await addFeed(server.ctx, ELY, `${src.url}/times.rss`, "staff");
+  await addFeed(server.ctx, ELY, `${src.url}/city.atom`, "staff");
+  // A featured event in the weekly's coming days, and a featured business.
+  await listing("/api/listing-checkout", { tier: "featured", title: "Tree Lighting", description: "Carols and cocoa at the courthouse.", url: "https://trees.example.org/", startsAt: "2026-12-01T18:00", venue: "Courthouse Square" });
+  await listing("/api/business-checkout", { tier: "featured", title: "Silver State Bakery", description: "Fresh bread every morning.", url: "https://bakery.example.org/", address: "501 Aultman St", category: "Bakery" });
+
+  for (const [n, date] of DATES.entries()) {
+    const now = morningOf(date);
+    server.ctx.config.now = () => now;
+    if (n > 0) {
+      const more = newsOf(n);
+      src.setFeed("/times.rss", { body: rssFeed("The Ely Times", more.rss), contentType: RSS_TYPE, etag: `"t${n}"` });
+      src.setFeed("/city.atom", { body: atomFeed("City of Ely News", more.atom), contentType: ATOM_TYPE, etag: `"c${n}"` });
+    }
+    // Saturday morning: a wind advisory in force until Sunday evening.
+    src.setAlerts(date === SATURDAY ? [nwsAlert({
+      event: "Wind Advisory", description: "* WHAT...West winds 25 to 35 mph with gusts to 55 mph.\n\n* WHERE...White Pine County.",
+      onset: "2026-11-28T04:00:00-08:00", ends: "2026-11-29T18:00:00-08:00", expires: "2026-11-29T18:00:00-08:00",
+    })] : []);
+    const s = await runMorning(server.ctx, { now });
+    expect([s.composed, s.failed], date).toEqual([1, 0]);
+    summaries.push(`${date} ${s.weekliesQueued ?? 0}`);
+    await drainDueMail(server.ctx);
+  }
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await sink?.stop();
+  await src?.close();
+  await meteo?.close();
+});
+
+const weeklies = () => sink.to(WEEKLY).filter((m) => m.parsed.subject?.startsWith("Ely this week"));
+const weekly = (): ReceivedMail => weeklies()[0]!;
+const html = () => weekly().parsed.html as string;
+const text = () => weekly().parsed.text!;
+/** The HTML of one section of the weekly (from its h2 to the next). */
+const section = (title: string) => {
+  const h = html();
+  const at = h.search(new RegExp(`<h2[^>]*>${title}`));
+  if (at < 0) return "";
+  const next = h.slice(at + 4).search(/<h2[^>]*>/);
+  return next < 0 ? h.slice(at) : h.slice(at, at + 4 + next);
+};
+
+describe("the weekly email over seven mornings", () => {
+  it.runIf(process.env.SCREENSHOT_DIR)("(with SCREENSHOT_DIR: the weekly's parts written there to read)", () => {
+    fs.mkdirSync(process.env.SCREENSHOT_DIR!, { recursive: true });
+    fs.writeFileSync(path.join(process.env.SCREENSHOT_DIR!, "weekly.txt"), `Subject: ${weekly().parsed.subject}\n\n${text()}`);
+    fs.writeFileSync(path.join(process.env.SCREENSHOT_DIR!, "weekly.eml"), weekly().raw);
+  });
+
+  it("comes once, on the reader's Saturday, after that day's edition; the daily reader gets seven dailies and no weekly", () => {
+    expect(weeklies()).toHaveLength(1);
+    expect(summaries).toEqual(DATES.map((d) => `${d} ${d === SATURDAY ? 1 : 0}`));
+    expect(weekly().header("Message-ID")).toMatch(/^<weekly-\d+@citydaily\.example>$/);
+    expect(weekly().header("Feedback-ID")).toBe(`${ELY}:weekly:citydaily`);
+    expect(weekly().header("List-Unsubscribe")).toMatch(/^<https?:\/\/[^>]+\/unsubscribe\/[^>]+>, <mailto:/);
+    const dailies = sink.to(DAILY);
+    expect(dailies.filter((m) => /^Ely, Nov \d+:/.test(m.parsed.subject ?? ""))).toHaveLength(7);
+    expect(dailies.some((m) => m.parsed.subject?.startsWith("Ely this week"))).toBe(false);
+    // The weekly is composed once for the town and day.
+    const geoid = geoidOf(server.ctx.db, ELY);
+    expect(server.ctx.db.prepare("SELECT date FROM weekly_editions WHERE place_geoid = ?").pluck().all(geoid)).toEqual([SATURDAY]);
+    // Its day's edition existed before it: the weekly links it.
+    expect(html()).toContain(`href="${server.url}/${ELY}/${SATURDAY}"`);
+  });
+
+  it("says in its subject that it is the week: what is in force, then the weather to come", () => {
+    expect(weekly().parsed.subject).toMatch(/^Ely this week: Wind Advisory · ([a-z ]+ (Sunday|Monday|Tuesday|Wednesday|Thursday)|highs -?\d+ to -?\d+°F)$/);
+  });
+
+  it("the week's headlines newest first, at most ten, none twice (same link or same words), each with its edition's day", () => {
+    const items = [...section("The week's headlines").matchAll(/<li[^>]*><a href="([^"]+)"[^>]*>([^<]+)<\/a> \(([^)]+)\), <a href="([^"]+)"[^>]*>([^<]+)<\/a><\/li>/g)]
+      .map(([, url, title, outlet, edition, day]) => ({ url: url!, title: title!, outlet: outlet!, edition: edition!, day: day! }));
+    expect(items.length).toBe(10);
+    expect(new Set(items.map((i) => i.url)).size).toBe(items.length);
+    expect(new Set(items.map((i) => i.title)).size).toBe(items.length);
+    // Newest first: the Saturday edition's headlines lead, and the days never go back up.
+    expect(items[0]!.day).toBe("Sat, Nov 28");
+    const days = items.map((i) => Number(/\d+$/.exec(i.day)![0]));
+    expect(days).toEqual([...days].sort((a, b) => b - a));
+    for (const i of items) {
+      expect(i.edition).toBe(`${server.url}/${ELY}/2026-11-${/\d+$/.exec(i.day)![0]}`);
+      expect(["The Ely Times", "City of Ely News"]).toContain(i.outlet);
+    }
+    // No headline twice in the whole email, and the text part has them as words with their links.
+    for (const i of items) expect(html().split(`>${i.title}</a>`)).toHaveLength(2);
+    expect(text()).toContain(`${items[0]!.title} <${items[0]!.url}>`);
+  });
+
+  it("what is coming: the calendar's next seven days (featured listings Sponsored), the forecast, the warning in force", () => {
+    const coming = section("Coming up");
+    expect(coming).toMatch(/Friends of the Library Book Sale<\/strong>, Sat, Nov 28, all day/);
+    // Story time is weekly on Tuesdays, but the library cancelled Dec 1 (EXDATE).
+    expect(coming).not.toContain("Story Time");
+    expect(coming).toMatch(/Sponsored: <strong>Tree Lighting<\/strong>, Tue, Dec 1, 6:00 PM at Courthouse Square\./);
+    expect(coming).toContain('rel="sponsored"');
+    // Nothing past the seven days (Sat Nov 28 to Fri Dec 4).
+    expect(coming).not.toMatch(/Dec [5-9]/);
+    const forecast = section("The forecast");
+    expect(forecast).toMatch(/<th[^>]*>Day<\/th>/);
+    expect(forecast).toMatch(/Sat, Nov 28/);
+    expect(text()).toMatch(/^Day\s{2,}Conditions\s{2,}High \(°F\)/m);
+    const inForce = section("Still in force");
+    expect(inForce).toMatch(/<strong>Wind Advisory<\/strong>, until 6:00 PM Sun, Nov 29\./);
+    const directory = section("From the directory");
+    expect(directory).toContain("Sponsored: <strong>Silver State Bakery</strong> (Bakery, 501 Aultman St).");
+  });
+
+  it("links the daily editions it draws on, says how it is made, and has no markdown in its text part", () => {
+    const editions = section("This week's editions");
+    for (const date of DATES.slice(0, 5)) expect(editions).toContain(`href="${server.url}/${ELY}/${date}"`);
+    expect(editions).not.toContain("2026-11-29");
+    expect(html()).toContain("put together automatically from this week's editions");
+    expect(text()).not.toMatch(/\*\*|\]\(|^#+ /m);
+    expect(text()).toContain("chose to get the Ely, Nevada newsletter from citydaily once a week");
+    expect(Buffer.byteLength(html())).toBeGreaterThan(4_800);
+    expect(Buffer.byteLength(html())).toBeLessThan(14_000 * 2);
+  });
+
+  it("every daily edition says how it is made, near its sources: email, web page and markdown twin", async () => {
+    const daily = sink.to(DAILY).find((m) => m.parsed.subject?.startsWith("Ely, Nov 28:"))!;
+    const line = "put together automatically each morning from the public sources credited below; no one writes it.";
+    expect(daily.parsed.html as string).toContain(line);
+    expect(daily.parsed.text!.replace(/\s+/g, " ")).toContain(line);
+    expect(await (await server.get(`/${ELY}/${SATURDAY}`)).text()).toContain(line);
+    const twin = await (await server.get(`/${ELY}/${SATURDAY}.md`)).text();
+    expect(twin).toMatch(/\*\*How this edition is made:\*\* put together automatically each morning .*\n\n.*Forecast and air quality: \[Open-Meteo/);
+  });
+
+  it("reads on a phone and a desktop: the daily and the weekly at 390 and 600 px never scroll sideways", async () => {
+    // With SCREENSHOT_DIR set, each is photographed there (for looking at, not asserted).
+    const shots = process.env.SCREENSHOT_DIR;
+    if (shots) fs.mkdirSync(shots, { recursive: true });
+    const daily = sink.to(DAILY).find((m) => m.parsed.subject?.startsWith("Ely, Nov 28:"))!;
+    const browser = await launchChromium();
+    try {
+      for (const [name, mail] of [["daily", daily], ["weekly", weekly()]] as const) {
+        for (const width of [390, 600]) {
+          for (const scheme of ["light", "dark"] as const) {
+            const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
+            await page.setContent(mail.parsed.html as string);
+            expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBeLessThanOrEqual(width);
+            if (shots) await page.screenshot({ path: path.join(shots, `${name}-${width}-${scheme}.png`), fullPage: true });
+            await page.close();
+          }
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
