@@ -26,6 +26,7 @@ export const TownFeed = z.object({
   scope: z.enum(["town", "county"]).optional().meta({ description: "Directory feeds: `county` for a county-wide outlet, whose items reach the town only when they name it" }),
   homeUrl: z.string().nullable().optional().meta({ description: "Directory feeds: the outlet's site, credited in the edition" }),
   verifiedAt: z.string().nullable().optional().meta({ description: "Directory feeds: when it last passed verification (re-checked weekly, dropped after failing for a week)" }),
+  paused: z.literal(true).optional().meta({ description: "An operator's feed whose lease has ended: no longer fetched or shown; kept for staff" }),
 }).meta({ id: "TownFeed" });
 
 export const TownFeedList = z.object({ feeds: z.array(TownFeed) });

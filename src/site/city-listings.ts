@@ -41,7 +41,7 @@ function toDirectory(o: OrderRow): DirectoryListing {
 function feedCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">, onDate: string, now: Date): CalendarEvent[] {
   const out: CalendarEvent[] = [];
   // The same window and staleness as the morning's (src/services/sources/town-sources.ts).
-  for (const { feed, items } of currentItems(feedItemsOfPlace(db, place.geoid), now)) {
+  for (const { feed, items } of currentItems(feedItemsOfPlace(db, place.geoid, now.toISOString()), now)) {
     if (feed.kind !== "ical") continue;
     const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title, timeZone: place.timezone, fromDate: onDate, days: FEED_EVENT_DAYS });
     out.push(...events.map(feedEventToCalendar));
@@ -105,7 +105,7 @@ export function townCalendar(db: DB, place: Pick<PlaceRow, "geoid" | "timezone">
     out.push({ event: { ...toEvent(o), startsAt, ...(endsAt ? { endsAt } : {}), allDay: startsAt.length === 10 }, stamp: o.published_at ?? o.updated_at });
   }
   const days = Math.round((Date.parse(`${range.to}T00:00:00Z`) - Date.parse(`${range.from}T00:00:00Z`)) / 86_400_000) + 1;
-  for (const { feed, items } of currentItems(feedItemsOfPlace(db, place.geoid), now)) {
+  for (const { feed, items } of currentItems(feedItemsOfPlace(db, place.geoid, now.toISOString()), now)) {
     if (feed.kind !== "ical") continue;
     const events = feedEventsFor(items as CalendarOccurrence[], { feedId: feed.id, source: feed.title ?? "", timeZone: tz, fromDate: range.from, days });
     // feedEventsFor leaves out timed events that began before `from`; a multi-day all-day one still running is kept.

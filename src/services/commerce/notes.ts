@@ -50,8 +50,13 @@ export function renderNotePreview(markdown: string, authorName?: string): string
   return renderEditionHtml(lines.join("\n")).trim();
 }
 
-/** Saves (or replaces) the note of `slug` for `date`. Nothing is stored unless all of it is valid. */
-export function setTownNote(ctx: AppContext, slug: string, input: { date: string; markdown: string; authorName: string; by: string }): TownNote {
+/**
+ * Saves (or replaces) the note of `slug` for `date`. Nothing is stored unless all of it is valid. An
+ * operator's note names the lease it is written under (`leaseId`, and `lastDate`, the lease's last
+ * day when it is cancelled): the morning prints it only while that lease runs, and a date past
+ * `lastDate` is refused. Without `leaseId` it is staff's.
+ */
+export function setTownNote(ctx: AppContext, slug: string, input: { date: string; markdown: string; authorName: string; by: string; leaseId?: string; lastDate?: string | null }): TownNote {
   const place = requirePlace(ctx, slug);
   const issues: NoteIssue[] = [];
   const today = localDate(ctx.config.now(), place.timezone);
@@ -61,13 +66,15 @@ export function setTownNote(ctx: AppContext, slug: string, input: { date: string
     issues.push({ path: "date", message: `The edition of ${input.date} has gone out; a note can be written for ${today} or later` });
   } else if (input.date > addDays(today, NOTE_DAYS_AHEAD)) {
     issues.push({ path: "date", message: `A note can be written at most a year ahead (until ${addDays(today, NOTE_DAYS_AHEAD)})` });
+  } else if (input.lastDate && input.date > input.lastDate) {
+    issues.push({ path: "date", message: `Your lease ends on ${input.lastDate}; a note can be written for an edition until then` });
   }
   const note = parseNote(input.markdown);
   if (!note.ok) issues.push(...note.issues);
   const author = parseAuthorName(input.authorName);
   if (!author.ok) issues.push(...author.issues);
   if (issues.length > 0 || !note.ok || !author.ok) invalid(issues);
-  upsertNote(ctx.db, { placeGeoid: place.geoid, date: input.date, markdown: note.markdown, authorName: author.name, by: input.by.slice(0, 200), now: ctx.config.now().toISOString() });
+  upsertNote(ctx.db, { placeGeoid: place.geoid, date: input.date, markdown: note.markdown, authorName: author.name, by: input.by.slice(0, 200), leaseId: input.leaseId ?? null, now: ctx.config.now().toISOString() });
   return view(place.slug, findNote(ctx.db, place.geoid, input.date)!);
 }
 

@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import { AppError } from "../../core/errors.ts";
 import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../../core/commerce/operator-statement.ts";
 import { addDays } from "../../lib/time.ts";
+import { leaseLastDate } from "../../core/commerce/lease-end.ts";
 import { localDate, localHour } from "../../lib/time.ts";
 import type { TownFeed } from "../../contract/feeds.ts";
 import { audienceChanges, sentPerEdition } from "../../store/readers/audience.ts";
@@ -241,7 +242,7 @@ export function nextEditionDate(ctx: AppContext, lease: LeaseView): string {
 /** Tomorrow's note, from the desk: saved for the chosen edition date (the next one by default), signed, by the operator. */
 export function saveNote(ctx: AppContext, email: string, slug: string, input: { date: string; markdown: string; authorName: string }): TownNote {
   const lease = requireTown(ctx, email, slug);
-  return setTownNote(ctx, lease.slug, { ...input, by: email });
+  return setTownNote(ctx, lease.slug, { ...input, by: email, leaseId: lease.id, lastDate: leaseLastDate(lease, lease.timezone) });
 }
 
 /** The preview the edition would carry (empty when the note is not valid yet). */
@@ -264,7 +265,7 @@ function referralSummary(ctx: AppContext, slug: string): { readers: number; refe
 /** Adds a feed to the operator's town through the feeds service the admin CLI uses, recorded as added by them. */
 export async function addDeskFeed(ctx: AppContext, email: string, slug: string, url: string): Promise<TownFeed> {
   const lease = requireTown(ctx, email, slug);
-  return addFeed(ctx, lease.slug, url, email);
+  return addFeed(ctx, lease.slug, url, email, lease.id);
 }
 
 /** Restores a directory source the town had removed: it is verified again now (added back if it still passes). */

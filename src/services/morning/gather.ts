@@ -3,6 +3,7 @@ import { FACT_WINDOW_DAYS } from "../../core/edition/did-you-know.ts";
 import { feedParts, type FeedParts } from "../../core/sources/feed-parts.ts";
 import type { TownSnapshot } from "../../core/edition/town-snapshot.ts";
 import { addDays } from "../../lib/time.ts";
+import { notePrints } from "../../core/commerce/lease-end.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
 import {
   feedRowsOf, hazardsToldOf, headlinesShownOf, notesOf, publishedOrdersOfTowns, recentFactKeysOf, weatherHistoriesOf,
@@ -100,7 +101,7 @@ function readFeeds(ctx: AppContext, batch: DueTown[], now: Date): Pick<BatchRead
   const feeds = new Map<string, FeedParts | null>();
   const shown = new Map<string, string[]>();
   try {
-    const rows = feedRowsOf(ctx.db, batch.map((t) => t.place.geoid));
+    const rows = feedRowsOf(ctx.db, batch.map((t) => t.place.geoid), now.toISOString());
     for (const { place, date } of batch) feeds.set(place.geoid, feedParts(rows.get(place.geoid) ?? [], place, date, now));
     const asked = batch.map(({ place, date }) => ({ geoid: place.geoid, date, keys: feeds.get(place.geoid)!.candidates.map((h) => h.key) }));
     for (const [g, rs] of headlinesShownOf(ctx.db, asked)) shown.set(g, rs.map((r) => r.key));
@@ -122,7 +123,11 @@ function readBatch(ctx: AppContext, batch: DueTown[], now: Date, hazardsOf: (bat
     // The daily email carries the featured events; the directory section mentions featured businesses weekly.
     return [place.geoid, { events: l.events.filter((e) => e.featured), directory: l.directory }];
   }));
-  const notes = new Map([...notesOf(ctx.db, batch.map(({ place, date }) => ({ geoid: place.geoid, date })))].map(([g, n]) => [g, { markdown: n.markdown, authorName: n.author_name }]));
+  // An operator's note prints only while the lease it was written under runs, and not past its end.
+  const timezones = new Map(batch.map(({ place }) => [place.geoid, place.timezone]));
+  const notes = new Map([...notesOf(ctx.db, batch.map(({ place, date }) => ({ geoid: place.geoid, date })))]
+    .filter(([g, n]) => notePrints({ leaseId: n.lease_id, date: n.date }, n.lease, timezones.get(g)!, now))
+    .map(([g, n]) => [g, { markdown: n.markdown, authorName: n.author_name }]));
   // Since the start of the last freeze season (July 1 a year back at most) and every earlier same day.
   const history = weatherHistoriesOf(ctx.db, batch.map(({ place, date }) => ({ geoid: place.geoid, date, since: addDays(date, -190) })));
   const recentFacts = new Map([...recentFactKeysOf(ctx.db, batch.map(({ place, date }) => ({ geoid: place.geoid, from: addDays(date, -FACT_WINDOW_DAYS), before: date })))]

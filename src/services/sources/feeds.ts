@@ -72,15 +72,17 @@ export function townFeedOf(row: TownFeedView): TownFeed {
     itemsFetchedAt: row.items_fetched_at,
     itemCount: row.item_count,
     ...(row.added_by === "directory" ? { scope: row.scope, homeUrl: row.home_url, verifiedAt: row.verified_at } : {}),
+    ...(row.paused ? { paused: true } : {}),
   };
 }
 
 /**
  * Adds a feed to a town: the address is checked (http(s), no credentials), fetched once under the
  * fetching rules (public addresses only, size and time limits) and parsed; only then stored, with
- * the items of that fetch. Refusals are problems with nothing stored.
+ * the items of that fetch. Refusals are problems with nothing stored. An operator's feed names the
+ * lease it is added under (`leaseId`): it is paused when that lease ends.
  */
-export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, addedBy: FeedOwner): Promise<TownFeed> {
+export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, addedBy: FeedOwner, leaseId: string | null = null): Promise<TownFeed> {
   const place = requirePlace(ctx, slug);
   let url: string;
   try {
@@ -102,7 +104,7 @@ export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, add
   }
   const title = parsed.title ?? new URL(url).hostname.replace(/^www\./, "");
   const row = insertTownFeed(ctx.db, {
-    placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title, addedBy,
+    placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title, addedBy, leaseId,
     itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? fetched.body : null, etag: fetched.etag, lastModified: fetched.lastModified,
   }, now.toISOString());
   if (!row) throw new AppError("feed_exists", `${place.name} already has the feed ${url}.`);

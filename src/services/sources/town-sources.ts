@@ -110,7 +110,7 @@ async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, 
 export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { now: Date; signal?: AbortSignal }): FeedRefresh {
   const started = performance.now();
   const { now } = options;
-  const all = sourcesOfPlaces(ctx.db, geoids);
+  const all = sourcesOfPlaces(ctx.db, geoids, now.toISOString());
   const summary: RefreshSummary = { sources: all.length, fetched: 0, notModified: 0, failed: 0, skipped: 0, ms: 0 };
   const due = all.filter((s) => !s.checked_at || now.getTime() - Date.parse(s.checked_at) >= FEED_RECHECK_MS || Date.parse(s.checked_at) > now.getTime());
   summary.skipped = all.length - due.length;
@@ -131,7 +131,7 @@ export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { n
     }
     bySource.set(source.id, refreshSource(ctx, source, now, guard, overall, summary));
   }
-  const byPlace = due.length > 0 ? sourceIdsByPlace(ctx.db, geoids) : new Map<string, number[]>();
+  const byPlace = due.length > 0 ? sourceIdsByPlace(ctx.db, geoids, now.toISOString()) : new Map<string, number[]>();
   const done = Promise.all(bySource.values()).then(() => {
     summary.ms = Math.round(performance.now() - started);
     if (summary.sources > 0) ctx.log.info({ ...summary }, "feeds refreshed");
@@ -167,7 +167,7 @@ export async function townSources(ctx: AppContext, place: PlaceRow, date: string
 
 /** The town's events and new headlines from its feeds' stored items (no I/O beyond the database). */
 export function feedSources(ctx: AppContext, place: PlaceRow, date: string, now: Date): Pick<TownSources, "events" | "headlines" | "credits"> {
-  const { events, candidates, credits } = feedParts(feedItemsOfPlace(ctx.db, place.geoid), place, date, now);
+  const { events, candidates, credits } = feedParts(feedItemsOfPlace(ctx.db, place.geoid, now.toISOString()), place, date, now);
   const shown = candidates.length > 0 ? headlinesShownBefore(ctx.db, place.geoid, candidates.map((h) => h.key), date) : new Set<string>();
   return { events, headlines: newHeadlines(candidates, shown), credits };
 }

@@ -10,13 +10,15 @@ export interface NoteRow {
   updated_by: string;
   created_at: string;
   updated_at: string;
+  /** The lease the operator wrote it under (src/core/commerce/lease-end.ts); null: written by staff. */
+  lease_id: string | null;
 }
 
-export function upsertNote(db: DB, n: { placeGeoid: string; date: string; markdown: string; authorName: string; by: string; now: string }): void {
-  cachedStatement(db, `INSERT INTO town_notes (place_geoid, date, markdown, author_name, updated_by, created_at, updated_at)
-    VALUES (@placeGeoid, @date, @markdown, @authorName, @by, @now, @now)
+export function upsertNote(db: DB, n: { placeGeoid: string; date: string; markdown: string; authorName: string; by: string; leaseId: string | null; now: string }): void {
+  cachedStatement(db, `INSERT INTO town_notes (place_geoid, date, markdown, author_name, updated_by, lease_id, created_at, updated_at)
+    VALUES (@placeGeoid, @date, @markdown, @authorName, @by, @leaseId, @now, @now)
     ON CONFLICT (place_geoid, date) DO UPDATE SET markdown = excluded.markdown, author_name = excluded.author_name,
-      updated_by = excluded.updated_by, updated_at = excluded.updated_at`).run(n);
+      updated_by = excluded.updated_by, lease_id = excluded.lease_id, updated_at = excluded.updated_at`).run(n);
 }
 
 export function findNote(db: DB, placeGeoid: string, date: string): NoteRow | undefined {

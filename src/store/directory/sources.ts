@@ -115,9 +115,12 @@ export function dueCandidates(db: DB, dueBeforeIso: string, limit: number): Cand
     LIMIT ?`).all(dueBeforeIso, limit) as CandidateRow[];
 }
 
-/** The town's sources as its page and /api/city show them (contract TownSource): every feed, named, with its site, reach and status. */
+/**
+ * The town's sources as its page and /api/city show them (contract TownSource): every running feed,
+ * named, with its site, reach and status (an operator's feed paused when their lease ended is not one).
+ */
 export function townSourceList(db: DB, placeGeoid: string) {
-  return listTownFeeds(db, placeGeoid).map((f) => ({
+  return listTownFeeds(db, placeGeoid).filter((f) => !f.paused).map((f) => ({
     name: f.title,
     url: f.home_url ?? f.url,
     feedUrl: f.url,

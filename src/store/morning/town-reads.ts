@@ -2,6 +2,7 @@ import type { DayWeather } from "../../core/edition/archive-notes.ts";
 import type { FeedRow } from "../../core/sources/feed-parts.ts";
 import type { OrderRow } from "../commerce/orders.ts";
 import type { NoteRow } from "../commerce/notes.ts";
+import type { LeaseTerm } from "../../core/commerce/lease-end.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // What the morning reads of its own rows to compose a batch of towns: one statement per kind of row
@@ -26,11 +27,15 @@ export function editionsOf(db: DB, towns: Array<{ geoid: string; date: string }>
   return new Set(rows.map((r) => `${r.g} ${r.d}`));
 }
 
-/** Each town's feeds with their sources' items, by feed id. */
-export function feedRowsOf(db: DB, geoids: string[]): Map<string, Array<FeedRow & { g: string }>> {
+/**
+ * Each town's running feeds with their sources' items, by feed id: a feed an operator added is read
+ * only while the lease they added it under runs at `nowIso` (staff's and the directory's always).
+ */
+export function feedRowsOf(db: DB, geoids: string[], nowIso: string): Map<string, Array<FeedRow & { g: string }>> {
   return group(stmt(db, `SELECT f.place_geoid AS g, f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
     FROM json_each(?) j CROSS JOIN town_feeds f ON f.place_geoid = j.value JOIN feed_sources s ON s.id = f.source_id
-    ORDER BY f.place_geoid, f.id`).all(JSON.stringify(geoids)) as Array<FeedRow & { g: string }>);
+    WHERE f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > ?))
+    ORDER BY f.place_geoid, f.id`).all(JSON.stringify(geoids), nowIso) as Array<FeedRow & { g: string }>);
 }
 
 /** Of each town's keys, those an edition of the town dated before its date recorded in `table`. */
@@ -54,11 +59,17 @@ export function publishedOrdersOfTowns(db: DB, geoids: string[]): Map<string, Ar
     WHERE o.status = 'published' ORDER BY o.place_geoid, o.published_at, o.id`).all(JSON.stringify(geoids)) as Array<OrderRow & { g: string }>);
 }
 
-/** Each town's note for its date. */
-export function notesOf(db: DB, towns: Array<{ geoid: string; date: string }>): Map<string, NoteRow> {
-  const rows = stmt(db, `SELECT n.* FROM json_each(?) j CROSS JOIN town_notes n
-    ON n.place_geoid = json_extract(j.value, '$.geoid') AND n.date = json_extract(j.value, '$.date')`).all(JSON.stringify(towns)) as NoteRow[];
-  return new Map(rows.map((r) => [r.place_geoid, r]));
+/** A town's note with the lease it was written under (absent when staff wrote it, or the lease is unknown). */
+export interface NoteWithLease extends NoteRow {
+  lease: LeaseTerm | undefined;
+}
+
+/** Each town's note for its date, with its lease's status and end, for the morning to ask whether it may print. */
+export function notesOf(db: DB, towns: Array<{ geoid: string; date: string }>): Map<string, NoteWithLease> {
+  const rows = stmt(db, `SELECT n.*, l.status AS lease_status, l.cancel_at AS lease_cancel_at FROM json_each(?) j CROSS JOIN town_notes n
+    ON n.place_geoid = json_extract(j.value, '$.geoid') AND n.date = json_extract(j.value, '$.date')
+    LEFT JOIN leases l ON l.id = n.lease_id`).all(JSON.stringify(towns)) as Array<NoteRow & { lease_status: LeaseTerm["status"] | null; lease_cancel_at: string | null }>;
+  return new Map(rows.map(({ lease_status, lease_cancel_at, ...r }) => [r.place_geoid, { ...r, lease: lease_status === null ? undefined : { status: lease_status, cancel_at: lease_cancel_at } }]));
 }
 
 /**

@@ -46,7 +46,17 @@ export interface TownFeedView {
   scope: "town" | "county";
   home_url: string | null;
   verified_at: string | null;
+  /** The lease an operator added it under (null: staff or the directory). */
+  lease_id: string | null;
+  /** 1 when that lease is no longer active: the feed is paused (not fetched, not shown), kept for staff. */
+  paused: 0 | 1;
 }
+
+/**
+ * A feed an operator added runs only while the lease they added it under runs (one bound parameter:
+ * the instant, for a cancellation the sweep has not applied yet); staff's and the directory's always.
+ */
+const RUNS = `(f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > ?)))`;
 
 /** What a town's edition reads of one feed: its items and how fresh they are. */
 export interface TownFeedItems {
@@ -64,7 +74,8 @@ export interface TownFeedItems {
 
 const VIEW = `SELECT f.id, f.place_geoid, p.slug, p.name AS town_name, p.state_name, f.source_id, s.url, s.kind, f.title, f.added_by,
   f.created_at, s.checked_at, s.status, s.last_error, s.consecutive_failures, s.items_fetched_at, json_array_length(s.items_json) AS item_count,
-  f.candidate_id, f.scope, f.home_url, f.verified_at
+  f.candidate_id, f.scope, f.home_url, f.verified_at, f.lease_id,
+  CASE WHEN f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active') THEN 0 ELSE 1 END AS paused
   FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id JOIN places p ON p.geoid = f.place_geoid`;
 
 export function findTownFeed(db: DB, id: number): TownFeedView | undefined {
@@ -91,6 +102,8 @@ export interface NewTownFeed {
   /** The name readers see for this town's feed. */
   title: string;
   addedBy: string;
+  /** The lease of the operator who added it; null or absent for staff. */
+  leaseId?: string | null;
   itemsJson: string;
   /** Calendars: the text, kept to expand recurrences over later windows. */
   body: string | null;
@@ -110,8 +123,8 @@ export function insertTownFeed(db: DB, f: NewTownFeed, nowIso: string): TownFeed
         last_error = NULL, consecutive_failures = 0, items_json = excluded.items_json, items_fetched_at = excluded.items_fetched_at,
         body = excluded.body, etag = excluded.etag, last_modified = excluded.last_modified`).run({ ...f, now: nowIso });
     const source = stmt(db, "SELECT id FROM feed_sources WHERE url = ?").get(f.url) as { id: number };
-    const r = stmt(db, `INSERT INTO town_feeds (place_geoid, source_id, title, added_by, created_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT DO NOTHING`).run(f.placeGeoid, source.id, f.title, f.addedBy, nowIso);
+    const r = stmt(db, `INSERT INTO town_feeds (place_geoid, source_id, title, added_by, lease_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING`).run(f.placeGeoid, source.id, f.title, f.addedBy, f.leaseId ?? null, nowIso);
     return r.changes === 1 ? findTownFeed(db, Number(r.lastInsertRowid)) : undefined;
   }).immediate();
 }
@@ -127,11 +140,11 @@ export function deleteTownFeed(db: DB, id: number): TownFeedView | undefined {
   }).immediate();
 }
 
-/** The distinct sources of these towns' feeds. */
-export function sourcesOfPlaces(db: DB, geoids: string[]): FeedSourceRow[] {
+/** The distinct sources of these towns' running feeds (a paused feed is not fetched). */
+export function sourcesOfPlaces(db: DB, geoids: string[], nowIso: string): FeedSourceRow[] {
   if (geoids.length === 0) return [];
   return stmt(db, `SELECT * FROM feed_sources WHERE id IN
-    (SELECT source_id FROM town_feeds WHERE place_geoid IN (SELECT value FROM json_each(?))) ORDER BY id`).all(JSON.stringify(geoids)) as FeedSourceRow[];
+    (SELECT f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${RUNS}) ORDER BY id`).all(JSON.stringify(geoids), nowIso) as FeedSourceRow[];
 }
 
 /** A good fetch: new items and validators; failures forgiven. */
@@ -152,10 +165,10 @@ export function recordFetchFailure(db: DB, id: number, error: string, nowIso: st
     status = CASE WHEN consecutive_failures + 1 >= @failingAfter THEN 'failing' ELSE status END WHERE id = @id`).run({ id, error: error.slice(0, 500), now: nowIso, failingAfter });
 }
 
-/** The feeds of one town with their sources' items. */
-export function feedItemsOfPlace(db: DB, placeGeoid: string): TownFeedItems[] {
+/** The running feeds of one town with their sources' items. */
+export function feedItemsOfPlace(db: DB, placeGeoid: string, nowIso: string): TownFeedItems[] {
   return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
-    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? ORDER BY f.id`).all(placeGeoid) as TownFeedItems[];
+    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? AND ${RUNS} ORDER BY f.id`).all(placeGeoid, nowIso) as TownFeedItems[];
 }
 
 /** Of these headline keys, those an edition of the town dated before `date` showed. */
@@ -180,11 +193,12 @@ export function forgetHeadlinesShown(db: DB, beforeDate: string, beforeInstant: 
       WHERE tf.place_geoid = h.place_geoid AND s.kind != 'ical' AND json_extract(j.value, '$.key') = h.item_key)))`).run(beforeDate, beforeInstant).changes;
 }
 
-/** Which sources each of these towns uses (for a town to wait only for its own feeds' fetches). */
-export function sourceIdsByPlace(db: DB, geoids: string[]): Map<string, number[]> {
+/** Which sources each of these towns' running feeds use (for a town to wait only for its own feeds' fetches). */
+export function sourceIdsByPlace(db: DB, geoids: string[], nowIso: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
   if (geoids.length === 0) return out;
-  const rows = stmt(db, "SELECT place_geoid, source_id FROM town_feeds WHERE place_geoid IN (SELECT value FROM json_each(?))").all(JSON.stringify(geoids)) as Array<{ place_geoid: string; source_id: number }>;
+  const rows = stmt(db, `SELECT f.place_geoid, f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${RUNS}`)
+    .all(JSON.stringify(geoids), nowIso) as Array<{ place_geoid: string; source_id: number }>;
   for (const r of rows) out.set(r.place_geoid, [...(out.get(r.place_geoid) ?? []), r.source_id]);
   return out;
 }
