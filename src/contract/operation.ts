@@ -33,8 +33,8 @@ export interface McpProjection {
  */
 export interface Operation {
   operationId: string;
-  /** `DELETE` removes the resource the path names (its answer says what was removed). */
-  method: "GET" | "POST" | "DELETE";
+  /** `DELETE` removes the resource the path names (its answer says what was removed); `PATCH` changes some of its fields. */
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
   summary: string;
   description?: string;

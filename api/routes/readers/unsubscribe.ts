@@ -1,7 +1,7 @@
 import type { H3, H3Event } from "h3";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { manageView, resolveToken, unsubscribeByToken, unsubscribeCityOfAddress, resubscribeCityOfAddress } from "../../../src/services/readers/unsubscribe.ts";
+import { resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { readBodyText } from "../../body.ts";
 import { htmlPage } from "../../html-page.ts";
@@ -11,8 +11,7 @@ import { htmlPage } from "../../html-page.ts";
  *   POST /unsubscribe/{token}   RFC 8058 one-click: unsubscribes at once, 200, no redirect.
  *                               The confirmation page's form posts here too (`scope=all` for every city).
  *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
- *   GET  /subscriptions/{token} the manage page: every city of the address.
- *   POST /subscriptions/{token} `subscription={id}` leaves one city, `all=1` leaves them all.
+ * The manage page (/subscriptions/{token}) and the weekly switch are in manage-page.ts.
  * Tokens carry a signature over the subscriber and address (src/core/readers/unsubscribe-tokens.ts).
  */
 
@@ -55,44 +54,5 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     return htmlPage(ctx, 200, "You are unsubscribed", scope === "all"
       ? `<p>${e(sub.email)} will get no more email from citydaily.</p>`
       : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a> · ${townLink(sub)}</p>`);
-  });
-
-  const managePage = (token: string, notice?: string) => {
-    const view = manageView(ctx, token);
-    if (!view) return invalid(ctx);
-    const items = view.subscriptions.map((s) => {
-      const active = s.status === "active" && !view.suppressed;
-      const again = s.status === "unsubscribed" && view.resubscribable;
-      const action = active
-        ? `<form method="post"><input type="hidden" name="subscription" value="${s.id}"><button type="submit" class="secondary" aria-label="Unsubscribe from ${e(place(s))}">Unsubscribe</button></form>`
-        : again
-          ? `<span class="status">unsubscribed</span><form method="post"><input type="hidden" name="resubscribe" value="${s.id}"><button type="submit" aria-label="Subscribe again to ${e(place(s))}">Subscribe again</button></form>`
-          : `<span class="status">${s.status === "active" ? "stopped" : e(s.status)}</span>`;
-      return `<li><span>${e(place(s))}</span>${action}</li>`;
-    }).join("\n");
-    const anyActive = !view.suppressed && view.subscriptions.some((s) => s.status === "active");
-    return htmlPage(ctx, 200, "Your citydaily newsletters", `${notice ? `<p role="status" class="notice">${e(notice)}</p>` : ""}
-<p>Newsletters for ${e(view.email)}:</p>
-<ul class="subscriptions">${items}</ul>
-${anyActive ? `<form method="post"><input type="hidden" name="all" value="1"><button type="submit">Unsubscribe from every city</button></form>` : "<p>This address gets no citydaily email.</p>"}`);
-  };
-
-  app.get("/subscriptions/:token", (event) => managePage(event.context.params!.token));
-
-  app.post("/subscriptions/:token", async (event) => {
-    const token = event.context.params!.token;
-    const form = await formBody(event);
-    if (form.get("all") === "1") {
-      if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid(ctx);
-      return managePage(token, "You are unsubscribed from every city.");
-    }
-    if (form.has("resubscribe")) {
-      const again = Number(form.get("resubscribe"));
-      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return managePage(token, "Nothing changed.");
-      return managePage(token, "Subscribed again: a welcome email is on its way.");
-    }
-    const id = Number(form.get("subscription"));
-    if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return managePage(token, "Nothing changed.");
-    return managePage(token, "Unsubscribed.");
   });
 }

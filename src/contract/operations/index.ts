@@ -8,6 +8,7 @@ import { feedOperations } from "./feeds.ts";
 import { mailOperations } from "./mail.ts";
 import { oembedOperations } from "./oembed.ts";
 import { placeOperations } from "./places.ts";
+import { readerOperations } from "./readers.ts";
 import { searchOperations } from "./search.ts";
 import { statusOperations } from "./status.ts";
 import { subscribeOperations } from "./subscribe.ts";
@@ -20,6 +21,7 @@ export const operationsById = {
   ...placeOperations,
   ...searchOperations,
   ...subscribeOperations,
+  ...readerOperations,
   ...weatherOperations,
   ...commerceOperations,
   ...oembedOperations,

@@ -1,8 +1,11 @@
 import { mailFrom } from "../../config/mail.ts";
 import { renderTransactional } from "../../core/commerce/emails.ts";
+import { renderResubscribeConfirm, RESUBSCRIBE_TEMPLATE } from "../../core/readers/resubscribe-email.ts";
 import { prepareEdition, renderDigest, renderWelcome, type PreparedEdition } from "../../core/edition/email-render.ts";
 import { senderDomain, type CityInfo, type Recipient, type Sender } from "../../core/edition/email-headers.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../../integrations/mail/message-template.ts";
+import { withoutSections } from "../../core/readers/hidden-sections.ts";
+import { hiddenKeys } from "../../core/readers/preferences.ts";
 import { editionForMail, type ClaimedRow, type ClaimedSubscriberRow } from "../../store/mail/outbox.ts";
 import type { AppContext } from "../platform/context.ts";
 import { subscriberToken } from "../readers/unsubscribe.ts";
@@ -29,8 +32,10 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
   const weekly = weeklySender(b, sender, messageIdOf);
   return async (row) => {
     if (row.kind === "transactional") {
-      if (row.suppressed) return cancel(b, row, "address suppressed (bounced or complained)");
-      const message = renderTransactional(sender, row.email, row.template, JSON.parse(row.payload));
+      // The one email asking a suppressed address to confirm a new subscription goes to it on purpose.
+      const confirm = row.template === RESUBSCRIBE_TEMPLATE;
+      if (row.suppressed && !confirm) return cancel(b, row, "address suppressed (bounced or complained)");
+      const message = confirm ? renderResubscribeConfirm(sender, row.email, JSON.parse(row.payload)) : renderTransactional(sender, row.email, row.template, JSON.parse(row.payload));
       return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), undefined);
     }
     if (row.subscriber_status !== "active" || row.suppressed) {
@@ -54,25 +59,27 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
  */
 function digestSender(b: MailBatch, sender: Sender, domain: string, messageIdOf: (row: ClaimedRow) => string) {
   const { ctx } = b;
-  // Each edition's text part, styled HTML and preheader are made once per batch, not once per reader.
-  const editions = new Map<number, PreparedEdition | undefined>();
-  const edition = (id: number) => {
-    if (!editions.has(id)) {
+  // Each edition's text part, styled HTML and preheader are made once per batch, not once per reader:
+  // once per edition and set of sections its readers hid ("" for the whole edition, most readers).
+  const editions = new Map<string, PreparedEdition | undefined>();
+  const edition = (id: number, hidden: string) => {
+    const key = `${id}|${hidden}`;
+    if (!editions.has(key)) {
       const row = editionForMail(ctx.db, id);
-      editions.set(id, row && prepareEdition(row));
+      editions.set(key, row && prepareEdition(hidden ? { ...row, html: withoutSections(row.html, hiddenKeys(hidden)) } : row));
     }
-    return editions.get(id);
+    return editions.get(key);
   };
   // And each edition's whole message, composed once per batch (undefined: compose per message).
   const templates = new Map<string, Promise<MessageTemplate | undefined>>();
   const templateFor = (row: ClaimedSubscriberRow, e: PreparedEdition, city: CityInfo, to: Recipient) => {
-    const key = `${row.edition_id}:${row.slug}`;
+    const key = `${row.edition_id}:${row.slug}:${row.hidden_sections}`;
     let t = templates.get(key);
     if (!t) templates.set(key, (t = digestTemplate(ctx, sender, city, e, to, `<digest-${row.id}@${domain}>`)));
     return t;
   };
   return async (row: ClaimedSubscriberRow, to: Recipient & { ref: string }, city: CityInfo): Promise<void> => {
-    const e = row.edition_id === null ? undefined : edition(row.edition_id);
+    const e = row.edition_id === null ? undefined : edition(row.edition_id, row.hidden_sections);
     if (!e) return cancel(b, row, "edition no longer exists");
     const messageId = messageIdOf(row);
     const token = encodeURIComponent(to.token);

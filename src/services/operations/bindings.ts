@@ -20,6 +20,7 @@ import { unwrap, type Reply } from "../platform/reply.ts";
 import { searchArchive } from "../site/search.ts";
 import { getStatus } from "../platform/status.ts";
 import { subscribe } from "../readers/subscribe.ts";
+import { readerSubscriptions, updateCityPreferences } from "../readers/preferences.ts";
 import { handleMailWebhook } from "../readers/suppressions.ts";
 import { getTerritories, operatorAction } from "../commerce/territories.ts";
 import { getWeather } from "../weather/forecast.ts";
@@ -51,6 +52,8 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   getArchive: (ctx, { slug, date }) => readEdition(ctx, slug, date),
   searchArchive: (ctx, input) => searchArchive(ctx, input),
   subscribe: (ctx, input) => subscribe(ctx, input),
+  getReaderSubscriptions: (ctx, { token }) => readerSubscriptions(ctx, token),
+  updateReaderCity: (ctx, { token, slug, ...update }) => updateCityPreferences(ctx, token, slug, update),
   getWeather: (ctx, { slug }) => getWeather(ctx, slug),
   getOEmbed: (ctx, input) => getOEmbed(ctx, input),
   getStatus: (ctx) => getStatus(ctx),
