@@ -84,18 +84,34 @@ describe("subscribing again after unsubscribing", () => {
     expect(await welcomesTo(email)).toBe(2);
   });
 
-  it("after 'unsubscribe from every city': the reader's own suppression is lifted for the city they ask for", async () => {
+  it("after 'unsubscribe from every city': asking again changes nothing until the address confirms (security-readers.test.ts)", async () => {
     const email = "again-all@example.org";
     await subscribeApi(email);
     expect(await welcomesTo(email)).toBe(1);
     await unsubscribe(email, "all");
     await subscribeApi(email);
+    expect(statusOf(email)).toBe("unsubscribed");
+    expect(server.ctx.db.prepare("SELECT COUNT(*) FROM suppressions WHERE email = ?").pluck().get(email)).toBe(1);
+    expect(await welcomesTo(email)).toBe(1);
+    expect(sink.to(email).map((m) => m.parsed.subject)).toContain("Confirm: subscribe to the Boise, Idaho daily again?");
+  });
+
+  it("after 'unsubscribe from every city', the manage page's button (its token proves the address) subscribes again at once", async () => {
+    const email = "again-all-manage@example.org";
+    await subscribeApi(email);
+    expect(await welcomesTo(email)).toBe(1);
+    await unsubscribe(email, "all");
+    const token = subscriberToken(server.ctx, idOf(email), email);
+    const res = await fetch(`${server.url}/subscriptions/${token}`, {
+      method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `resubscribe=${idOf(email)}`,
+    });
+    expect(await res.text()).toContain("Subscribed again: a welcome email is on its way.");
     expect(statusOf(email)).toBe("active");
     expect(server.ctx.db.prepare("SELECT COUNT(*) FROM suppressions WHERE email = ?").pluck().get(email)).toBe(0);
     expect(await welcomesTo(email)).toBe(2);
   });
 
-  it("a bounced or complaining address stays refused, silently", async () => {
+  it("a complaining address stays refused, silently: no welcome", async () => {
     const email = "bounced@example.org";
     await subscribeApi(email);
     const now = server.ctx.config.now().toISOString();

@@ -4,14 +4,11 @@ import { AppError, type FieldIssue } from "../../core/errors.ts";
 import { referralCode, referralCodeOfPage } from "../../core/readers/referral.ts";
 import { slugify } from "../../contract/slug.ts";
 import { canonicalStateName, STATES } from "../../contract/states.ts";
-import { localDate } from "../../lib/time.ts";
-import { findEdition } from "../../store/morning/editions.ts";
-import { enqueueMail, enqueueWelcomeAgain } from "../../store/mail/outbox.ts";
 import { findPlaceBySlug, type PlaceRow } from "../../store/places/places.ts";
-import {
-  findSuppression, insertSubscriber, liftSuppression, reactivateSubscriber, recordMailEvent, subscriberByReferralCode,
-} from "../../store/readers/subscribers.ts";
+import { findSuppression, subscriberByReferralCode } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
+import { askOwnerToConfirm } from "./resubscribe.ts";
+import { startSubscription } from "./subscription-start.ts";
 
 /** Every accepted request gets this answer, whether or not it had an effect, so a bot learns nothing. */
 const ACCEPTED: SubscribeResponse = { success: true, message: "Thanks! Check your inbox for a welcome email." };
@@ -60,49 +57,27 @@ function silently(ctx: AppContext, reason: string): SubscribeResponse {
 }
 
 /**
- * POST /api/subscribe: validates the place, silently drops abuse (honeypot, disposable domain,
- * suppressed address), then stores the subscription and queues the welcome email and the first
- * digest in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
+ * POST /api/subscribe: validates the place, silently drops abuse (honeypot, disposable domain), then
+ * stores the subscription and queues the welcome email and the first digest (subscription-start.ts).
  * Subscribing again to a city one follows changes nothing; to a city one had left, it is active again
- * and welcomed again; after "unsubscribe from every city" the address may subscribe again (its own
- * suppression is lifted). Bounced and complained addresses stay silently refused.
+ * and welcomed again. An address that is suppressed (it unsubscribed from every city, bounced or
+ * complained) is not subscribed on anyone's word: its owner gets one email a day at most asking to
+ * confirm (resubscribe.ts), and nothing changes until they do. Staff's suppression stays, silently.
+ * The answer is the same in every case.
  */
 export async function subscribe(ctx: AppContext, req: SubscribeInput): Promise<SubscribeResponse> {
   const place = placeFor(ctx, req);
   if (req.honeypot && req.honeypot.trim() !== "") return silently(ctx, "honeypot");
   const email = req.email.trim().toLowerCase();
   if (isDisposableEmail(email)) return silently(ctx, "disposable domain");
-  // The reader's own "unsubscribe from every city" is lifted by asking again. So is a bounce: it may
-  // have been the relay's fault, or the mailbox is back (if it bounces again it is suppressed again).
-  // A complaint or staff's suppression stays.
   const suppression = findSuppression(ctx.db, email);
-  if (suppression && suppression.reason !== "unsubscribed" && suppression.reason !== "bounced") return silently(ctx, "suppressed address");
-
-  const now = ctx.config.now();
-  const nowIso = now.toISOString();
-  const created = await ctx.commits.run(() => {
-    // Today's edition in the city's own timezone, if the morning run has published it.
-    const today = findEdition(ctx.db, place.geoid, localDate(now, place.timezone));
-    const lifted = suppression ? liftSuppression(ctx.db, email, suppression.reason as "unsubscribed" | "bounced", "api", nowIso) : false;
-    const id = insertSubscriber(ctx.db, {
-      email, placeGeoid: place.geoid, now: nowIso, firstDigestPending: !today,
-      referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
-    });
-    if (id !== undefined) {
-      enqueueMail(ctx.db, "welcome", id, null, now.getTime(), nowIso);
-      if (today) enqueueMail(ctx.db, "digest", id, today.id, now.getTime(), nowIso);
-      recordMailEvent(ctx.db, { email, subscriberId: id, kind: "subscribed", source: "api", now: nowIso });
-      return "subscribed";
-    }
-    // A subscription this reader had left: active again, welcomed again (asked for by this very request).
-    const again = reactivateSubscriber(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso });
-    if (again === undefined) return lifted ? "resubscribed" : false; // already active: nothing to do
-    enqueueWelcomeAgain(ctx.db, again, `welcome:${again}:${nowIso}`, now.getTime(), nowIso);
-    if (today) enqueueMail(ctx.db, "digest", again, today.id, now.getTime(), nowIso);
-    recordMailEvent(ctx.db, { email, subscriberId: again, kind: "resubscribed", source: "api", now: nowIso });
-    return "resubscribed";
-  });
-  ctx.log.info({ place: place.slug, created }, created ? created : "subscribe repeated");
-  if (created) ctx.mail.kick(); // the welcome email goes out now rather than at the sender's next tick
+  if (suppression?.reason === "manual") return silently(ctx, "suppressed address");
+  if (suppression) {
+    await askOwnerToConfirm(ctx, email, place);
+    return ACCEPTED;
+  }
+  await startSubscription(ctx, place, email, {
+    referrer: req.referrer, referredBy: referringSubscriber(ctx, req), utmSource: req.utm_source, utmMedium: req.utm_medium, utmCampaign: req.utm_campaign, landingPath: req.landing_path,
+  }, { source: "api" });
   return ACCEPTED;
 }

@@ -1,7 +1,8 @@
 import { signSubscriberToken, tokenSubscriberId, verifySubscriberToken } from "../../core/readers/unsubscribe-tokens.ts";
 import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, unsubscribeOne, type SubscriptionRow } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
-import { subscribe } from "./subscribe.ts";
+import { findPlaceBySlug } from "../../store/places/places.ts";
+import { startSubscription } from "./subscription-start.ts";
 
 export function subscriberToken(ctx: AppContext, subscriberId: number, email: string): string {
   return signSubscriberToken(ctx.secrets.unsubscribe(), subscriberId, email);
@@ -62,14 +63,19 @@ export async function unsubscribeCityOfAddress(ctx: AppContext, token: string, s
 
 /**
  * From the manage page: follow again a city the token's address had left (the token proves the
- * address). It is the subscribe service's own path (reactivation and a new welcome), so the page,
- * the API, the form and MCP cannot differ. False when the subscription is not this address's.
+ * address, so the reader's own "unsubscribe from every city" is lifted here without a confirmation
+ * email). It is the subscribe service's own path (reactivation and a new welcome). A bounce or a
+ * complaint lifts only through the emailed confirmation (resubscribe.ts). False when the
+ * subscription is not this address's, or the address may not be subscribed again here.
  */
 export async function resubscribeCityOfAddress(ctx: AppContext, token: string, subscriptionId: number): Promise<boolean> {
   const sub = resolveToken(ctx, token);
   if (!sub) return false;
   const target = findSubscription(ctx.db, subscriptionId);
   if (!target || target.email.toLowerCase() !== sub.email.toLowerCase()) return false;
-  await subscribe(ctx, { email: target.email, city: target.name, state: target.state_name, slug: target.slug, landing_path: "/subscriptions" });
-  return true;
+  const suppression = findSuppression(ctx.db, target.email);
+  const place = findPlaceBySlug(ctx.db, target.slug);
+  if (!place || (suppression && suppression.reason !== "unsubscribed")) return false;
+  const started = await startSubscription(ctx, place, target.email.toLowerCase(), { landingPath: "/subscriptions" }, { source: "manage page", byOwner: true });
+  return started !== "refused";
 }

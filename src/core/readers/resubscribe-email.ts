@@ -1,0 +1,37 @@
+import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
+import type { Sender } from "../edition/email-headers.ts";
+
+/** The outbox template of the email asking a suppressed address to confirm a new subscription. */
+export const RESUBSCRIBE_TEMPLATE = "resubscribe_confirm";
+
+export interface ResubscribeMailData {
+  /** "Boise, Idaho": the place's name from the places table, never typed by the requester. */
+  town: string;
+  confirmUrl: string;
+  /** When the link stops working (ISO). */
+  expiresAt: string;
+}
+
+/**
+ * The one email a suppressed address gets when someone asks to subscribe it again. Anyone may have
+ * asked, so it says only what the service knows (the town, the link, when it ends): no free text of
+ * the request's. It is not list mail (no List-Unsubscribe): ignoring it is how to say no.
+ */
+export function renderResubscribeConfirm(sender: Sender, to: string, d: ResubscribeMailData): RenderedEmail {
+  const subject = `Confirm: subscribe to the ${d.town} daily again?`;
+  const until = `${d.expiresAt.replace("T", " ").slice(0, 16)} UTC`;
+  const lines = [
+    `Someone asked to subscribe this address to the ${d.town} daily newsletter. This address had stopped getting citydaily email, so nothing changes unless you confirm.`,
+    "If it was you, open the link and press the button. It works once, until " + until + ".",
+    "If it was not you, ignore this email: you will get no other.",
+  ];
+  const why = `citydaily sent this one email to ${to} because a subscription to it was asked for.`;
+  const text = [lines[0], "", `Confirm: ${d.confirmUrl}`, "", lines[1], lines[2], "", "--", why, sender.postalAddress].join("\n");
+  const body = styleForEmail(`<h1>${e(subject)}</h1>
+<p>${e(lines[0])}</p>
+<p><a href="${e(d.confirmUrl)}">Confirm the ${e(d.town)} daily</a></p>
+<p>${e(lines[1])}</p>
+<p>${e(lines[2])}</p>`);
+  const html = page(subject, `${body}\n${mailFooter(e(why), "", sender.postalAddress)}`, { preheader: lines[0], dateline: "Your subscription" });
+  return { to, from: sender.from, subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
+}

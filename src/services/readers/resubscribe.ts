@@ -1,0 +1,73 @@
+import crypto from "node:crypto";
+import { RESUBSCRIBE_TEMPLATE, type ResubscribeMailData } from "../../core/readers/resubscribe-email.ts";
+import { enqueueTransactional } from "../../store/mail/outbox.ts";
+import { findPlaceByGeoid, type PlaceRow } from "../../store/places/places.ts";
+import {
+  confirmationSentSince, consumeResubscribeRequest, forgetConfirmationLink, insertResubscribeRequest, usableResubscribeRequest,
+} from "../../store/readers/resubscribe.ts";
+import type { AppContext } from "../platform/context.ts";
+import { startSubscription } from "./subscription-start.ts";
+
+// A suppressed address (it unsubscribed from every city, bounced or complained) is never subscribed
+// again on a stranger's word: the request changes nothing and its owner gets one email (at most one
+// a day) with a link to a page whose one button brings the subscription back. A GET never changes
+// anything (link scanners open links), as for one-click unsubscribe.
+
+/** How long a confirmation link works. */
+export const CONFIRM_LINK_DAYS = 7;
+/** At most one confirmation email per address in this long. */
+const ONE_A_DAY_MS = 24 * 3600_000;
+const TOKEN = /^[\w-]{43}$/;
+
+const hash = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
+const dedupeKey = (tokenHash: string) => `resubscribe:${tokenHash}`;
+
+/**
+ * Someone asked to subscribe a suppressed address to `place`: unless a confirmation went to it in
+ * the last 24 hours, one is queued (durably, before the caller answers). True when it was.
+ */
+export async function askOwnerToConfirm(ctx: AppContext, email: string, place: PlaceRow): Promise<boolean> {
+  const now = ctx.config.now();
+  const nowIso = now.toISOString();
+  const token = crypto.randomBytes(32).toString("base64url");
+  const expiresAt = new Date(now.getTime() + CONFIRM_LINK_DAYS * 86_400_000).toISOString();
+  const payload: ResubscribeMailData = { town: `${place.name}, ${place.state_name}`, confirmUrl: `${ctx.config.baseUrl}/resubscribe/${token}`, expiresAt };
+  const queued = await ctx.commits.run(() => {
+    if (confirmationSentSince(ctx.db, email, new Date(now.getTime() - ONE_A_DAY_MS).toISOString())) return false;
+    insertResubscribeRequest(ctx.db, { hash: hash(token), email, placeGeoid: place.geoid, expiresAt }, nowIso);
+    return enqueueTransactional(ctx.db, { to: email, template: RESUBSCRIBE_TEMPLATE, payload, dedupeKey: dedupeKey(hash(token)) }, now.getTime(), nowIso);
+  });
+  ctx.log.info({ place: place.slug, queued }, queued ? "resubscribe confirmation queued" : "resubscribe confirmation already sent today");
+  if (queued) ctx.mail.kick();
+  return queued;
+}
+
+export interface ResubscribeView {
+  email: string;
+  place: PlaceRow;
+}
+
+/** What an unused, unexpired link would bring back (the page shown before its button is pressed). */
+export function resubscribeLink(ctx: AppContext, token: string): ResubscribeView | undefined {
+  if (!TOKEN.test(token)) return undefined;
+  const request = usableResubscribeRequest(ctx.db, hash(token), ctx.config.now().toISOString());
+  if (!request) return undefined;
+  const place = findPlaceByGeoid(ctx.db, request.place_geoid);
+  return place && { email: request.email, place };
+}
+
+/**
+ * The button was pressed: the link is used up, the address's suppression lifted and the subscription
+ * started as for a new reader (a welcome, and today's edition when it is out). Undefined for a link
+ * that is unknown, used or expired; `started: false` when staff's suppression stays (already active
+ * counts as started: the reader is subscribed).
+ */
+export async function confirmResubscribe(ctx: AppContext, token: string): Promise<(ResubscribeView & { started: boolean }) | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  const request = consumeResubscribeRequest(ctx.db, hash(token), ctx.config.now().toISOString());
+  const place = request ? findPlaceByGeoid(ctx.db, request.place_geoid) : undefined;
+  if (!request || !place) return undefined;
+  const started = await startSubscription(ctx, place, request.email, { landingPath: "/resubscribe" }, { source: "confirmation link", byOwner: true });
+  forgetConfirmationLink(ctx.db, dedupeKey(hash(token)));
+  return { email: request.email, place, started: started !== "refused" };
+}
