@@ -1,0 +1,103 @@
+import { webHtml } from "../edition/web-edition.ts";
+import { describeWeatherCode } from "../weather/wmo.ts";
+import { readStoredWeather } from "../weather/snapshot.ts";
+import { plainText, temperature } from "../edition/escape.ts";
+
+// An edition as the fediverse gets it: an Article shaped like Ghost's (a title, the edition's page,
+// a one-sentence summary and the opening of the edition in HTML), and the town actor's profile.
+// Pure: everything comes in as arguments.
+
+/** Sections of the edition the Article carries after its greeting; the rest is one link away. */
+export const ARTICLE_SECTIONS = 3;
+
+export interface ArticleEdition {
+  baseUrl: string;
+  slug: string;
+  /** The town's name, e.g. "Ely". */
+  name: string;
+  date: string;
+  subject: string;
+  /** The stored HTML (`editions.html`). */
+  html: string;
+  weatherJson: string | null;
+}
+
+export interface ArticleShape {
+  /** The edition's subject. */
+  name: string;
+  /** The edition's page on the site. */
+  url: string;
+  /** The lead and the forecast, in a sentence. */
+  summary: string;
+  /** The greeting and the first sections, without the title and without counted links. */
+  content: string;
+}
+
+const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+const encodeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** The edition's HTML with every counting link (`{baseUrl}/go/...?to=URL`) back to the address it leads to. */
+export function withoutClickLinks(html: string, baseUrl: string): string {
+  const prefix = `${baseUrl}/go/`;
+  return html.replace(/<a href="([^"]*)"/g, (whole, raw: string) => {
+    const href = decode(raw);
+    if (!href.startsWith(prefix)) return whole;
+    const to = new URL(href).searchParams.get("to");
+    return to && /^https?:\/\//i.test(to) ? `<a href="${encodeAttr(to)}"` : whole;
+  });
+}
+
+/** The greeting and the first `sections` h2 sections of an edition's HTML, without its h1 title. */
+export function firstSections(html: string, sections: number): string {
+  const body = html.replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/, "");
+  const starts = [...body.matchAll(/<h2[\s>]/g)].map((m) => m.index);
+  const cut = starts.length > sections ? starts[sections] : body.length;
+  return body.slice(0, cut).trim();
+}
+
+/** The lead (the subject after "Town, Mon D: ") and the day's forecast as one sentence. */
+export function summarySentence(subject: string, weatherJson: string | null): string {
+  const lead = subject.replace(/^[^:]{1,80}: /, "").trim();
+  const { today, daily } = readStoredWeather(weatherJson);
+  const day = daily[0];
+  const condition = day ? describeWeatherCode(day.code).condition : today?.condition;
+  const high = day?.high ?? today?.high;
+  const low = day?.low ?? today?.low;
+  const parts = [lead];
+  // A lead that is already the weather ("Snow, high 30°F") is not said twice.
+  if (condition && high != null && !lead.toLowerCase().includes(condition.toLowerCase())) {
+    parts.push(`${condition.toLowerCase()}, high ${temperature(high)}${low != null ? `, low ${temperature(low)}` : ""}`);
+  }
+  const sentence = parts.filter(Boolean).join("; ");
+  return plainText(`${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}${/[.!?]$/.test(sentence) ? "" : "."}`);
+}
+
+export function editionPageUrl(baseUrl: string, slug: string, date: string): string {
+  return `${baseUrl}/${slug}/${date}`;
+}
+
+export function articleOf(e: ArticleEdition): ArticleShape {
+  const url = editionPageUrl(e.baseUrl, e.slug, e.date);
+  const opening = firstSections(withoutClickLinks(webHtml(e.html), e.baseUrl), ARTICLE_SECTIONS);
+  return {
+    name: e.subject,
+    url,
+    summary: summarySentence(e.subject, e.weatherJson),
+    content: `${opening}\n<p><a href="${encodeAttr(url)}">Read the whole edition of ${escapeHtml(e.name)} Daily</a></p>`,
+  };
+}
+
+/** The town actor's profile. */
+export function actorProfile(baseUrl: string, town: { slug: string; name: string; state: string }): { name: string; summary: string; url: string } {
+  return {
+    name: `${town.name} Daily`,
+    summary: `<p>The free morning newsletter for ${escapeHtml(town.name)}, ${escapeHtml(town.state)}: the weather, the town calendar, local news and notices, each morning.</p>`,
+    url: `${baseUrl}/${town.slug}`,
+  };
+}
+
+/** The fediverse handle of a town, `@ely-nevada@citydaily.example` (the host of `baseUrl`, with its port). */
+export function townHandle(baseUrl: string, slug: string): string {
+  return `@${slug}@${new URL(baseUrl).host}`;
+}

@@ -1,0 +1,204 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createFederation, generateCryptoKeyPair, getDocumentLoader, MemoryKvStore, verifyRequest, type Federation } from "@fedify/fedify";
+import { Accept, Article, Create, Endpoints, Follow, Person, PUBLIC_COLLECTION, Reject, Service, Undo, type Activity } from "@fedify/fedify/vocab";
+import { H3, toNodeHandler } from "h3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { blockFediverseInstance, unblockFediverseInstance } from "../../src/services/fediverse/blocks.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
+import { addSubscriber } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+// A second, independent ActivityPub server on 127.0.0.1 stands in for a Mastodon instance: Fedify's
+// own, with its in-memory stores and one user, alice. It finds Ely by WebFinger, follows it with a
+// signed request, and records what reaches alice's inbox (Fedify verifies every signature first; the
+// test verifies each again on its own).
+
+interface Received { activity: Activity; keyId: string; signedWith: "rfc9421" | "draft-cavage-http-signatures-12" }
+
+interface Instance { origin: string; host: string; federation: Federation<void>; received: Received[]; close: () => Promise<void> }
+
+async function startInstance(): Promise<Instance> {
+  const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true });
+  const keys = [await generateCryptoKeyPair("RSASSA-PKCS1-v1_5")];
+  const received: Received[] = [];
+  federation.setActorDispatcher("/users/{identifier}", async (c, identifier) => identifier !== "alice" ? null : new Person({
+    id: c.getActorUri(identifier), preferredUsername: identifier, name: "Alice",
+    inbox: c.getInboxUri(identifier), endpoints: new Endpoints({ sharedInbox: c.getInboxUri() }),
+    publicKey: (await c.getActorKeyPairs(identifier))[0].cryptographicKey,
+  })).setKeyPairsDispatcher(() => keys);
+  // Each POST's signature is verified here on its own, apart from Fedify's inbox (which verifies it
+  // too before any listener runs): the key must be the town's, and the signature good.
+  const signatures = new Map<string, { keyId: string; signedWith: Received["signedWith"] }>();
+  const record = async (_: unknown, activity: Activity) => {
+    received.push({ activity, ...(signatures.get(activity.id?.href ?? "") ?? { keyId: "", signedWith: "rfc9421" as const }) });
+  };
+  federation.setInboxListeners("/users/{identifier}/inbox", "/inbox")
+    .on(Accept, record).on(Reject, record).on(Create, record);
+  const documentLoader = getDocumentLoader({ allowPrivateAddress: true });
+  const app = new H3();
+  app.all("/**", async (event) => {
+    if (event.req.method === "POST") {
+      const copy = event.req.clone();
+      const signedWith = copy.headers.has("signature-input") ? "rfc9421" : "draft-cavage-http-signatures-12";
+      const key = await verifyRequest(copy.clone(), { documentLoader, contextLoader: documentLoader, spec: signedWith });
+      const { id } = (await copy.json()) as { id: string };
+      signatures.set(id, { keyId: key?.id?.href ?? "unverified", signedWith });
+    }
+    return federation.fetch(event.req, { contextData: undefined });
+  });
+  const server = http.createServer(toNodeHandler(app));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const ELY = "ely-nevada";
+let meteo: OpenMeteoServer;
+let server: TestServer;
+let mastodon: Instance;
+
+beforeAll(async () => {
+  meteo = await startOpenMeteoServer({ today: "2026-11-22" });
+  server = await startTestServer({ OPEN_METEO_URL: meteo.url, NOW: "2026-11-22T16:00:00.000Z", MAIL_SENDER: "off", FEDERATION_ALLOW_PRIVATE: "true", FEDERATION_POLL_MS: "25" });
+  addSubscriber(server.ctx.db, ELY, "reader@example.org");
+  expect((await runMorning(server.ctx, { now: new Date("2026-11-22T16:00:00.000Z") })).composed).toBe(1);
+  mastodon = await startInstance();
+});
+afterAll(async () => {
+  await server?.stop();
+  await mastodon?.close();
+  await meteo?.close();
+});
+
+const followers = async () => {
+  const res = await server.get(`/fediverse/towns/${ELY}/followers`, { headers: { Accept: "application/activity+json" } });
+  return ((await res.json()) as { totalItems: number }).totalItems;
+};
+const queueEmpty = () => (server.ctx.db.prepare("SELECT count(*) FROM fediverse_queue").pluck().get() === 0 ? true : undefined);
+
+describe("Ely on the fediverse, followed from another server", () => {
+  const alice = () => mastodon.federation.createContext(new URL(mastodon.origin));
+  let follow: Follow;
+  let ely: Service;
+
+  it("is found by WebFinger and its actor is a Service with the town's name, page and picture", async () => {
+    const host = new URL(server.url).host;
+    const res = await server.get(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${ELY}@${host}`)}`);
+    expect(res.status).toBe(200);
+    const jrd = (await res.json()) as { subject: string; links: Array<{ rel: string; type?: string; href?: string }> };
+    expect(jrd.subject).toBe(`acct:${ELY}@${host}`);
+    const self = jrd.links.find((l) => l.rel === "self" && l.type === "application/activity+json");
+    expect(self?.href).toBe(`${server.url}/fediverse/towns/${ELY}`);
+    const actor = await alice().lookupObject(self!.href!);
+    expect(actor).toBeInstanceOf(Service);
+    ely = actor as Service;
+    expect(ely.name?.toString()).toBe("Ely Daily");
+    expect(ely.url?.href).toBe(`${server.url}/${ELY}`);
+    expect(ely.summary?.toString()).toContain("Ely, Nevada");
+    const icon = await ely.getIcon();
+    expect(icon?.url?.href).toBe(`${server.url}/fediverse/icon.png`);
+    const png = await server.get("/fediverse/icon.png");
+    expect(png.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+    // An RSA key for HTTP signatures and an Ed25519 one for proofs, both kept.
+    expect((await ely.getPublicKey())?.id?.href).toMatch(new RegExp(`^${server.url}/fediverse/towns/${ELY}#`));
+    expect((server.ctx.db.prepare("SELECT count(*) FROM fediverse_keys").pluck().get())).toBe(1);
+    // A browser asking for the actor is sent to the town's page.
+    const page = await server.get(`/fediverse/towns/${ELY}`, { headers: { Accept: "text/html" }, redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe(`${server.url}/${ELY}`);
+  });
+
+  it("accepts a signed Follow with a signed Accept, and counts the follower", async () => {
+    const c = alice();
+    follow = new Follow({ id: new URL(`${mastodon.origin}/users/alice#follows/1`), actor: c.getActorUri("alice"), object: ely.id });
+    await c.sendActivity({ identifier: "alice" }, ely, follow, { immediate: true });
+    const accept = await until("the Accept", () => mastodon.received.find((r) => r.activity instanceof Accept));
+    expect(accept.activity.actorId?.href).toBe(ely.id!.href);
+    expect(accept.activity.objectId?.href).toBe(follow.id!.href);
+    expect(accept.keyId).toBe(`${server.url}/fediverse/towns/${ELY}#main-key`);
+    expect(await followers()).toBe(1);
+    // Who follows is not listed, only how many.
+    const page = await server.get(`/fediverse/towns/${ELY}/followers?cursor=`, { headers: { Accept: "application/activity+json" } });
+    expect(page.status).toBe(401);
+  });
+
+  it("receives the next morning's edition as a signed Create(Article) with the edition's URL", async () => {
+    meteo.configure({ today: "2026-11-23" });
+    const before = mastodon.received.length;
+    expect((await runMorning(server.ctx, { now: new Date("2026-11-23T16:00:00.000Z") })).composed).toBe(1);
+    const got = await until("the Create", () => mastodon.received.slice(before).find((r) => r.activity instanceof Create));
+    expect(got.keyId).toBe(`${server.url}/fediverse/towns/${ELY}#main-key`);
+    const create = got.activity as Create;
+    expect(create.toIds.map((u) => u.href)).toContain(PUBLIC_COLLECTION.href);
+    expect(create.ccIds.map((u) => u.href)).toEqual([`${server.url}/fediverse/towns/${ELY}/followers`]);
+    const article = (await create.getObject()) as Article;
+    expect(article).toBeInstanceOf(Article);
+    const edition = server.ctx.db.prepare("SELECT subject, date FROM editions WHERE date = '2026-11-23'").get() as { subject: string; date: string };
+    expect(article.name?.toString()).toBe(edition.subject);
+    expect(article.url).toBeInstanceOf(URL);
+    expect((article.url as URL).href).toBe(`${server.url}/${ELY}/2026-11-23`);
+    // The lead and the forecast in a sentence (here the lead is the forecast, not said twice); the
+    // edition's opening in HTML, without counted links.
+    expect(edition.subject).toBe("Ely, Nov 23: Heavy snow, high 30°F");
+    expect(article.summary?.toString()).toBe("Heavy snow, high 30°F.");
+    const content = article.content?.toString() ?? "";
+    expect(content).toContain("<h2>Weather</h2>");
+    expect(content).toContain("Good morning, Ely, Nevada.");
+    expect(content).not.toContain("/go/");
+    expect(content).toContain(`<a href="${server.url}/${ELY}/2026-11-23">Read the whole edition of Ely Daily</a>`);
+    // The Article's own id answers too (Mastodon may fetch it).
+    const fetched = await server.get(new URL(article.id!.href).pathname, { headers: { Accept: "application/activity+json" } });
+    expect(((await fetched.json()) as { name: string }).name).toBe(edition.subject);
+    // One delivery, to the server's shared inbox.
+    expect(mastodon.received.slice(before).filter((r) => r.activity instanceof Create)).toHaveLength(1);
+  });
+
+  it("after an Undo(Follow), the morning after sends nothing", async () => {
+    const c = alice();
+    await c.sendActivity({ identifier: "alice" }, ely, new Undo({ id: new URL(`${mastodon.origin}/users/alice#undo/1`), actor: c.getActorUri("alice"), object: follow }), { immediate: true });
+    expect(await followers()).toBe(0);
+    const before = mastodon.received.length;
+    expect((await runMorning(server.ctx, { now: new Date("2026-11-24T16:00:00.000Z") })).composed).toBe(1);
+    // Nothing was marked for the fediverse and nothing is queued: wait out a few worker ticks to be sure.
+    expect(server.ctx.db.prepare("SELECT count(*) FROM fediverse_posts p JOIN editions e ON e.id = p.edition_id WHERE e.date = '2026-11-24'").pluck().get()).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    await until("an empty queue", queueEmpty);
+    expect(mastodon.received.slice(before)).toEqual([]);
+  });
+
+  it("refuses a Follow from a blocked instance with a Reject, and stores nothing", async () => {
+    expect(blockFediverseInstance(server.ctx, mastodon.host, "spam").removedFollowers).toBe(0);
+    const c = alice();
+    const again = new Follow({ id: new URL(`${mastodon.origin}/users/alice#follows/2`), actor: c.getActorUri("alice"), object: ely.id });
+    await c.sendActivity({ identifier: "alice" }, ely, again, { immediate: true });
+    const reject = await until("the Reject", () => mastodon.received.find((r) => r.activity instanceof Reject));
+    expect(reject.activity.objectId?.href).toBe(again.id!.href);
+    expect(await followers()).toBe(0);
+    expect(unblockFediverseInstance(server.ctx, mastodon.host)).toBe(true);
+  });
+
+  it("answers NodeInfo", async () => {
+    const links = (await (await server.get("/.well-known/nodeinfo")).json()) as { links: Array<{ href: string }> };
+    const info = (await (await fetch(links.links[0].href)).json()) as { software: { name: string }; protocols: string[]; usage: { users: { total: number }; localPosts: number } };
+    expect(info.software.name).toBe("citydaily");
+    expect(info.protocols).toEqual(["activitypub"]);
+    expect(info.usage.users.total).toBe(1);
+    expect(info.usage.localPosts).toBe(3);
+  });
+});
