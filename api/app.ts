@@ -21,6 +21,7 @@ import { mcpRoutes } from "./mcp.ts";
 import { resubscribeRoutes } from "./routes/readers/resubscribe.ts";
 import { advertiseRoutes } from "./routes/commerce/advertise.ts";
 import { calendarRoutes } from "./routes/site/calendar.ts";
+import { fediverseRoutes } from "./routes/fediverse/routes.ts";
 import { orderPageRoutes } from "./routes/commerce/order-page.ts";
 import { leaseRoutes } from "./routes/commerce/lease.ts";
 import { checkoutPageRoutes } from "./routes/commerce/checkout-pages.ts";
@@ -171,6 +172,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   embedRoutes(app, ctx);
   goRoutes(app, ctx);
   calendarRoutes(app, ctx);
+  fediverseRoutes(app, ctx);
   extend?.(app);
 
   for (const path of SLUGLESS_PATHS) {

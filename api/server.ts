@@ -8,6 +8,7 @@ import { replayPaymentsAfterRestore } from "../src/services/commerce/payment-rep
 import { importDirectoryOnStart } from "../src/services/directory/import.ts";
 import { startDirectoryChecks } from "../src/services/directory/verify.ts";
 import { startMailSender } from "../src/services/mail/sender.ts";
+import { startFediverseWorker } from "../src/services/fediverse/worker.ts";
 import { startMorningSchedule } from "../src/services/morning/schedule.ts";
 import { refreshSearchSets } from "../src/services/site/search.ts";
 import { purchasesOffReason } from "../src/integrations/payments/index.ts";
@@ -109,6 +110,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   if (import.meta.main) ctx.hazards.tides.warm();
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
   const mailSender = config.mail.senderEnabled ? startMailSender(ctx) : undefined;
+  // Posts each morning's editions to the towns' fediverse followers and drains their deliveries; FEDERATION_SENDER=off leaves them queued.
+  const fediverse = config.federation.senderEnabled ? startFediverseWorker(ctx) : undefined;
   // BACKUP_TARGET: a checked copy of the database uploaded every BACKUP_INTERVAL_SECONDS.
   const backups = config.backup.target ? startBackupSchedule(config, ctx.log) : undefined;
   // The town directory's candidates, a few sites an hour (DIRECTORY_CHECKS_PER_HOUR; 0 turns it off).
@@ -133,6 +136,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         paymentReplay,
         (stopSearchSets.abort(), searchSets),
         mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+        fediverse?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
       ]);
       await drain(server, config.http.shutdownTimeoutMs);
       await metrics?.close();
