@@ -18,7 +18,6 @@ import { observeRequest } from "../src/services/platform/metrics-registry.ts";
 import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
 import { cachedResponse } from "./caching.ts";
 import { mcpRoutes } from "./mcp.ts";
-import { resubscribeRoutes } from "./routes/readers/resubscribe.ts";
 import { advertiseRoutes } from "./routes/commerce/advertise.ts";
 import { calendarRoutes } from "./routes/site/calendar.ts";
 import { fediverseRoutes } from "./routes/fediverse/routes.ts";
@@ -154,7 +153,6 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
-  resubscribeRoutes(app, ctx);
   managePageRoutes(app, ctx);
   subscribeFormRoutes(app, ctx);
   placesPageRoutes(app, ctx);

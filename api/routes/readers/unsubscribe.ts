@@ -5,6 +5,7 @@ import { resolveToken, unsubscribeByToken } from "../../../src/services/readers/
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { readBodyText } from "../../body.ts";
 import { htmlPage } from "../../html-page.ts";
+import { resubscribeRoutes } from "./resubscribe.ts";
 
 /**
  * Unsubscribing, outside the public API (links in emails):
@@ -13,6 +14,7 @@ import { htmlPage } from "../../html-page.ts";
  *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
  * The manage page (/subscriptions/{token}) and the weekly switch are in manage-page.ts.
  * Tokens carry a signature over the subscriber and address (src/core/readers/unsubscribe-tokens.ts).
+ * Beside them, the emailed link that brings a suppressed address back (./resubscribe.ts).
  */
 
 const invalid = (ctx: AppContext) =>
@@ -28,6 +30,7 @@ const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;
 const townLink = (s: SubscriptionRow) => `<a href="/${encodeURIComponent(s.slug)}">Read the ${e(s.name)} edition on the web</a>`;
 
 export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
+  resubscribeRoutes(app, ctx);
   app.get("/unsubscribe/:token", (event) => {
     const token = event.context.params!.token;
     const sub = resolveToken(ctx, token);
