@@ -44,6 +44,17 @@ function drain(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
+/** What a person starting the server must know, a line each. */
+function startUpWarnings(ctx: AppContext, config: Config): void {
+  // A deployment without a payment provider says so once, rather than silently taking unpaid orders.
+  const purchasesOff = purchasesOffReason(config);
+  if (purchasesOff) ctx.log.warn(`purchases are off: ${purchasesOff}`);
+  // `npm start` rebuilds a site built for another origin first (scripts/build-site.ts --if-missing);
+  // started any other way, say so rather than hand out links to where nothing listens.
+  const built = liveBuild(siteDirs(config.dataDir))?.baseUrl;
+  if (built && config.port !== 0 && built !== config.baseUrl) ctx.log.warn({ builtFor: built, baseUrl: config.baseUrl }, "the site was built for another BASE_URL: its pages link there until `npm run build` (or the next morning's publish) rebuilds it");
+}
+
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
   importDirectoryOnStart(ctx);
@@ -94,13 +105,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
       throw Object.assign(new Error(`citydaily: the metrics server cannot listen on ${m.metricsHost}:${m.metricsPort} (METRICS_PORT, METRICS_HOST): ${(err as Error).message}`), { cause: err });
     }
   }
-  // A deployment without a payment provider says so once, rather than silently taking unpaid orders.
-  const purchasesOff = purchasesOffReason(config);
-  if (purchasesOff) ctx.log.warn(`purchases are off: ${purchasesOff}`);
-  // `npm start` rebuilds a site built for another origin first (scripts/build-site.ts --if-missing);
-  // started any other way, say so rather than hand out links to where nothing listens.
-  const built = liveBuild(siteDirs(config.dataDir))?.baseUrl;
-  if (built && config.port !== 0 && built !== config.baseUrl) ctx.log.warn({ builtFor: built, baseUrl: config.baseUrl }, "the site was built for another BASE_URL: its pages link there until `npm run build` (or the next morning's publish) rebuilds it");
+  startUpWarnings(ctx, config);
   // An archive stored before the search's kept sets existed (or by another process) catches up.
   const stopSearchSets = new AbortController();
   const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
