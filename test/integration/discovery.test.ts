@@ -9,6 +9,7 @@ import { operations } from "../../src/contract/operations/index.ts";
 import { EMBED_SIZE } from "../../src/contract/operations/oembed.ts";
 import { PROBLEMS } from "../../src/contract/problems.ts";
 import { buildSite } from "../../src/services/site/publish.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -82,7 +83,7 @@ describe("/openapi.json", () => {
    * A live request per documented operation (by operationId). Commerce operations arrive from
    * another branch: they are `pending` until a sample is added here after the merge.
    */
-  const SAMPLES: Record<string, { method?: "GET" | "POST"; path: string; body?: unknown; status?: number }[]> = {
+  const SAMPLES: Record<string, { method?: "GET" | "POST" | "PATCH"; path: string; body?: unknown; status?: number }[]> = {
     listCities: [{ path: "/api/cities" }],
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
@@ -93,6 +94,13 @@ describe("/openapi.json", () => {
     getArchive: [{ path: "/api/archive/boise-idaho/2026-11-20" }, { path: "/api/archive/boise-idaho/2026-11-21", status: 404 }],
     searchArchive: [{ path: "/api/search?q=frost" }, { path: "/api/search?q=x", status: 400 }],
     subscribe: [{ method: "POST", path: "/api/subscribe", body: { email: "openapi@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" } }],
+    // TOKEN: the manage token of the address the subscribe sample above subscribed.
+    getReaderSubscriptions: [{ path: "/api/subscriptions/TOKEN" }, { path: "/api/subscriptions/1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", status: 404 }, { path: "/api/subscriptions/nope", status: 400 }],
+    updateReaderCity: [
+      { method: "PATCH", path: "/api/subscriptions/TOKEN/cities/boise-idaho", body: { deliveryTime: "07:30", hiddenSections: ["sun"] } },
+      { method: "PATCH", path: "/api/subscriptions/TOKEN/cities/boise-idaho", body: { frequency: "monthly" }, status: 400 },
+      { method: "PATCH", path: "/api/subscriptions/TOKEN/cities/tucson-arizona", body: { frequency: "weekly" }, status: 404 },
+    ],
     getWeather: [{ path: "/api/weather/boise-idaho" }],
     getOEmbed: [{ path: "/api/oembed?url=PLACEHOLDER" }, { path: "/api/oembed?url=PLACEHOLDER&format=xml", status: 501 }],
     getStatus: [{ path: "/api/status" }],
@@ -110,6 +118,10 @@ describe("/openapi.json", () => {
     getListingOrder: [{ path: "/api/listing-order?id=lo_00000000-0000-4000-8000-000000000000", status: 404 }, { path: "/api/listing-order?id=nope", status: 400 }],
   };
   const PENDING_PATHS: string[] = [];
+  const readerToken = (email: string) => {
+    const id = server.ctx.db.prepare("SELECT id FROM subscribers WHERE email = ?").pluck().get(email) as number;
+    return subscriberToken(server.ctx, id, email);
+  };
 
   it("answers every documented operation with a body that matches its documented schema", async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -124,8 +136,8 @@ describe("/openapi.json", () => {
         if (!samples && PENDING_PATHS.includes(path)) continue;
         expect(samples, `no live sample for ${op.operationId}: add one to SAMPLES`).toBeDefined();
         for (const s of samples!) {
-          const url = s.path.replace("PLACEHOLDER", encodeURIComponent(`${server.url}/boise-idaho`));
-          const res = s.method === "POST" ? await server.post(url, s.body) : await server.get(url);
+          const url = s.path.replace("PLACEHOLDER", encodeURIComponent(`${server.url}/boise-idaho`)).replace("TOKEN", () => readerToken("openapi@example.org"));
+          const res = s.method === "POST" || s.method === "PATCH" ? await server.post(url, s.body, { method: s.method }) : await server.get(url);
           const status = s.status ?? 200;
           expect(res.status, `${method} ${url}`).toBe(status);
           const type = (res.headers.get("content-type") ?? "").split(";")[0];
