@@ -36,7 +36,6 @@ import { faviconRoutes } from "./routes/site/favicon.ts";
 import { placesPageRoutes } from "./routes/site/places-page.ts";
 import { subscribeFormRoutes } from "./routes/readers/subscribe-form.ts";
 import { unsubscribeRoutes } from "./routes/readers/unsubscribe.ts";
-import { managePageRoutes } from "./routes/readers/manage-page.ts";
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
@@ -153,7 +152,6 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   app.use(contentSecurityPolicy());
   mountOperations(app, ctx);
   unsubscribeRoutes(app, ctx);
-  managePageRoutes(app, ctx);
   subscribeFormRoutes(app, ctx);
   placesPageRoutes(app, ctx);
   faviconRoutes(app);

@@ -5,6 +5,7 @@ import { resolveToken, unsubscribeByToken } from "../../../src/services/readers/
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { readBodyText } from "../../body.ts";
 import { htmlPage } from "../../html-page.ts";
+import { managePageRoutes } from "./manage-page.ts";
 import { resubscribeRoutes } from "./resubscribe.ts";
 
 /**
@@ -12,7 +13,8 @@ import { resubscribeRoutes } from "./resubscribe.ts";
  *   POST /unsubscribe/{token}   RFC 8058 one-click: unsubscribes at once, 200, no redirect.
  *                               The confirmation page's form posts here too (`scope=all` for every city).
  *   GET  /unsubscribe/{token}   a confirmation page; a GET never unsubscribes, so link scanners cannot.
- * The manage page (/subscriptions/{token}) and the weekly switch are in manage-page.ts.
+ * The manage page (/subscriptions/{token}) and the weekly switch, the other pages of these links,
+ * are in manage-page.ts and mounted with these.
  * Tokens carry a signature over the subscriber and address (src/core/readers/unsubscribe-tokens.ts).
  * Beside them, the emailed link that brings a suppressed address back (./resubscribe.ts).
  */
@@ -30,6 +32,7 @@ const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;
 const townLink = (s: SubscriptionRow) => `<a href="/${encodeURIComponent(s.slug)}">Read the ${e(s.name)} edition on the web</a>`;
 
 export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
+  managePageRoutes(app, ctx);
   resubscribeRoutes(app, ctx);
   app.get("/unsubscribe/:token", (event) => {
     const token = event.context.params!.token;
