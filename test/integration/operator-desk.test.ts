@@ -133,7 +133,7 @@ describe("sign-in by emailed one-time link", () => {
   });
 
   it("marks the session cookie Secure when the site is served over https", async () => {
-    const https = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", BASE_URL: "https://citydaily.example" });
+    const https = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", BASE_URL: "https://citydaily.example", LOCAL_CHECKOUT: "on" });
     try {
       const lease = await (await https.post("/api/operator-actions", { action: "guest-checkout", city: "Nampa", state: "Idaho", email: "secure-op@example.com" })).json();
       // Pay on the hosted page (its success page is on the https origin, which the test does not follow).
