@@ -132,7 +132,7 @@ export const OperatorActionRequest = z.object({
   action: z.literal("guest-checkout"),
   city: z.string().trim().min(1).max(120),
   state: z.string().trim().min(1).max(60).meta({ description: "Full state name" }),
-  email: z.email().max(254).optional().meta({ description: "Prefills the payment page; the email entered there becomes the operator account" }),
+  email: z.email().max(254).meta({ description: "Required: who holds the town while it is reserved. Prefills the payment page; the email entered there becomes the operator account" }),
 }).meta({ id: "OperatorActionRequest" });
 
 export const OperatorActionResponse = z.object({

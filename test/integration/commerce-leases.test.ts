@@ -77,7 +77,7 @@ describe("the lease: reserve, 409, expiry, payment, claimed, operator", () => {
     expect(a.leaseId).toMatch(/^tl_/);
     expect((await territories("?city=Boise&state=Idaho")).quote.available).toBe(false);
 
-    const second = await lease("Boise", "Idaho");
+    const second = await lease("Boise", "Idaho", "second@example.com");
     expect(second.status).toBe(409);
     expect((await problemOf(second)).code).toBe("conflict");
 
@@ -97,7 +97,7 @@ describe("the lease: reserve, 409, expiry, payment, claimed, operator", () => {
     const t = await territories();
     expect(t).toEqual({ claimed: [{ slug: "boise-idaho", city: "Boise", state: "Idaho" }], claimedCount: 1 });
     expect(JSON.stringify(t)).not.toContain("operator@");
-    expect((await problemOf(await lease("Boise", "Idaho"))).code).toBe("conflict");
+    expect((await problemOf(await lease("Boise", "Idaho", "late@example.com"))).code).toBe("conflict");
 
     const mail = sink.messages.filter((m) => m.to.includes("operator@example.com"));
     expect(mail).toHaveLength(1);

@@ -113,7 +113,7 @@ describe("Stripe mode", () => {
   it("when Stripe fails: 502 upstream_error, the town is not left reserved and the order gets no link", async () => {
     stripe.failWith = 500;
     try {
-      const lease = await server.post("/api/operator-actions", { action: "guest-checkout", city: "Nampa", state: "Idaho" });
+      const lease = await server.post("/api/operator-actions", { action: "guest-checkout", city: "Nampa", state: "Idaho", email: "op@example.com" });
       expect(lease.status).toBe(502);
       expect((await problemOf(lease)).code).toBe("upstream_error");
       expect((await (await server.get("/api/territories?city=Nampa&state=Idaho")).json()).quote.available).toBe(true);

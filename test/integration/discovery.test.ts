@@ -114,7 +114,7 @@ describe("/openapi.json", () => {
       { method: "POST", path: "/api/listing-checkout", body: { ...EVENT, tier: "gold" }, status: 400 },
     ],
     createBusinessCheckout: [{ method: "POST", path: "/api/business-checkout", body: { ...BUSINESS } }],
-    operatorAction: [{ method: "POST", path: "/api/operator-actions", body: { action: "guest-checkout", city: "Omaha", state: "Nebraska" } }, { method: "POST", path: "/api/operator-actions", body: { action: "guest-checkout", city: "Omaha", state: "Nebraska" }, status: 409 }],
+    operatorAction: [{ method: "POST", path: "/api/operator-actions", body: { action: "guest-checkout", city: "Omaha", state: "Nebraska", email: "op@example.com" } }, { method: "POST", path: "/api/operator-actions", body: { action: "guest-checkout", city: "Omaha", state: "Nebraska", email: "op@example.com" }, status: 409 }],
     getListingOrder: [{ path: "/api/listing-order?id=lo_00000000-0000-4000-8000-000000000000", status: 404 }, { path: "/api/listing-order?id=nope", status: 400 }],
   };
   const PENDING_PATHS: string[] = [];

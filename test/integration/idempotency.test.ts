@@ -148,7 +148,7 @@ describe("Idempotency-Key on the lease checkout and on subscribe", () => {
 
   it("operator-actions: two at once with one key reserve once, both get the same link", async () => {
     const key = crypto.randomUUID();
-    const body = { action: "guest-checkout", city: "Meridian", state: "Idaho" };
+    const body = { action: "guest-checkout", city: "Meridian", state: "Idaho", email: "op@example.com" };
     const leases = count("leases");
     const [r1, r2] = await Promise.all([post("/api/operator-actions", body, key), post("/api/operator-actions", body, key)]);
     expect([r1.status, r2.status]).toEqual([200, 200]);

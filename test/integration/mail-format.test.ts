@@ -125,8 +125,8 @@ describe("the emails as a reader gets them", () => {
     await sink.waitForCount(3);
     const [mail] = sink.to("buyer@example.org");
     expectNoMarkdown(mail.parsed.text!);
-    expect(mail.parsed.text).toContain('"Farmers market" is now published on the New York calendar.');
-    expectNewsletterHtml(mail, '"Farmers market" is now published on the New York calendar.');
+    expect(mail.parsed.text).toContain("Your event listing in New York is now published on the town's calendar.");
+    expectNewsletterHtml(mail, "Your event listing in New York is now published on the town's calendar.");
     expect(mail.header("Message-ID")).toMatch(/@citydaily\.example>$/);
   });
 });

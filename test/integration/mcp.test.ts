@@ -52,7 +52,7 @@ const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promis
   subscribe_city: (n) => ({ email: `generic-${n}@example.org`, slug: "boise-idaho" }),
   get_town_quote: () => ({ city: "Boise", state: "Idaho" }),
   // A town of its own per call (another test's counter must not pick a town already reserved).
-  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leases % TOWNS.length][0], state: TOWNS[leases++ % TOWNS.length][1] }),
+  start_town_checkout: () => ({ action: "guest-checkout", city: TOWNS[leases % TOWNS.length][0], state: TOWNS[leases++ % TOWNS.length][1], email: "mcp-operator@example.com" }),
   get_listing_prices: () => ({}),
   create_event_listing: (n) => ({ ...EVENT, title: `${EVENT.title} ${n}` }),
   create_business_listing: (n) => ({ ...BUSINESS, title: `${BUSINESS.title} ${n}` }),
@@ -184,7 +184,7 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
   });
 
   it("start_town_checkout reserves a town once: a second buyer gets the conflict code as a tool error", async () => {
-    const town = { action: "guest-checkout", city: "Savannah", state: "Georgia" };
+    const town = { action: "guest-checkout", city: "Savannah", state: "Georgia", email: "mcp-operator@example.com" };
     const first = await call(c.client, "start_town_checkout", town);
     if (first.isError) {
       // The other client's run of this test reserved it first.

@@ -199,9 +199,12 @@ describe("the town's desk", () => {
       { order_id: other.orderId, decision: "rejected", reason: "Not a public event", by_role: "operator", by_who: OPERATOR },
       { order_id: free.orderId, decision: "approved", reason: null, by_role: "operator", by_who: OPERATOR },
     ]);
-    // The buyer hears the operator's reason, as after a staff review.
+    // The buyer is told it was rejected; the operator's reason is on the order page, not in the email.
     await sendPendingMail(server.ctx);
-    expect(sink.messages.some((m) => m.parsed.subject === 'Your event "Bad one" was not accepted' && (m.parsed.text ?? "").includes("Not a public event"))).toBe(true);
+    const told = sink.messages.filter((m) => (m.parsed.text ?? "").includes(`/orders/${other.orderId}`));
+    expect(told.map((m) => m.parsed.subject)).toEqual(["Your event listing for Saturday, November 28, 2026 in Boise, Idaho was not accepted"]);
+    expect(told[0].parsed.text).not.toContain("Not a public event");
+    expect(await (await server.get(`/orders/${other.orderId}`)).text()).toContain("Not a public event");
 
     // Deciding twice, or on another town's listing, changes nothing.
     expect((await postForm(jar, `${server.url}/operator/towns/boise-idaho/listings/${free.orderId}/reject`, { csrf, reason: "Changed my mind" })).status).toBe(409);

@@ -57,7 +57,8 @@ ${o.checkoutUrl ? `<p class="actions"><a class="button" href="${e(o.checkoutUrl)
       return `<p>${e(o.held?.reason ?? "A person at citydaily looks at this listing before it can be paid.")}</p>
 <p>What happens next: a person at citydaily reads it. If it is fine, we email you a payment link (open for ${hours} hours) and the listing is published as soon as you pay; if not, we email you why. Nothing is charged until you pay.</p>`;
     case "rejected":
-      return `<p>${e(o.rejected?.reason ?? "It does not meet the listing policy.")} Nothing was charged.</p>
+      // A person's reason is shown here, never in the email (nobody confirmed the buyer's address).
+      return `<p>${o.rejected?.rule === "staff-review" ? `A person who reviewed it gave this reason: <q data-testid="reason">${e(o.rejected.reason)}</q>` : e(o.rejected?.reason ?? "It does not meet the listing policy.")} Nothing was charged.</p>
 <p><a href="/advertise/${e(o.town.slug)}?kind=${o.product}">Start a new listing in ${e(town)}</a> · <a href="/listing-policy">The listing policy</a></p>`;
     case "expired":
       return `<p>The listing was not paid before its link ran out, so it was not published. Nothing was charged.</p>

@@ -110,7 +110,7 @@ export const commerceOperations = {
   operatorAction: {
     operationId: "operatorAction", method: "POST", idempotent: true, path: "/api/operator-actions", tags: ["Town leases"],
     summary: "Reserve a town and get the payment link for its monthly lease",
-    description: "`action: guest-checkout` with `city` and `state`: reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.\n\n" + IDEMPOTENCY_HTTP,
+    description: "`action: guest-checkout` with `city`, `state` and `email` (required: `400 validation_error` without it): reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. One client (its address) holds at most 3 unpaid reservations at once: the next is `429 rate_limited` with `Retry-After`, the seconds until its earliest reservation lapses. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.\n\n" + IDEMPOTENCY_HTTP,
     body: OperatorActionRequest,
     response: OperatorActionResponse,
     errors: ["validation_error", "invalid_json", "payload_too_large", "city_not_found", "conflict", "rate_limited", "upstream_error"],
@@ -118,7 +118,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE,
-      description: "Writes: with `action: \"guest-checkout\"`, `city` and `state`, reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. Rate limited with the other purchase tools (`retryAfter`).\n\n" + IDEMPOTENCY_MCP,
+      description: "Writes: with `action: \"guest-checkout\"`, `city`, `state` and the buyer's own `email` (required), reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. One client holds at most 3 unpaid reservations at once, and the tool is rate limited with the other purchase tools: `rate_limited` with `retryAfter`.\n\n" + IDEMPOTENCY_MCP,
     },
   },
   getListingOrder: {

@@ -1,10 +1,17 @@
 /**
  * Pure rendering of the transactional emails of the buying flow (to buyers and operators, who need
  * not be subscribers): an HTML and a plain-text part each, no list headers (they are not list mail),
- * the postal address in the footer. User text (titles, reasons) is escaped.
+ * the postal address in the footer.
+ *
+ * Nobody confirmed the address a buyer typed, so an email to it carries no free text typed by anyone
+ * but the service: not the listing's title (the buyer's), not a reviewer's reason (the operator's or
+ * staff's). Whoever typed someone else's address cannot make citydaily mail them their words. The
+ * email names the listing by kind, town, tier, date and order number, and links to the order page,
+ * which shows the title and the reason.
  */
 import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
+import { dateParts } from "../edition/escape.ts";
 import { formatCents } from "./pricing.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";
@@ -12,14 +19,17 @@ export type TransactionalTemplate = "listing_released" | "listing_published" | "
 export interface ListingMailData {
   orderId: string;
   product: "event" | "business";
+  /** The buyer's title: kept in the payload for staff, never rendered (see above). */
   title: string;
+  /** Events: the first day (YYYY-MM-DD), a date the contract validated, named in the email. */
+  startsOn?: string;
   town: string;
   /** The machine-readable status (kept for mail queued before the order page existed; never linked). */
   statusUrl: string;
   /** The tier and its price (absent in mail queued before they were recorded). */
   tier?: "free" | "standard" | "featured";
   priceCents?: number;
-  /** Rejected: the rule id and human reason. */
+  /** Rejected: the rule id. (A reason in mail queued before reasons left the email is not rendered.) */
   rule?: string;
   reason?: string;
   /** Businesses: the last day shown. */
@@ -56,18 +66,23 @@ ${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(
   return { to, from: sender.from, subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
-const what = (d: ListingMailData) => (d.product === "event" ? "event" : "business listing");
-
 const TIER_NAME = { free: "Free", standard: "Standard", featured: "Featured" } as const;
 
-/** What was bought, in words: "Featured event listing in Boise, Idaho: "Harvest Fair"". */
-function bought(d: ListingMailData): string {
+/** The listing in the service's own words: "event listing for Saturday, November 28, 2026 in Boise, Idaho". */
+function listing(d: ListingMailData): string {
   const kind = d.product === "event" ? "event listing" : "business listing";
-  return `${d.tier ? `${TIER_NAME[d.tier]} ${kind}` : kind.charAt(0).toUpperCase() + kind.slice(1)} in ${d.town}: "${d.title}"`;
+  const day = d.startsOn && /^\d{4}-\d{2}-\d{2}$/.test(d.startsOn) ? ` for ${dateParts(d.startsOn).long}` : "";
+  return `${kind}${day} in ${d.town}`;
 }
 
-/** The order's page for people (never the JSON status URL). */
-const orderPage = (sender: Sender, d: ListingMailData) => ({ text: `Your order ${d.orderId}:`, link: `${sender.baseUrl}/orders/${d.orderId}` });
+/** What was bought, in words: "Featured event listing for Saturday, November 28, 2026 in Boise, Idaho (order lo_...)". */
+function bought(d: ListingMailData): string {
+  const words = listing(d);
+  return `${d.tier ? `${TIER_NAME[d.tier]} ${words}` : words.charAt(0).toUpperCase() + words.slice(1)} (order ${d.orderId})`;
+}
+
+/** The order's page for people (never the JSON status URL): it shows the title and any reviewer's reason. */
+const orderPage = (sender: Sender, d: ListingMailData, words = "Your order, with the listing as you wrote it:") => ({ text: words, link: `${sender.baseUrl}/orders/${d.orderId}` });
 
 /** The amount, as the buyer paid it (or will). */
 function amount(d: ListingMailData, paid: boolean): Array<{ text: string }> {
@@ -80,8 +95,8 @@ export function renderTransactional(sender: Sender, to: string, template: string
   switch (template as TransactionalTemplate) {
     case "listing_published": {
       const d = data as ListingMailData;
-      return build(sender, to, `Your ${what(d)} "${d.title}" is live in ${d.town}`, [
-        { text: `"${d.title}" is now published on the ${d.town} ${d.product === "event" ? "calendar" : "directory"}.` },
+      return build(sender, to, `Your ${listing(d)} is live`, [
+        { text: `Your ${listing(d)} is now published on the town's ${d.product === "event" ? "calendar" : "directory"}.` },
         { text: `You bought: ${bought(d)}.` },
         ...amount(d, true),
         ...(d.endsOn ? [{ text: `It runs until ${d.endsOn}.` }] : []),
@@ -91,8 +106,8 @@ export function renderTransactional(sender: Sender, to: string, template: string
     }
     case "listing_released": {
       const d = data as ListingMailData;
-      return build(sender, to, `Your ${what(d)} "${d.title}" is approved: complete the payment`, [
-        { text: `A person reviewed "${d.title}" for ${d.town} and approved it. It is published as soon as it is paid.` },
+      return build(sender, to, `Your ${listing(d)} is approved: complete the payment`, [
+        { text: `A person reviewed your ${listing(d)} and approved it. It is published as soon as it is paid.` },
         { text: `Your listing: ${bought(d)}.` },
         ...amount(d, false),
         { text: "Pay here:", link: d.checkoutUrl },
@@ -102,18 +117,17 @@ export function renderTransactional(sender: Sender, to: string, template: string
     }
     case "listing_rejected": {
       const d = data as ListingMailData;
-      return build(sender, to, `Your ${what(d)} "${d.title}" was not accepted`, [
-        { text: `A person reviewed "${d.title}" for ${d.town} and did not publish it.` },
-        { text: `Reason: ${d.reason ?? "not given"}${d.rule ? ` (policy rule ${d.rule})` : ""}.` },
+      return build(sender, to, `Your ${listing(d)} was not accepted`, [
+        { text: `A person reviewed your ${listing(d)} and did not publish it.` },
+        orderPage(sender, d, "Their reason is on your order page:"),
         { text: `Your listing: ${bought(d)}.` },
         { text: "Nothing was charged. The listing policy:", link: `${sender.baseUrl}/listing-policy` },
-        orderPage(sender, d),
       ]);
     }
     case "listing_expired": {
       const d = data as ListingMailData;
-      return build(sender, to, `Your checkout for "${d.title}" expired`, [
-        { text: `The payment link for "${d.title}" in ${d.town} expired before it was paid. Nothing was charged and nothing was published.` },
+      return build(sender, to, `Your checkout for ${d.product === "event" ? "an" : "a"} ${listing(d)} expired`, [
+        { text: `The payment link for your ${listing(d)} expired before it was paid. Nothing was charged and nothing was published.` },
         { text: `Your listing: ${bought(d)}.` },
         { text: "You can start a new order at any time." },
         orderPage(sender, d),
@@ -121,8 +135,8 @@ export function renderTransactional(sender: Sender, to: string, template: string
     }
     case "listing_ended": {
       const d = data as ListingMailData;
-      return build(sender, to, `Your ${what(d)} "${d.title}" has ended`, [
-        { text: `"${d.title}" has finished its run in ${d.town} and is no longer shown.` },
+      return build(sender, to, `Your ${listing(d)} has ended`, [
+        { text: `Your ${listing(d)} has finished its run and is no longer shown.` },
         { text: `You bought: ${bought(d)}.` },
         ...amount(d, true),
         orderPage(sender, d),

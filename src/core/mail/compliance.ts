@@ -184,7 +184,7 @@ export const RULES: ReadonlyArray<Rule> = [
   { id: "health-claims", action: "hold", reason: "Health or medical claims need a person to look before a payment link is issued.", check: (i) => textField(i, HEALTH) },
   { id: "all-caps", action: "hold", reason: "Text written mostly in capital letters needs a person to look.",
     check: (i) => (shouting(i.title) ? "title" : shouting(i.description) ? "description" : undefined) },
-  { id: "rejected-domain", action: "hold", reason: "The link's domain was seen in a rejected order; a person will look.",
+  { id: "rejected-domain", action: "hold", reason: "A person rejected a listing linking to this domain in this town in the last 90 days; a person will look.",
     check: (i, f) => { const d = reputationDomain(i.url); return d && f.rejectedDomains.has(d) ? "url" : undefined; } },
 ];
 

@@ -4,10 +4,13 @@ import { reputationDomain, screenListing, urlHost, type ScreenInput } from "../.
 import { isDisposableEmail } from "../../core/mail/disposable-email.ts";
 import { AppError } from "../../core/errors.ts";
 import { listingPriceCents, type ListingProduct } from "../../core/commerce/pricing.ts";
-import { findOrder, domainSeenInRejections, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../../store/commerce/orders.ts";
+import { findOrder, domainRejectedInTown, insertOrder, setOrderCheckout, transitionOrder, type NewOrder, type OrderView } from "../../store/commerce/orders.ts";
 import type { AppContext } from "../platform/context.ts";
 import { orderPageUrl, statusUrl, townToday } from "./listings.ts";
 import { requireSellingTown } from "./pricing.ts";
+
+/** How long a person's rejection of a listing holds the next listing linking to the same domain in that town. */
+export const REJECTED_DOMAIN_DAYS = 90;
 
 /**
  * The listing checkouts: screen inside the request, store the order, and answer with exactly one of
@@ -38,7 +41,7 @@ async function createCheckout(ctx: AppContext, product: ListingProduct, input: C
   const verdict = screenListing(screenInput, {
     today: townToday(ctx, place.timezone),
     disposableEmail: isDisposableEmail(input.buyerEmail),
-    rejectedDomains: new Set(domain && domainSeenInRejections(ctx.db, domain) ? [domain] : []),
+    rejectedDomains: new Set(domain && domainRejectedInTown(ctx.db, domain, place.geoid, new Date(now.getTime() - REJECTED_DOMAIN_DAYS * 86_400_000).toISOString()) ? [domain] : []),
   });
   const priceCents = listingPriceCents(input.tier);
   const status = verdict.action === "reject" ? "rejected" : verdict.action === "hold" ? "held" : priceCents === 0 ? "awaiting_review" : "pending_payment";

@@ -42,6 +42,7 @@ export function queueOrderMail(ctx: AppContext, o: OrderView, template: Transact
   const now = ctx.config.now();
   const data: ListingMailData = {
     orderId: o.id, product: o.product, title: o.title, town: `${o.town_name}, ${o.state_name}`, statusUrl: statusUrl(ctx, o.id),
+    ...(o.product === "event" && o.starts_at ? { startsOn: o.starts_at.slice(0, 10) } : {}),
     tier: o.tier, priceCents: o.price_cents,
     townUrl: `${ctx.config.baseUrl}/${o.slug}`, ...extra,
   };

@@ -82,7 +82,8 @@ export function adminRejectOrder(ctx: AppContext, id: string, reason: string, by
     const rule = "staff-review";
     if (!transitionOrder(ctx.db, o.id, ["awaiting_review", "held"], "rejected", { rule, reason }, nowIso)) return false;
     recordDecision(ctx.db, o.id, "rejected", reason, by, nowIso);
-    queueOrderMail(ctx, o, "listing_rejected", { rule, reason });
+    // The reason is shown on the order page, not mailed: nobody confirmed the buyer's address.
+    queueOrderMail(ctx, o, "listing_rejected", { rule });
     return true;
   }).immediate();
   if (!done) notNow(findOrder(ctx.db, id)!, "awaiting_review or held");

@@ -66,21 +66,39 @@ export function getTerritories(ctx: AppContext, q: { city?: string; state?: stri
   return out;
 }
 
+/** Unpaid reservations one client may hold at once: enough for a buyer comparing towns, too few to squat on many. */
+export const MAX_HOLDS_PER_CLIENT = 3;
+
+/** The key a client's holds are counted under: a keyed hash of its address (the address itself is not stored). */
+const holdKey = (ctx: AppContext, clientAddress: string) =>
+  crypto.createHmac("sha256", ctx.secrets.stored("lease_hold_secret")).update(clientAddress).digest("base64url");
+
 /**
  * `guest-checkout`: reserves the town (one write transaction; of racing buyers exactly one insert
- * succeeds, the rest get 409) and returns the monthly lease's payment link. If the provider fails the
- * reservation is released at once.
+ * succeeds, the rest get 409) and returns the monthly lease's payment link. A reservation needs an
+ * email (the contract requires it) and one client holds at most MAX_HOLDS_PER_CLIENT towns at once
+ * (429 until the earliest lapses). If the provider fails the reservation is released at once.
  */
-export async function operatorAction(ctx: AppContext, input: OperatorActionRequest): Promise<OperatorActionResponse> {
+export async function operatorAction(ctx: AppContext, input: OperatorActionRequest, clientAddress: string): Promise<OperatorActionResponse> {
   const place = placeOf(ctx, input.city, input.state);
   const now = ctx.config.now();
   const reservedUntil = new Date(now.getTime() + ctx.config.reservationMinutes * 60_000);
   const quote = leaseQuote(activeSubscriberCount(ctx.db, place.geoid));
-  const lease = reserveTown(ctx.db, { id: `tl_${crypto.randomUUID()}`, placeGeoid: place.geoid, priceCents: quote.priceCents, reservedUntil: reservedUntil.toISOString() }, now.toISOString());
-  if (!lease) {
+  const reserved = reserveTown(ctx.db, {
+    id: `tl_${crypto.randomUUID()}`, placeGeoid: place.geoid, priceCents: quote.priceCents, reservedUntil: reservedUntil.toISOString(),
+    heldBy: holdKey(ctx, clientAddress), maxHolds: MAX_HOLDS_PER_CLIENT,
+  }, now.toISOString());
+  if ("holdsFull" in reserved) {
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(reserved.holdsFull.nextLapse) - now.getTime()) / 1000));
+    throw new AppError("rate_limited", `This client already holds ${reserved.holdsFull.count} towns in checkouts not yet paid (at most ${MAX_HOLDS_PER_CLIENT} at once); pay one, or retry in ${retryAfter} s when the first reservation lapses.`, {
+      headers: { "Retry-After": String(retryAfter) },
+    });
+  }
+  if ("taken" in reserved) {
     const taken = `${place.name}, ${place.state_name} is already leased or reserved by another checkout in progress`;
     throw new AppError("conflict", `${taken}; check GET /api/territories for when it is available.`, { mcpDetail: `${taken}; get_town_quote says when it is available.` });
   }
+  const { lease } = reserved;
   const base = ctx.config.baseUrl;
   try {
     const session = await ctx.payments.createCheckout({

@@ -63,7 +63,7 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   getTerritories: (ctx, input) => getTerritories(ctx, input),
   createListingCheckout: (ctx, input) => createListingCheckout(ctx, input),
   createBusinessCheckout: (ctx, input) => createBusinessCheckout(ctx, input),
-  operatorAction: (ctx, input) => operatorAction(ctx, input),
+  operatorAction: (ctx, input, caller) => operatorAction(ctx, input, caller.address),
   getListingOrder: (ctx, { id }) => getListingOrder(ctx, id),
   adminListOrders: (ctx, input) => adminListOrders(ctx, input),
   adminShowOrder: (ctx, { id }) => adminShowOrder(ctx, id),

@@ -19,6 +19,8 @@ export interface LeaseRow {
   created_at: string;
   /** Cancelled by its operator: it stays active until then (the end of the paid period). */
   cancel_at: string | null;
+  /** Who held the reservation: a keyed hash of the client's address. */
+  reserved_by: string | null;
 }
 
 export interface LeaseView extends LeaseRow {
@@ -35,16 +37,26 @@ export function expireStaleReservations(db: DB, nowIso: string): number {
   return stmt(db, "UPDATE leases SET status = 'expired', updated_at = @now WHERE status = 'reserved' AND reserved_until <= @now").run({ now: nowIso }).changes;
 }
 
+/** What a reservation attempt gave: the lease, the town taken by someone else, or the client's holds full (until the earliest lapses). */
+export type Reservation = { lease: LeaseView } | { taken: true } | { holdsFull: { count: number; nextLapse: string } };
+
 /**
- * Reserves a town in one write transaction: expired reservations are cleared first, then the insert
- * either takes the town or meets the unique index (leased, or reserved by someone else): undefined.
+ * Reserves a town in one write transaction: expired reservations are cleared first; a town leased
+ * or reserved by someone else is taken; a client (`heldBy`, a keyed hash of its address) that already
+ * holds `maxHolds` unpaid reservations gets none; then the insert takes the town (the unique index
+ * still guards it). Counting and inserting in one transaction: racing requests of one client cannot
+ * pass the limit together.
  */
-export function reserveTown(db: DB, l: { id: string; placeGeoid: string; priceCents: number; reservedUntil: string }, nowIso: string): LeaseRow | undefined {
-  return db.transaction(() => {
+export function reserveTown(db: DB, l: { id: string; placeGeoid: string; priceCents: number; reservedUntil: string; heldBy: string; maxHolds: number }, nowIso: string): Reservation {
+  return db.transaction((): Reservation => {
     expireStaleReservations(db, nowIso);
-    const r = stmt(db, `INSERT INTO leases (id, place_geoid, status, price_cents, reserved_until, created_at, updated_at)
-      VALUES (?, ?, 'reserved', ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(l.id, l.placeGeoid, l.priceCents, l.reservedUntil, nowIso, nowIso);
-    return r.changes === 1 ? findLease(db, l.id) : undefined;
+    if (stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE place_geoid = ? AND status IN ('reserved', 'active'))").pluck().get(l.placeGeoid) === 1) return { taken: true };
+    const held = stmt(db, "SELECT COUNT(*) AS count, MIN(reserved_until) AS nextLapse FROM leases WHERE reserved_by = ? AND status = 'reserved' AND reserved_until > ?")
+      .get(l.heldBy, nowIso) as { count: number; nextLapse: string | null };
+    if (held.count >= l.maxHolds) return { holdsFull: { count: held.count, nextLapse: held.nextLapse! } };
+    const r = stmt(db, `INSERT INTO leases (id, place_geoid, status, price_cents, reserved_until, reserved_by, created_at, updated_at)
+      VALUES (?, ?, 'reserved', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(l.id, l.placeGeoid, l.priceCents, l.reservedUntil, l.heldBy, nowIso, nowIso);
+    return r.changes === 1 ? { lease: findLease(db, l.id)! } : { taken: true };
   }).immediate();
 }
 

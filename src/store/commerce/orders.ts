@@ -87,15 +87,16 @@ export function setOrderCheckout(db: DB, id: string, c: { provider: string; sess
     .run(c.provider, c.sessionId, c.url, c.expiresAt, nowIso, id);
 }
 
-/** True when a listing with a link on this host was rejected before (the `rejected-domain` hold rule). */
 /**
- * Whether a rejected order linked into `domain` (a registrable domain or a site's own host: the
- * stored host is the domain itself or one of its subdomains). Rejections for the buyer's address or
- * the date say nothing about the link and do not count.
+ * Whether a person (staff or the town's operator: rule `staff-review`) rejected, in this town since
+ * `sinceIso`, a listing that linked into `domain` (a registrable domain or a site's own host: the
+ * stored host is the domain itself or one of its subdomains). The automatic screen's rejections say
+ * nothing about the domain's owner (anyone can name any address), nor do other towns' decisions.
+ * A rejection is final, so the order's `updated_at` is when it was rejected.
  */
-export function domainSeenInRejections(db: DB, domain: string): boolean {
-  return stmt(db, `SELECT EXISTS (SELECT 1 FROM listing_orders WHERE status = 'rejected' AND (url_host = @domain OR substr(url_host, -length(@domain) - 1) = '.' || @domain)
-    AND IFNULL(rule, '') NOT IN ('disposable-email', 'past-event'))`).pluck().get({ domain }) === 1;
+export function domainRejectedInTown(db: DB, domain: string, placeGeoid: string, sinceIso: string): boolean {
+  return stmt(db, `SELECT EXISTS (SELECT 1 FROM listing_orders WHERE place_geoid = @place AND status = 'rejected' AND rule = 'staff-review'
+    AND updated_at > @since AND (url_host = @domain OR substr(url_host, -length(@domain) - 1) = '.' || @domain))`).pluck().get({ domain, place: placeGeoid, since: sinceIso }) === 1;
 }
 
 /** Published listings of a town (the calendar and directory read model). */
