@@ -13,7 +13,7 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
-import { createRouteLabels } from "./route-label.ts";
+import { routeLabel } from "./route-label.ts";
 import { observeRequest } from "../src/services/platform/metrics-registry.ts";
 import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
 import { cachedResponse } from "./caching.ts";
@@ -29,6 +29,7 @@ import { healthRoutes } from "./routes/site/health.ts";
 import { embedRoutes } from "./routes/site/embed.ts";
 import { goRoutes } from "./routes/readers/go.ts";
 import { operatorRoutes } from "./routes/operator/routes.ts";
+import { oauthRoutes } from "./routes/oauth/routes.ts";
 import { mailWebhookRoutes } from "./routes/mail/webhooks.ts";
 import { paymentWebhookRoutes } from "./routes/commerce/payment-webhook.ts";
 import { siteRoutes } from "./routes/site/site-files.ts";
@@ -110,8 +111,11 @@ function finishHeaders(ctx: AppContext, headers: Headers, pathname: string): voi
 
 const requestIdOf = (incoming: string | null | undefined) => (incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
 
-function logRequest(ctx: AppContext, requestId: string, method: string, path: string, status: number, startedAt: number): void {
-  ctx.log.info({ requestId, method, path, status, ms: Math.round((performance.now() - startedAt) * 10) / 10 }, "request");
+/** Logs a request, and times it under its route's pattern (a town's page is `/:slug`), never its path. */
+function logRequest(ctx: AppContext, requestId: string, method: string, path: string, status: number, startedAt: number, route = routeLabel(path)): void {
+  const ms = performance.now() - startedAt;
+  ctx.log.info({ requestId, method, path, status, ms: Math.round(ms * 10) / 10 }, "request");
+  observeRequest(ctx.metrics, method, route, status, ms / 1000);
 }
 
 /**
@@ -121,7 +125,6 @@ function logRequest(ctx: AppContext, requestId: string, method: string, path: st
  * (api/edge-cache.ts).
  */
 export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache): H3 {
-  const routes = createRouteLabels();
   const app = new H3({
     silent: true,
     onRequest(event) {
@@ -132,9 +135,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
     onResponse(response, event) {
       response.headers.set("X-Request-Id", String(event.context.requestId));
       finishHeaders(ctx, response.headers, event.url.pathname);
-      logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt));
-      // Timed by the route's pattern (a town's page is `/:slug`), never by its path.
-      observeRequest(ctx.metrics, event.req.method, routes.of(event.url.pathname, event.context.matchedRoute?.route), response.status, (performance.now() - Number(event.context.startedAt)) / 1000);
+      logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt), routeLabel(event.url.pathname, event.context.matchedRoute?.route));
     },
   });
 
@@ -162,7 +163,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   orderPageRoutes(app, ctx);
   leaseRoutes(app, ctx);
   operatorRoutes(app, ctx);
-  mcpRoutes(app, ctx);
+  mcpRoutes(app, ctx, oauthRoutes(app, ctx)); // the operators' authorization server, and the tools it opens
   discoveryRoutes(app, ctx);
   healthRoutes(app, ctx);
   embedRoutes(app, ctx);
@@ -207,13 +208,9 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
 
 /** The node:http request listener: kept answers straight from the edge cache, the rest through the app. */
 export function createRequestListener(ctx: AppContext, extend?: (app: H3) => void): (req: IncomingMessage, res: ServerResponse) => void {
-  const routes = createRouteLabels();
   const edge = createEdgeCache(ctx, {
     finish: (headers, pathname) => finishHeaders(ctx, headers, pathname),
-    log: (requestId, method, path, status, startedAt) => {
-      logRequest(ctx, requestId, method, path, status, startedAt);
-      observeRequest(ctx.metrics, method, routes.of(path), status, (performance.now() - startedAt) / 1000);
-    },
+    log: (requestId, method, path, status, startedAt) => logRequest(ctx, requestId, method, path, status, startedAt),
     requestId: requestIdOf,
   });
   const app = toNodeHandler(createApp(ctx, extend, edge));

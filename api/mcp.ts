@@ -17,6 +17,9 @@ import { clientAddress } from "./client-address.ts";
 import { htmlPage } from "./html-page.ts";
 import { mcpOriginRefusal } from "./mcp-origins.ts";
 import { createMcpReplay } from "./mcp-replay.ts";
+import { mcpAuthorization } from "./mcp-auth.ts";
+import type { OAuthServer } from "../src/services/oauth/provider.ts";
+import type { OperatorCaller } from "../src/services/oauth/tokens.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -124,18 +127,19 @@ const wantsPage = (event: H3Event) => {
  * long as the app); each request gets a fresh server from the same factory (src/mcp/server.ts), as
  * the SDK requires: 2026-07-28 requests (`server/discover`, per-request `_meta`) on its modern path,
  * 2025-era clients (`initialize`) on its stateless legacy path. Nothing is kept between requests, so
- * any number of server processes can answer one client.
+ * any number of server processes can answer one client. With `oauth`, the operator's tools are
+ * served to requests carrying an operator's access token (api/mcp-auth.ts).
  */
-export function mcpRoutes(app: H3, ctx: AppContext): void {
+export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer): void {
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
   const replay = createMcpReplay(ctx, tools);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
-  const callers = new AsyncLocalStorage<Caller>();
+  const callers = new AsyncLocalStorage<{ caller: Caller; operator?: OperatorCaller }>();
   const onerror = (err: Error) => ctx.log.warn({ err: err.message }, "MCP request rejected");
-  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!, tools, prompts), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!.caller, tools, prompts, callers.getStore()!.operator), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
   app.all("/mcp", async (event) => {
     // HEAD as GET: the set-up page's headers (Node sends no body).
     if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
@@ -154,7 +158,9 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     const accept = request.headers.get("accept") ?? "";
     // A POST the SDK would serve on its stateless legacy path may be one it answered before (api/mcp-replay.ts).
     if (request.method !== "POST" || !/^application\/json\b/i.test(request.headers.get("content-type") ?? "") || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
-      return callers.run(caller, () => handler.fetch(request));
+      const auth = oauth ? await mcpAuthorization(ctx, oauth, event, undefined) : {};
+      if (auth instanceof Response) return auth;
+      return callers.run({ caller, operator: auth.operator }, () => handler.fetch(request));
     }
     let text: string;
     try {
@@ -168,14 +174,18 @@ export function mcpRoutes(app: H3, ctx: AppContext): void {
     } catch {
       return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
     }
-    const key = replay.keyOf(version, parsedBody);
+    const auth = oauth ? await mcpAuthorization(ctx, oauth, event, parsedBody) : {};
+    if (auth instanceof Response) return auth;
+    const { operator } = auth;
+    // An operator's answers are theirs: never replayed to another caller, nor kept for one.
+    const key = operator ? undefined : replay.keyOf(version, parsedBody);
     const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
     if (kept) return kept;
     const versionBefore = replay.version();
     // 2025-era requests as JSON (answerLegacyAsJson); the rest as the SDK's handler serves them.
     const response = await (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: BODY_LIMIT_BYTES })
-      ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts), request, parsedBody, onerror)
-      : callers.run(caller, () => handler.fetch(request, { parsedBody })));
+      ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts, operator), request, parsedBody, onerror)
+      : callers.run({ caller, operator }, () => handler.fetch(request, { parsedBody })));
     if (key) replay.learn(key, response.clone(), versionBefore);
     if (version !== null && LEGACY_VERSIONS.has(version) && (parsedBody as { method?: unknown } | null)?.method === "resources/read") return legacyResourceNotFound(response);
     return response;

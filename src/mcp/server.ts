@@ -6,6 +6,8 @@ import type { Caller } from "../services/operations/bindings.ts";
 import { registerPrompts, type PromptCatalog } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { registerTools, type ToolCatalog } from "./tools.ts";
+import { registerOperatorTools } from "./operator-tools.ts";
+import type { OperatorCaller } from "../services/oauth/tokens.ts";
 
 export const MCP_SERVER_NAME = "citydaily";
 export const MCP_SERVER_VERSION = "1.0.0";
@@ -49,10 +51,12 @@ const CAPABILITIES = {
  * requests and any server process can answer any request; the tool catalog (`createToolCatalog`) is
  * made once per app.
  */
-export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog, prompts: PromptCatalog): McpServer {
+export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog, prompts: PromptCatalog, operator?: OperatorCaller): McpServer {
+  // An operator's list holds their own tools: kept by their client only.
+  const cacheHints = operator ? { ...CACHE_HINTS, "tools/list": { ...LIST_TTL, cacheScope: "private" as const } } : CACHE_HINTS;
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: "citydaily", version: MCP_SERVER_VERSION, websiteUrl: `${ctx.config.baseUrl}/developers` },
-    { instructions: INSTRUCTIONS, supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, cacheHints: CACHE_HINTS },
+    { instructions: INSTRUCTIONS, supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, cacheHints },
   );
   // `server/discover` names every revision served, as the server card and the -32022 error do: the
   // SDK lists only the modern ones (2025-era clients negotiate through `initialize`), which left a
@@ -62,6 +66,8 @@ export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCata
   const discover = inner._ondiscover?.bind(inner);
   if (discover) inner._ondiscover = () => ({ ...discover(), supportedVersions: [...MCP_PROTOCOL_VERSIONS] });
   registerTools(server, ctx, caller, tools);
+  // The operator's tools, for a request carrying their access token (api/mcp.ts checked it).
+  if (operator) registerOperatorTools(server, ctx, operator);
   registerResources(server, ctx, caller);
   registerPrompts(server, ctx.config.baseUrl, prompts);
   return server;

@@ -11,6 +11,7 @@ import { payoutAccount } from "../../../src/services/commerce/payouts.ts";
 import { clientAddress } from "../../client-address.ts";
 import { htmlPage } from "../../html-page.ts";
 import { townsPage } from "./pages.ts";
+import { RETURN_COOKIE, returnAfterSignIn } from "../oauth/consent.ts";
 import { cookie, expiredCsrf, form, issues, noticeOf, PRE_COOKIE, see, SESSION_COOKIE, withCookies, type OperatorDesk } from "./requests.ts";
 
 /** The desk's door: the sign-in form or the operator's towns, the emailed one-time link, signing out. */
@@ -61,7 +62,9 @@ export function operatorSignInRoutes(app: H3, ctx: AppContext, { session, operat
     if (!csrfValid(ctx, nonce ? `pre:${nonce}` : undefined, body.get("csrf"))) return expiredCsrf(ctx);
     const started = completeSignIn(ctx, event.context.params!.token);
     if (!started) return usedLink();
-    return see("/operator", [cookie(ctx, SESSION_COOKIE, started.sessionId, SESSION_HOURS * 3600), cookie(ctx, PRE_COOKIE, "", 0)]);
+    // Signing in to connect an AI client: back to its consent page (api/routes/oauth/consent.ts).
+    const back = returnAfterSignIn(event);
+    return see(back ?? "/operator", [cookie(ctx, SESSION_COOKIE, started.sessionId, SESSION_HOURS * 3600), cookie(ctx, PRE_COOKIE, "", 0), ...(back ? [cookie(ctx, RETURN_COOKIE, "", 0)] : [])]);
   });
 
   app.post("/operator/sign-out", async (event) => {

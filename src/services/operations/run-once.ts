@@ -59,9 +59,17 @@ export interface OnceResult {
  */
 export async function runOperationOnce(ctx: AppContext, op: Operation, input: object, caller: Caller, key: string | undefined, options: OnceOptions = {}): Promise<OnceResult> {
   if (!op.idempotent || key === undefined) return { reply: await runOperation(ctx, op, input, caller), replayed: false };
+  return runOnce(ctx, op.operationId, input, key, () => runOperation(ctx, op, input, caller), options);
+}
+
+/**
+ * The same, for a write that is not an operation of the API (an operator's MCP tool): `name` is what
+ * the key is kept under (and what a reused key's error names), `run` does the write.
+ */
+export async function runOnce(ctx: AppContext, name: string, input: object, key: string, run: () => Promise<Reply<unknown>>, options: OnceOptions = {}): Promise<OnceResult> {
   // A signed-in caller's keys are theirs alone: another operator's request with the same key neither
   // reads this answer nor is refused as a reuse. Anonymous callers share the operation's scope.
-  const scope = options.scope ? `${op.operationId}\n${options.scope}` : op.operationId;
+  const scope = options.scope ? `${name}\n${options.scope}` : name;
   const hash = requestHash(input);
   const giveUpAt = performance.now() + (options.waitMs ?? WAIT_FOR_FIRST_MS);
   for (;;) {
@@ -74,7 +82,7 @@ export async function runOperationOnce(ctx: AppContext, op: Operation, input: ob
     if (claim.claimed) break;
     const row = claim.row;
     if (row.request_hash !== hash) {
-      throw new AppError("idempotency_key_reused", `This idempotency key was first used on ${row.created_at} with a different request to ${op.operationId}; a key names one request. Send that request's exact input again to read its answer, or use a new key.`);
+      throw new AppError("idempotency_key_reused", `This idempotency key was first used on ${row.created_at} with a different request to ${name}; a key names one request. Send that request's exact input again to read its answer, or use a new key.`);
     }
     if (row.state === "done") return { reply: new Reply(JSON.parse(row.response_json ?? "null")), replayed: true };
     if (performance.now() >= giveUpAt) {
@@ -83,7 +91,7 @@ export async function runOperationOnce(ctx: AppContext, op: Operation, input: ob
     await sleep(POLL_MS);
   }
   try {
-    const reply = await runOperation(ctx, op, input, caller);
+    const reply = await run();
     finishIdempotencyKey(ctx.db, scope, key, 200, JSON.stringify(reply.data));
     return { reply, replayed: false };
   } catch (error) {

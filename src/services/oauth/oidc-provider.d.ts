@@ -1,0 +1,65 @@
+// oidc-provider ships no types (DefinitelyTyped's lag a major version): the part of its API the
+// authorization server uses (src/services/oauth/provider.ts), as its documentation describes it.
+declare module "oidc-provider" {
+  import type { IncomingMessage, ServerResponse } from "node:http";
+
+  export interface AdapterPayload { [key: string]: unknown }
+  export interface Adapter {
+    upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void>;
+    find(id: string): Promise<AdapterPayload | undefined>;
+    findByUserCode(userCode: string): Promise<AdapterPayload | undefined>;
+    findByUid(uid: string): Promise<AdapterPayload | undefined>;
+    consume(id: string): Promise<void>;
+    destroy(id: string): Promise<void>;
+    revokeByGrantId(grantId: string): Promise<void>;
+  }
+
+  export interface InteractionDetails {
+    uid: string;
+    prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
+    params: Record<string, unknown> & { client_id: string; redirect_uri?: string; scope?: string; resource?: string | string[] };
+    session?: { accountId?: string };
+    grantId?: string;
+    lastSubmission?: Record<string, unknown>;
+  }
+
+  export interface ClientInstance {
+    clientId: string;
+    clientName?: string;
+    redirectUris: string[];
+    metadata(): Record<string, unknown>;
+  }
+
+  export interface GrantInstance {
+    jti?: string;
+    accountId?: string;
+    clientId?: string;
+    addResourceScope(resource: string, scope: string): void;
+    save(): Promise<string>;
+    destroy(): Promise<void>;
+  }
+
+  export interface AccessTokenInstance {
+    jti: string;
+    accountId: string;
+    clientId: string;
+    grantId: string;
+    scope?: string;
+    aud?: string | string[];
+    isExpired: boolean;
+  }
+
+  export default class Provider {
+    constructor(issuer: string, configuration: Record<string, unknown>);
+    proxy: boolean;
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
+    interactionResult(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
+    on(event: string, listener: (...args: unknown[]) => void): this;
+    Client: { find(id: string): Promise<ClientInstance | undefined> };
+    Grant: (new (props: { accountId: string; clientId: string }) => GrantInstance) & { find(id: string): Promise<GrantInstance | undefined> };
+    AccessToken: { find(value: string): Promise<AccessTokenInstance | undefined> };
+  }
+
+  export const errors: Record<string, new (description?: string) => Error>;
+}
