@@ -28,12 +28,15 @@
  *   npm run admin -- directory verify SLUG  try that town's directory candidates now; prints the outcome of each
  *   npm run admin -- directory block host|source VALUE [--reason "..."]   keep a host or one address out everywhere
  *   npm run admin -- directory unblock host|source VALUE | blocks
+ *   npm run admin -- fediverse block HOST [--reason "..."]   refuse an instance: its follows get a Reject, its
+ *       followers are removed;  fediverse unblock HOST | blocks   (docs/fediverse.md)
  */
 import fs from "node:fs";
 import { z } from "zod";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
+import { FEDIVERSE_USAGE, fediverseCommand } from "./cli/fediverse.ts";
 import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
@@ -58,11 +61,12 @@ function usage(): never {
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
     "       npm run admin -- clicks SLUG [--csv] | clicks --order ID [--csv]\n" +
-    "       npm run admin -- directory import | list SLUG | verify SLUG | block host|source VALUE [--reason \"...\"] | unblock host|source VALUE | blocks");
+    "       npm run admin -- directory import | list SLUG | verify SLUG | block host|source VALUE [--reason \"...\"] | unblock host|source VALUE | blocks\n" +
+    `       ${FEDIVERSE_USAGE}`);
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks", "arf", "directory"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks", "arf", "directory", "fediverse"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -129,6 +133,8 @@ if (command === "suppress") {
   process.exitCode = clicks(arg, rest);
 } else if (command === "directory") {
   process.exitCode = arg === "import" || arg === "list" ? await directory(arg, rest) : await directorySources(arg, rest);
+} else if (command === "fediverse") {
+  process.exitCode = fediverseCommand(ctx, arg, rest) ?? usage();
 } else {
   console.log(JSON.stringify(outboxCounts(ctx.db)));
 }

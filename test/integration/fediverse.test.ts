@@ -1,11 +1,12 @@
+import { execFile } from "node:child_process";
 import http from "node:http";
+import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { createFederation, generateCryptoKeyPair, getDocumentLoader, MemoryKvStore, verifyRequest, type Federation } from "@fedify/fedify";
 import { Accept, Article, Create, Endpoints, Follow, Person, PUBLIC_COLLECTION, Reject, Service, Undo, type Activity } from "@fedify/fedify/vocab";
 import { H3, toNodeHandler } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
-import { blockFediverseInstance, unblockFediverseInstance } from "../../src/services/fediverse/blocks.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -182,15 +183,32 @@ describe("Ely on the fediverse, followed from another server", () => {
     expect(mastodon.received.slice(before)).toEqual([]);
   });
 
-  it("refuses a Follow from a blocked instance with a Reject, and stores nothing", async () => {
-    expect(blockFediverseInstance(server.ctx, mastodon.host, "spam").removedFollowers).toBe(0);
+  it("refuses a Follow from an instance staff blocked (npm run admin) with a Reject, and stores nothing", async () => {
+    const admin = (...args: string[]) => promisify(execFile)(process.execPath, ["scripts/admin.ts", "fediverse", ...args], { env: { ...process.env, DATA_DIR: server.dataDir, BASE_URL: server.url, LOG_LEVEL: "silent" } });
+    expect((await admin("block", mastodon.host, "--reason", "spam")).stdout).toBe(`blocked ${mastodon.host}; 0 follower(s) removed\n`);
+    expect((await admin("blocks")).stdout).toContain(`${mastodon.host}  `);
     const c = alice();
     const again = new Follow({ id: new URL(`${mastodon.origin}/users/alice#follows/2`), actor: c.getActorUri("alice"), object: ely.id });
     await c.sendActivity({ identifier: "alice" }, ely, again, { immediate: true });
     const reject = await until("the Reject", () => mastodon.received.find((r) => r.activity instanceof Reject));
     expect(reject.activity.objectId?.href).toBe(again.id!.href);
     expect(await followers()).toBe(0);
-    expect(unblockFediverseInstance(server.ctx, mastodon.host)).toBe(true);
+    expect((await admin("unblock", mastodon.host)).stdout).toBe(`unblocked ${mastodon.host}\n`);
+  });
+
+  it("is named on the town's pages: an ActivityPub alternate and a line with the handle, in the page and its footer", async () => {
+    const handle = `@${ELY}@${new URL(server.url).host}`;
+    const page = await (await server.get(`/${ELY}`)).text();
+    expect(page).toContain(`<link rel="alternate" type="application/activity+json" href="${server.url}/fediverse/towns/${ELY}">`);
+    expect(page).toMatch(new RegExp(`<p class="fediverse-link">Follow on the fediverse: <strong translate="no">${handle}</strong>`));
+    expect(page).toMatch(new RegExp(`<footer[\\s\\S]*Follow on the fediverse: <span translate="no">${handle}</span>`));
+    const edition = await (await server.get(`/${ELY}/2026-11-23`)).text();
+    expect(edition).toMatch(new RegExp(`<footer[\\s\\S]*Follow on the fediverse: <span translate="no">${handle}</span>`));
+    // A town without a newsletter has no actor, and its page names none.
+    const other = await (await server.get("/reno-nevada")).text();
+    expect(other).not.toContain("fediverse");
+    const none = await server.get("/fediverse/towns/reno-nevada", { headers: { Accept: "application/activity+json" } });
+    expect(none.status).toBe(404);
   });
 
   it("answers NodeInfo", async () => {
