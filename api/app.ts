@@ -25,7 +25,6 @@ import { orderPageRoutes } from "./routes/commerce/order-page.ts";
 import { leaseRoutes } from "./routes/commerce/lease.ts";
 import { checkoutPageRoutes } from "./routes/commerce/checkout-pages.ts";
 import { discoveryRoutes } from "./routes/site/discovery.ts";
-import { healthRoutes } from "./routes/site/health.ts";
 import { embedRoutes } from "./routes/site/embed.ts";
 import { goRoutes } from "./routes/readers/go.ts";
 import { operatorRoutes } from "./routes/operator/routes.ts";
@@ -165,7 +164,6 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   operatorRoutes(app, ctx);
   mcpRoutes(app, ctx, oauthRoutes(app, ctx)); // the operators' authorization server, and the tools it opens
   discoveryRoutes(app, ctx);
-  healthRoutes(app, ctx);
   embedRoutes(app, ctx);
   goRoutes(app, ctx);
   calendarRoutes(app, ctx);

@@ -11,6 +11,17 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** The metrics server METRICS_PORT and METRICS_HOST ask for, if any; a port it cannot take is an error that says which setting. */
+export async function startConfiguredMetrics(ctx: AppContext): Promise<MetricsServer | undefined> {
+  const { metricsPort: port, metricsHost: host } = ctx.config.monitoring;
+  if (port === undefined) return undefined;
+  try {
+    return await startMetricsServer(ctx, port, host);
+  } catch (err) {
+    throw Object.assign(new Error(`citydaily: the metrics server cannot listen on ${host}:${port} (METRICS_PORT, METRICS_HOST): ${(err as Error).message}`), { cause: err });
+  }
+}
+
 export async function startMetricsServer(ctx: AppContext, port: number, host: string): Promise<MetricsServer> {
   const registry = registerCollectors(ctx);
   const server = http.createServer((req, res) => {

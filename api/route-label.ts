@@ -21,42 +21,38 @@ function operationMatchers(): Array<{ test: RegExp; label: string }> {
   return out;
 }
 
-export interface RouteLabels {
-  /** The label for a request: h3's matched pattern when it names one, else the path's shape. */
-  of(pathname: string, pattern?: string): string;
+/** Built once from the contract, never changed. */
+const OPERATIONS = operationMatchers();
+
+/** The label for a request: h3's matched pattern when it names one, else the path's shape. */
+export function routeLabel(pathname: string, pattern?: string): string {
+  if (pattern && !pattern.includes("*")) return pattern;
+  if (pathname === "/api" || pathname.startsWith("/api/")) return apiLabel(pathname);
+  return siteLabel(pathname);
 }
 
-export function createRouteLabels(): RouteLabels {
-  const operations = operationMatchers();
-  const api = (pathname: string) => {
-    const unversioned = pathname.replace(/^\/api\/v1(?=\/|$)/, "/api");
-    return operations.find((m) => m.test.test(unversioned))?.label ?? "/api/**";
-  };
-  const site = (pathname: string) => {
-    if (pathname === "/") return "/";
-    if (pathname.startsWith("/_astro/")) return "/_astro/*";
-    const twin = pathname.endsWith(".md");
-    const segments = (twin ? pathname.slice(0, -3) : pathname).slice(1).split("/");
-    const md = twin ? ".md" : "";
-    const hasExt = (s: string) => /\.[A-Za-z0-9]{1,8}$/.test(s);
-    if (segments.length === 1) {
-      const [one] = segments;
-      if (SITE_PAGES.has(one)) return `/${one}${md}`;
-      return hasExt(one) ? "/:file" : `/:slug${md}`;
-    }
-    if (segments.length === 2) {
-      const [first, second] = segments;
-      if (first === "states") return `/states/:state${md}`;
-      if (DATE.test(second)) return `/:slug/:date${md}`;
-      if (hasExt(second)) return "/:slug/:file";
-    }
-    return "other";
-  };
-  return {
-    of(pathname, pattern) {
-      if (pattern && !pattern.includes("*")) return pattern;
-      if (pathname === "/api" || pathname.startsWith("/api/")) return api(pathname);
-      return site(pathname);
-    },
-  };
+function apiLabel(pathname: string): string {
+  const unversioned = pathname.replace(/^\/api\/v1(?=\/|$)/, "/api");
+  return OPERATIONS.find((m) => m.test.test(unversioned))?.label ?? "/api/**";
+}
+
+function siteLabel(pathname: string): string {
+  if (pathname === "/") return "/";
+  if (pathname.startsWith("/_astro/")) return "/_astro/*";
+  const twin = pathname.endsWith(".md");
+  const segments = (twin ? pathname.slice(0, -3) : pathname).slice(1).split("/");
+  const md = twin ? ".md" : "";
+  const hasExt = (s: string) => /\.[A-Za-z0-9]{1,8}$/.test(s);
+  if (segments.length === 1) {
+    const [one] = segments;
+    if (SITE_PAGES.has(one)) return `/${one}${md}`;
+    return hasExt(one) ? "/:file" : `/:slug${md}`;
+  }
+  if (segments.length === 2) {
+    const [first, second] = segments;
+    if (first === "states") return `/states/:state${md}`;
+    if (DATE.test(second)) return `/:slug/:date${md}`;
+    if (hasExt(second)) return "/:slug/:file";
+  }
+  return "other";
 }

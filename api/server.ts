@@ -15,7 +15,7 @@ import { purchasesOffReason } from "../src/integrations/payments/index.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
 import { answerClientError } from "./client-error.ts";
-import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
+import { startConfiguredMetrics } from "./metrics-server.ts";
 
 export interface RunningServer {
   url: string;
@@ -93,18 +93,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
-  // METRICS_PORT: Prometheus's /metrics on its own port, kept off the public one.
-  let metrics: MetricsServer | undefined;
-  const m = config.monitoring;
-  if (m.metricsPort !== undefined) {
-    try {
-      metrics = await startMetricsServer(ctx, m.metricsPort, m.metricsHost);
-    } catch (err) {
-      server.close();
-      ctx.db.close();
-      throw Object.assign(new Error(`citydaily: the metrics server cannot listen on ${m.metricsHost}:${m.metricsPort} (METRICS_PORT, METRICS_HOST): ${(err as Error).message}`), { cause: err });
-    }
-  }
+  const metrics = await startConfiguredMetrics(ctx).catch((err: unknown) => (server.close(), ctx.db.close(), Promise.reject(err)));
   startUpWarnings(ctx, config);
   // An archive stored before the search's kept sets existed (or by another process) catches up.
   const stopSearchSets = new AbortController();
@@ -126,7 +115,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   let closing: Promise<void> | undefined;
   return {
     url,
-    ...(metrics ? { metricsUrl: metrics.url } : {}),
+    metricsUrl: metrics?.url,
     ctx,
     close: () => (closing ??= (async () => {
       shuttingDown = true;
@@ -142,9 +131,9 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
         (stopSearchSets.abort(), searchSets),
         mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
         fediverse?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+        metrics?.close(),
       ]);
       await drain(server, config.http.shutdownTimeoutMs);
-      await metrics?.close();
       await jobs;
       await ctx.mailer.close();
       ctx.db.close();

@@ -5,6 +5,7 @@ import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, 
 import { AI_CATALOG_TYPE, aiCatalog, mcpCatalog, SERVER_CARD_TYPE, serverCard } from "../../../src/mcp/server-card.ts";
 import { cachedResponse } from "../../caching.ts";
 import { markdownTokens } from "../../negotiation.ts";
+import { healthRoutes } from "./health.ts";
 
 const DISCOVERY_CACHE = "public, max-age=300, s-maxage=3600";
 /** Discovery documents are public and read by browser-based agents too. */
@@ -43,4 +44,7 @@ export function discoveryRoutes(app: H3, ctx: AppContext): void {
     cachedResponse(event, JSON.stringify(aiCatalog(base()), null, 2), AI_CATALOG_TYPE, "public, max-age=3600", CARD_HEADERS));
 
   read("/robots.txt", (event) => cachedResponse(event, robotsTxt(base()), "text/plain; charset=utf-8", DISCOVERY_CACHE));
+
+  // What load balancers and monitors ask: /livez and /readyz (never cached).
+  healthRoutes(app, ctx);
 }
