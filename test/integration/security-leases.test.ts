@@ -63,7 +63,12 @@ describe("a lease that ends stops what its operator set", () => {
     // Cancelled (local mode): the lease runs until the end of its paid period, Dec 22 at 12:00 UTC.
     expect((await postForm(jar, `${server.url}/operator/towns/boise-idaho/lease/cancel`, { csrf })).status).toBe(303);
     expect(server.ctx.db.prepare("SELECT cancel_at FROM leases WHERE operator_email = ?").pluck().get(OPERATOR)).toBe("2026-12-22T12:00:00.000Z");
-    // From now on the desk refuses a note dated after the lease's last day, with the error next to the field.
+    // The desk says which scheduled note will not be printed, and from now on refuses a note dated
+    // after the lease's last day, with the error next to the field.
+    const html = await desk();
+    expect(html).toMatch(/data-testid="note-withheld">\(after your lease ends on \w+, December 22, 2026: it will not be printed\)/);
+    expect(html.match(/data-testid="note-withheld"/g)).toHaveLength(1);
+    expect(html).toContain('max="2026-12-22"');
     const late = await note("2026-12-24", "Too late");
     expect(late.status).toBe(400);
     expect(await late.text()).toContain("Your lease ends on 2026-12-22; a note can be written for an edition until then");

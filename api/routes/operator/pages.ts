@@ -159,14 +159,14 @@ ${fieldError("note-markdown", err.markdown)}
 <input id="note-author" name="authorName" type="text" autocomplete="name" value="${e(values.authorName)}"${invalid("authorName", "note-author")}>
 ${fieldError("note-author", err.authorName)}
 <label for="note-date">Edition date</label>
-<input id="note-date" name="date" type="date" value="${e(values.date)}" min="${e(v.notes.nextEdition)}" aria-describedby="note-date-help${err.date ? " note-date-error" : ""}"${err.date ? ` aria-invalid="true"` : ""}>
+<input id="note-date" name="date" type="date" value="${e(values.date)}" min="${e(v.notes.nextEdition)}"${v.notes.lastDate ? ` max="${e(v.notes.lastDate)}"` : ""} aria-describedby="note-date-help${err.date ? " note-date-error" : ""}"${err.date ? ` aria-invalid="true"` : ""}>
 <p class="status" id="note-date-help">The next edition goes out on ${e(formatLongDate(v.notes.nextEdition))}; choose a later date to schedule the note for that morning.</p>
 ${fieldError("note-date", err.date)}
 <div class="actions"><button type="submit" name="action" value="preview" class="secondary">Preview</button><button type="submit" name="action" value="save">Save the note</button></div>
 </form>
 ${n?.preview !== undefined ? `<h3>Preview</h3>${n.preview ? `<div class="card" data-testid="note-preview">${n.preview}</div>` : "<p>Nothing to preview yet: see the message above the note.</p>"}` : ""}
 <h3>Scheduled notes</h3>
-${v.notes.scheduled.length ? v.notes.scheduled.map((s) => `<div class="listing"><p><strong>${e(formatLongDate(s.date))}</strong>${s.date === v.notes.nextEdition ? " (next edition)" : ""}</p><div data-testid="note-${e(s.date)}">${s.html}</div>
+${v.notes.scheduled.length ? v.notes.scheduled.map((s) => `<div class="listing"><p><strong>${e(formatLongDate(s.date))}</strong>${s.date === v.notes.nextEdition ? " (next edition)" : ""}${v.notes.lastDate && s.date > v.notes.lastDate ? ` <span data-testid="note-withheld">(after your lease ends on ${e(formatLongDate(v.notes.lastDate))}: it will not be printed)</span>` : ""}</p><div data-testid="note-${e(s.date)}">${s.html}</div>
 <form method="post" action="/operator/towns/${slug}/note/delete">${csrfField}<input type="hidden" name="date" value="${e(s.date)}"><button type="submit" class="secondary">Delete the note of ${e(formatLongDate(s.date))}</button></form></div>`).join("\n") : "<p>No note scheduled.</p>"}`;
 }
 

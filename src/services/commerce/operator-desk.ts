@@ -135,8 +135,11 @@ export interface TownDesk {
   directoryRemoved: Array<{ url: string; title: string; removedBy: string; removedAt: string }>;
   /** How many candidate sources the town directory has for the town (the desk offers to check them when there are any). */
   directoryCandidates: number;
-  /** The date of the town's next edition (today's, before it is published; else tomorrow's) and the notes scheduled from today on. */
-  notes: { nextEdition: string; scheduled: TownNote[] };
+  /**
+   * The date of the town's next edition (today's, before it is published; else tomorrow's), the notes
+   * scheduled from today on, and the lease's last day once it is cancelled (later notes are not printed).
+   */
+  notes: { nextEdition: string; scheduled: TownNote[]; lastDate: string | null };
   statement: StatementMonth[];
   /** When a cancelled lease ends, or when the paid period running now ends. */
   paidThrough: string;
@@ -180,7 +183,7 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
     feeds: listFeeds(ctx, lease.slug).feeds,
     directoryRemoved: removedDirectorySources(ctx, lease.slug),
     directoryCandidates: candidatesOfPlace(ctx.db, lease.place_geoid).length,
-    notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug) },
+    notes: { nextEdition: nextEditionDate(ctx, lease), scheduled: upcomingTownNotes(ctx, lease.slug), lastDate: leaseLastDate(lease, lease.timezone) },
     statement: statementOf(ctx, lease),
     paidThrough: lease.cancel_at ?? paidPeriodEnd(lease.activated_at ?? lease.created_at, now.toISOString()),
     payouts: { mode: ctx.connect ? "stripe" : "local", account: payoutAccount(ctx, email) },
