@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   expect(late.status).toBe(200);
   const hide = await fetch(`${server.url}/subscriptions/${tokenOf(R.hider)}`,
-    form(`city=${ELY}&frequency=daily&weeklyDay=saturday&deliveryTime=06%3A00&hiddenSections=sun&hiddenSections=air-quality`));
+    form(`city=${ELY}&frequency=daily&weeklyDay=saturday&deliveryTime=06%3A00&hiddenSections%5B%5D=sun&hiddenSections%5B%5D=air-quality`));
   expect(hide.status).toBe(200);
   expect(await hide.text()).toContain("Saved. Ely, Nevada: every morning at 6:00 AM Pacific Time, without Sunrise and sunset, Air quality on good and moderate days.");
 

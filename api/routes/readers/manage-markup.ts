@@ -35,7 +35,7 @@ function choicesForm(s: SubscriptionRow, errors: FormErrors | undefined): string
   const days = WEEKDAYS.map((d, i) => `<option value="${d}"${v.weeklyDay === d ? " selected" : ""}>${DAY_NAMES[i]}</option>`).join("");
   const times = DELIVERY_TIMES.map((t) => `<option value="${t}"${v.deliveryTime === t ? " selected" : ""}>${timeLabel(timeToMinute(t)!)}</option>`).join("");
   const hidden = new Set(v.hiddenSections);
-  const boxes = SECTION_KEYS.map((k) => `<label class="choice"><input type="checkbox" name="hiddenSections" value="${k}"${hidden.has(k) ? " checked" : ""}> ${e(HIDEABLE_SECTIONS[k])}</label>`).join("\n");
+  const boxes = SECTION_KEYS.map((k) => `<label class="choice"><input type="checkbox" name="hiddenSections[]" value="${k}"${hidden.has(k) ? " checked" : ""}> ${e(HIDEABLE_SECTIONS[k])}</label>`).join("\n");
   return `<form method="post" aria-label="Choices for ${e(place(s))}">
 <input type="hidden" name="city" value="${e(s.slug)}">
 <fieldset><legend>How often</legend>

@@ -43,7 +43,7 @@ function readChoices(form: URLSearchParams): { update?: ReaderPreferencesUpdate;
     frequency: form.get("frequency") ?? undefined,
     weeklyDay: form.get("weeklyDay") ?? undefined,
     deliveryTime: form.get("deliveryTime") ?? undefined,
-    hiddenSections: form.getAll("hiddenSections"),
+    hiddenSections: form.getAll("hiddenSections[]"),
   };
   const parsed = ReaderPreferencesUpdate.safeParse(values);
   if (parsed.success) return { update: parsed.data, values };
