@@ -71,7 +71,10 @@ export function openApiDocument(baseUrl: string, ops: Operation[] = operations) 
     paths[path] = {
       get: {
         operationId: path === "/livez" ? "getLiveness" : "getReadiness", security: [], summary: probe.summary, description: probe.description, tags: ["Service"],
-        responses: Object.fromEntries(probe.codes.map((code) => [code, { description: code === 200 ? "`pass` or `warn`" : "`fail`: at least one check failed", content: { [HEALTH_TYPE]: { schema: HealthResponse } } }])),
+        responses: {
+          ...Object.fromEntries(probe.codes.map((code) => [code, { description: code === 200 ? "`pass` or `warn`" : "`fail`: at least one check failed", content: { [HEALTH_TYPE]: { schema: HealthResponse } } }])),
+          405: { description: "Only GET and HEAD", content: { "text/plain": { schema: { type: "string" } } } },
+        },
       },
     };
   }

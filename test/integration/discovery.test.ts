@@ -85,6 +85,8 @@ describe("/openapi.json", () => {
    */
   const SAMPLES: Record<string, { method?: "GET" | "POST" | "PATCH"; path: string; body?: unknown; status?: number }[]> = {
     listCities: [{ path: "/api/cities" }],
+    getLiveness: [{ path: "/livez" }],
+    getReadiness: [{ path: "/readyz" }],
     listCensusCities: [{ path: "/api/cities-census?state=Idaho&minPopulation=50000" }, { path: "/api/cities-census?minPopulation=5", status: 400 }],
     getCity: [{ path: "/api/city/boise-idaho" }, { path: "/api/v1/city/atlantis-idaho", status: 404 }],
     getFacts: [{ path: "/api/facts/boise-idaho" }],
