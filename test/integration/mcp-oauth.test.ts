@@ -8,6 +8,10 @@ import { connectV1, connectV2 } from "../helpers/mcp-clients.ts";
 import { csrfOf, getWith, Jar, postForm, useLink } from "../helpers/operator.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
+import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as SdkTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
 // An operator signs an AI client in, as a client would do it against the real server: discovery
 // from the 401, the metadata, a client ID metadata document served here on 127.0.0.1, the
@@ -70,19 +74,15 @@ async function browse(jar: Jar, url: string, origin: string): Promise<Response> 
 interface Authorized { code: string; iss: string | null; verifier: string; consentHtml?: string; consentCsp?: string | null }
 
 /**
- * The authorization request as a client sends the person's browser to it, and what the person does:
- * signs in with the emailed link if the browser is not signed in yet, then Allow (or Deny) when asked.
+ * What the person does in their browser from the authorization URL a client opened: signs in with
+ * the emailed link if the browser is not signed in yet, then Allow (or Deny) when asked. Returns the
+ * redirect back to the client and the consent page, when there was one.
  */
-async function authorize(s: TestServer, jar: Jar, scope: string, decision: "allow" | "deny" = "allow"): Promise<Authorized> {
-  const { verifier, challenge } = pkce();
-  const state = crypto.randomUUID();
-  const meta = await (await fetch(`${s.url}/.well-known/oauth-authorization-server`)).json() as { authorization_endpoint: string };
-  const query = new URLSearchParams({ response_type: "code", client_id: `${client.url}/client.json`, redirect_uri: `${client.url}/callback`, scope, state, code_challenge: challenge, code_challenge_method: "S256", resource: `${s.url}/mcp` });
-  let page = await browse(jar, `${meta.authorization_endpoint}?${query}`, s.url);
-  let out: Authorized = { code: "", iss: null, verifier };
+async function inBrowser(s: TestServer, jar: Jar, start: string, decision: "allow" | "deny" = "allow"): Promise<{ to: URL; consentHtml?: string; consentCsp?: string | null }> {
+  let page = await browse(jar, start, s.url);
+  let consent: { consentHtml?: string; consentCsp?: string | null } = {};
   if (page.status === 200) {
     let html = await page.text();
-    const at = page.url || "";
     if (html.includes("Email me a sign-in link")) {
       const action = /action="(\/operator\/connect\/[\w-]+\/email)"/.exec(html)![1];
       const sent = await postForm(jar, `${s.url}${action}`, { csrf: csrfOf(html), email: OPERATOR });
@@ -97,19 +97,27 @@ async function authorize(s: TestServer, jar: Jar, scope: string, decision: "allo
       page = await getWith(jar, `${s.url}${back}`);
       html = await page.text();
     }
-    void at;
     expect(html).toContain("Allow");
-    out = { ...out, consentHtml: html, consentCsp: page.headers.get("content-security-policy") };
+    consent = { consentHtml: html, consentCsp: page.headers.get("content-security-policy") };
     const action = /<form method="post" action="(\/operator\/connect\/[\w-]+)">/.exec(html)![1];
     const answered = await postForm(jar, `${s.url}${action}`, { csrf: csrfOf(html), decision });
     expect(answered.status).toBe(303);
     page = await browse(jar, new URL(answered.headers.get("location")!, s.url).href, s.url);
   }
   if (page.status !== 303) throw new Error(`${page.status} ${page.url}: ${(await page.text()).slice(0, 3000)}`);
-  const to = new URL(page.headers.get("location")!);
+  return { to: new URL(page.headers.get("location")!), ...consent };
+}
+
+/** The authorization request as a client sends the person's browser to it (PKCE, resource), and the browser's steps. */
+async function authorize(s: TestServer, jar: Jar, scope: string, decision: "allow" | "deny" = "allow"): Promise<Authorized> {
+  const { verifier, challenge } = pkce();
+  const state = crypto.randomUUID();
+  const meta = await (await fetch(`${s.url}/.well-known/oauth-authorization-server`)).json() as { authorization_endpoint: string };
+  const query = new URLSearchParams({ response_type: "code", client_id: `${client.url}/client.json`, redirect_uri: `${client.url}/callback`, scope, state, code_challenge: challenge, code_challenge_method: "S256", resource: `${s.url}/mcp` });
+  const { to, consentHtml, consentCsp } = await inBrowser(s, jar, `${meta.authorization_endpoint}?${query}`, decision);
   expect(to.origin + to.pathname).toBe(`${client.url}/callback`);
   expect(to.searchParams.get("state")).toBe(state);
-  return { ...out, code: to.searchParams.get("code") ?? `error:${to.searchParams.get("error")}`, iss: to.searchParams.get("iss") };
+  return { code: to.searchParams.get("code") ?? `error:${to.searchParams.get("error")}`, iss: to.searchParams.get("iss"), verifier, consentHtml, consentCsp };
 }
 
 async function token(s: TestServer, body: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -125,6 +133,28 @@ const withToken = (accessToken: string): typeof fetch => (input, init) => {
   headers.set("Authorization", `Bearer ${accessToken}`);
   return fetch(input, { ...init, headers });
 };
+
+/** The SDK's client side of OAuth, kept in memory; the authorization URL it opens is handed to the test's browser. */
+class SdkProvider implements OAuthClientProvider {
+  info?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = "";
+  opened?: URL;
+  readonly redirectUrl: string;
+  constructor(redirectUrl: string) {
+    this.redirectUrl = redirectUrl;
+  }
+  get clientMetadata() {
+    return { client_name: "SDK test client", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  }
+  clientInformation() { return this.info; }
+  saveClientInformation(info: OAuthClientInformationMixed) { this.info = info; }
+  tokens() { return this.saved; }
+  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
+  redirectToAuthorization(url: URL) { this.opened = url; }
+  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
+  codeVerifier() { return this.verifier; }
+}
 
 const at = (iso: string) => { server.ctx.config.now = () => new Date(iso); };
 
@@ -145,6 +175,8 @@ afterAll(async () => {
 describe("an operator signs an AI client in, and runs their town from it", () => {
   let access = "";
   let refresh = "";
+  // One person's browser: signed in by the first request's emailed link, then kept (the sign-in links are rate-limited per address).
+  const browser = new Jar();
 
   it("discovers the authorization server from the 401 of an operator tool, and its metadata", async () => {
     // Public tools stay open; an operator tool without a token is a 401 naming the resource metadata.
@@ -171,7 +203,7 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
   });
 
   it("signs in by the desk's emailed link, shows the consent page, and exchanges the code with `resource`", async () => {
-    const jar = new Jar();
+    const jar = browser;
     const a = await authorize(server, jar, ALL);
     // The consent page names the client, where the browser goes back, the town and the scopes.
     expect(a.consentHtml).toContain('<strong data-testid="client-name">Test Assistant</strong>');
@@ -229,7 +261,7 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     expect(JSON.parse((other.content as Array<{ text: string }>)[0].text)).toMatchObject({ code: "forbidden", detail: expect.stringContaining("denver-colorado is not one of your towns") });
     await c.close();
 
-    const jar = new Jar();
+    const jar = browser;
     const narrow = await authorize(server, jar, "town:read");
     const got = await exchange(server, narrow);
     expect(got.json.scope).toBe("town:read");
@@ -253,8 +285,8 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     // A second site on the same database (its own origin): a token meant for its /mcp is not one for ours.
     const other = await startTestServer({ DATA_DIR: server.dataDir, SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, FEEDS_ALLOW_ADDRESSES: "127.0.0.1" });
     try {
-      expect((await exchange(server, await authorize(server, new Jar(), ALL), `${other.url}/mcp`)).json.error).toBe("invalid_target");
-      const theirs = await exchange(other, await authorize(other, new Jar(), ALL));
+      expect((await exchange(server, await authorize(server, browser, ALL), `${other.url}/mcp`)).json.error).toBe("invalid_target");
+      const theirs = await exchange(other, await authorize(other, browser, ALL));
       expect(theirs.status).toBe(200);
       const res = await mcpPost(server, rpc("tools/call", { name: "list_my_towns", arguments: {} }), { Authorization: `Bearer ${String(theirs.json.access_token)}` });
       expect(res.status).toBe(401);
@@ -265,7 +297,7 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
   });
 
   it("lists the client on the desk and revokes it there; the token and its refresh token stop at once", async () => {
-    const jar = new Jar();
+    const jar = browser;
     const got = await exchange(server, await authorize(server, jar, ALL));
     access = String(got.json.access_token);
     refresh = String(got.json.refresh_token);
@@ -283,8 +315,32 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     expect((await token(server, { grant_type: "refresh_token", refresh_token: refresh })).json.error).toBe("invalid_grant");
   });
 
+  it("completes with the SDK client's own OAuth provider (dynamic registration, PKCE, resource)", async () => {
+    // The v1 SDK's transport with an OAuthClientProvider, as Claude Code and the Inspector use it:
+    // it meets the 401 of /mcp?operator, discovers, registers itself, and opens the authorization URL.
+    const provider = new SdkProvider(`${client.url}/callback`);
+    const url = new URL(`${server.url}/mcp?operator`);
+    const first = new SdkClient({ name: "sdk-oauth-test", version: "1.0.0" });
+    await expect(first.connect(new SdkTransport(url, { authProvider: provider }))).rejects.toThrow(UnauthorizedError);
+    expect(provider.info?.client_id).toMatch(/^[0-9a-f-]{36}$/); // registered dynamically
+    const opened = provider.opened!;
+    expect(opened.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(opened.searchParams.get("resource")).toBe(`${server.url}/mcp`);
+    const { to, consentHtml } = await inBrowser(server, browser, opened.href);
+    expect(consentHtml).toContain('<strong data-testid="client-name">SDK test client</strong>');
+    const transport = new SdkTransport(url, { authProvider: provider });
+    await transport.finishAuth(to.searchParams.get("code")!);
+    expect(provider.saved).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
+    const sdk = new SdkClient({ name: "sdk-oauth-test", version: "1.0.0" });
+    await sdk.connect(new SdkTransport(url, { authProvider: provider }));
+    const towns = await sdk.callTool({ name: "list_my_towns", arguments: {} });
+    await sdk.close();
+    expect(towns.structuredContent).toMatchObject({ towns: [{ slug: "boise-idaho" }] });
+    console.log(`SDK OAuth provider: registered ${provider.info?.client_id}; scope "${provider.saved?.scope}"; list_my_towns -> ${JSON.stringify(towns.structuredContent)}`);
+  });
+
   it("denies when the operator presses Deny, and refuses every tool once the lease has ended", async () => {
-    const jar = new Jar();
+    const jar = browser;
     const denied = await authorize(server, jar, ALL, "deny");
     expect(denied.code).toBe("error:access_denied");
     const fresh = await exchange(server, await authorize(server, jar, ALL));

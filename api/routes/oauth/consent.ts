@@ -135,7 +135,9 @@ export function consentRoutes(app: H3, ctx: AppContext, oauth: OAuthServer): voi
       const { Grant } = oauth.provider();
       const existing = details.grantId ? await Grant.find(details.grantId) : undefined;
       const grant = existing && existing.accountId === email ? existing : new Grant({ accountId: email, clientId: details.params.client_id });
-      grant.addResourceScope(mcpResource(ctx), askedScopes(details).join(" "));
+      const scopes = askedScopes(details).join(" ");
+      grant.addOIDCScope(scopes);
+      grant.addResourceScope(mcpResource(ctx), scopes);
       result = { login: { accountId: email }, consent: { grantId: await grant.save() } };
     }
     const to = await oauth.provider().interactionResult(node(event).req, node(event).res, result, { mergeWithLastSubmission: false });

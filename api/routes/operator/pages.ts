@@ -59,7 +59,9 @@ export function townsPage(leases: LeaseView[], opts: { email: string; csrf: stri
 ${active.length ? `<ul>${active.map(item).join("\n")}</ul>` : "<p>You run no town at the moment.</p>"}
 ${ended.length ? `<h2>Towns you ran</h2><ul>${ended.map((l) => `<li>${e(l.town_name)}, ${e(l.state_name)} (ended ${e(date(l.ended_at))})</li>`).join("")}</ul>` : ""}
 <h2>Payouts</h2>
-${payoutsBlock(opts.stripe, opts.account, opts.csrf)}`;
+${payoutsBlock(opts.stripe, opts.account, opts.csrf)}
+<h2>AI clients</h2>
+<p>Run your towns from an AI assistant (Claude, Claude Code, the MCP Inspector): add <a href="/mcp">this site's MCP server</a> with <code>?operator</code> after its address, and allow the assistant when it asks. <a href="/operator/clients">Connected AI clients</a> lists those you allowed and takes access back.</p>`;
 }
 
 /** New readers up, unsubscribed down, one bar pair per day; the same numbers follow as a table. */

@@ -34,6 +34,7 @@ declare module "oidc-provider" {
     jti?: string;
     accountId?: string;
     clientId?: string;
+    addOIDCScope(scope: string): void;
     addResourceScope(resource: string, scope: string): void;
     save(): Promise<string>;
     destroy(): Promise<void>;

@@ -44,8 +44,9 @@ function configuration(ctx: AppContext, hooks: ProviderHooks): Record<string, un
       revocation: `${OAUTH_PREFIX}/revoke`, jwks: `${OAUTH_PREFIX}/jwks`, end_session: `${OAUTH_PREFIX}/session/end`,
       introspection: `${OAUTH_PREFIX}/introspect`, userinfo: `${OAUTH_PREFIX}/me`, pushed_authorization_request: `${OAUTH_PREFIX}/par`,
     },
-    // Not OpenID Connect: no id token, no userinfo; the scopes are the operator's (on the resource).
-    scopes: [],
+    // Not OpenID Connect: no id token, no userinfo. The operator's scopes are the resource's; listed
+    // here too, since a client registering itself names them in its metadata (the SDK does).
+    scopes: [...OPERATOR_SCOPE_NAMES],
     claims: {},
     responseTypes: ["code"],
     pkce: { required: () => true },
@@ -66,6 +67,8 @@ function configuration(ctx: AppContext, hooks: ProviderHooks): Record<string, un
         },
       },
     },
+    // Clients may name themselves by the URL of their metadata document (src/services/oauth/client-documents.ts).
+    discovery: { client_id_metadata_document_supported: true, service_documentation: `${ctx.config.baseUrl}/developers#mcp` },
     // Every authorization response names the issuer (RFC 9207): oidc-provider adds `iss` by default.
     ttl: {
       AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, Interaction: 3600, Session: 12 * 3600, Grant: REFRESH_TOKEN_SECONDS,
