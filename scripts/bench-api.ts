@@ -59,7 +59,9 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(p));
   });
 });
-const server = spawn(process.execPath, [path.join(PROJECT_ROOT, "api/server.ts")], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "inherit", "inherit"] });
+// With REPLICA_URL set, the server runs as `npm start` runs it then: under Litestream (scripts/start.ts).
+const entry = process.env.REPLICA_URL ? "scripts/start.ts" : "api/server.ts";
+const server = spawn(process.execPath, [path.join(PROJECT_ROOT, entry)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "inherit", "inherit"] });
 const url = `http://127.0.0.1:${port}`;
 for (let i = 0; ; i++) {
   if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
