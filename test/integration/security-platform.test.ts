@@ -67,6 +67,15 @@ describe("payments do not fail open", () => {
     expect((await fetch(`${deployed.url}/webhooks/payments`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status).toBe(503);
   });
 
+  it("people buying on the site's pages are told in words, not problem+json", async () => {
+    const res = await fetch(`${deployed.url}/lease/caldwell-idaho`, {
+      method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "email=op%40example.com",
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await res.text()).toContain("This site takes no payments at the moment. Nothing was charged");
+  });
+
   it("LOCAL_CHECKOUT=on opts an https deployment into the local checkout; http (development) uses it anyway", async () => {
     for (const server of [optedIn, dev]) {
       const res = await server.post("/api/listing-checkout", EVENT);

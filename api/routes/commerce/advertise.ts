@@ -151,6 +151,10 @@ ${groups || "<p>No town has a newsletter yet.</p>"}
       if (err instanceof AppError && err.code === "upstream_error") {
         return page(ctx, event, 502, slug, q, v, { errors: {}, alert: { heading: "The payment page could not be opened", text: "The payment provider did not answer. Nothing was charged; please try again in a few minutes. What you typed is kept." } });
       }
+      if (err instanceof AppError && err.code === "service_misconfigured") {
+        // A deployment without a payment provider (the start-up log says what is missing).
+        return page(ctx, event, 503, slug, q, v, { errors: {}, alert: { heading: "Purchases are off", text: "This site takes no payments at the moment. Nothing was charged; please try again later." } });
+      }
       throw err;
     }
     if (answer.checkoutUrl) return redirect(answer.checkoutUrl);

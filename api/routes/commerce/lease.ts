@@ -85,6 +85,7 @@ export function leaseRoutes(app: H3, ctx: AppContext): void {
       if (err instanceof AppError && err.code === "conflict") return form(ctx, event, place, 409, typed);
       if (err instanceof AppError && err.code === "rate_limited") return form(ctx, event, place, 429, typed, { text: `Too many checkouts from here at once; try again in ${err.headers?.["Retry-After"] ?? "60"} seconds. What you typed is kept.` });
       if (err instanceof AppError && err.code === "upstream_error") return form(ctx, event, place, 502, typed, { text: "The payment provider did not answer. Nothing was charged; please try again in a few minutes." });
+      if (err instanceof AppError && err.code === "service_misconfigured") return form(ctx, event, place, 503, typed, { text: "This site takes no payments at the moment. Nothing was charged; please try again later." });
       throw err;
     }
   });
