@@ -18,6 +18,8 @@ export interface ReplicaConfig {
   syncInterval: string;
   /** `REPLICA_FAIL_AFTER_SECONDS` (default 60): a change not replicated for this long makes replication failing. */
   failAfterSeconds: number;
+  /** `REPLICA_LOG_LEVEL` (default `warn`): Litestream's own log; at `info` it writes a line per WAL segment shipped. */
+  logLevel: "debug" | "info" | "warn" | "error";
 }
 
 const DURATION = /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/;
@@ -34,7 +36,9 @@ export function replicaConfig(env: NodeJS.ProcessEnv): ReplicaConfig {
     snapshotInterval: duration(env, "REPLICA_SNAPSHOT_INTERVAL", "1h"),
     syncInterval: duration(env, "REPLICA_SYNC_INTERVAL", "1s"),
     failAfterSeconds: int(env.REPLICA_FAIL_AFTER_SECONDS, 60, "REPLICA_FAIL_AFTER_SECONDS"),
+    logLevel: (env.REPLICA_LOG_LEVEL || "warn") as ReplicaConfig["logLevel"],
   };
+  if (!["debug", "info", "warn", "error"].includes(base.logLevel)) throw new Error(`REPLICA_LOG_LEVEL must be debug, info, warn or error, got "${base.logLevel}"`);
   if (base.failAfterSeconds < 1) throw new Error("REPLICA_FAIL_AFTER_SECONDS must be a positive integer");
   const url = env.REPLICA_URL || undefined;
   if (!url) return base;

@@ -28,7 +28,8 @@ const q = (value: string) => JSON.stringify(value);
 export function litestreamYaml(dbFile: string, replica: ReplicaConfig): string {
   const t = replica.target;
   if (!t) throw new Error("REPLICA_URL is not set");
-  const lines = ["dbs:", `  - path: ${q(dbFile)}`, "    replicas:"];
+  // One JSON object a line, as the server's own log.
+  const lines = ["logging:", `  level: ${replica.logLevel}`, "  type: json", "dbs:", `  - path: ${q(dbFile)}`, "    replicas:"];
   if (t.kind === "file") lines.push("      - type: file", `        path: ${q(t.path)}`);
   else {
     lines.push("      - type: s3", `        bucket: ${q(t.bucket)}`, `        path: ${q(t.prefix.replace(/\/+$/, ""))}`, `        region: ${q(t.region)}`);
