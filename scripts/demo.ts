@@ -45,7 +45,8 @@ try {
   console.log(`demo: ${mail.sent} emails written${config.smtpUrl ? " to SMTP" : ` to ${path.relative(process.cwd(), outboxDir(config)) || outboxDir(config)}/`}`);
 
   const now = config.now();
-  const base = `http://${config.host}:${config.port}`;
+  // BASE_URL when set (behind a proxy, on a domain); otherwise the address the server listens on.
+  const base = config.baseUrl;
   const sample = CITIES.map((slug) => ({ slug, date: localDate(now, findPlaceBySlug(ctx.db, slug)!.timezone) }));
   const ny = sample.find((s) => s.slug === "new-york-new-york")!;
   console.log(`

@@ -33,17 +33,33 @@ export const TOWN_DIRECTORY_CREDITS: ReadonlyArray<{ name: string; where: string
   { name: "civic-scraper", where: "github.com/biglocalnews/civic-scraper", licence: "Apache-2.0, (c) 2020 Big Local News", what: "governments on CivicPlus (2020) and Legistar (2021)" },
 ];
 
+/** An edition the site has, for the quick start's example. */
+export interface ExampleEdition {
+  slug: string;
+  date: string;
+}
+
+/**
+ * The quick start's edition: one the site has, so the example answers as shown; before the first
+ * edition, the newest of the example town, whose date the command reads from /api/city itself.
+ */
+function exampleEditionLine(base: string, example: ExampleEdition | undefined): string {
+  if (example) return `curl -s ${base}/api/archive/${example.slug}/${example.date}.md   # one edition as markdown`;
+  return `curl -s ${base}/api/archive/st-louis-missouri/$(curl -s ${base}/api/city/st-louis-missouri | jq -r '.archives[0].date').md   # its newest edition as markdown`;
+}
+
 /** The sections of /developers.md beyond the endpoint list and the error table (quick start, MCP, discovery...). */
-export function developerSections(base: string, operations: readonly Operation[]): string[] {
+export function developerSections(base: string, operations: readonly Operation[], example?: ExampleEdition): string[] {
   const tools = toolOperations(operations).map((op) => ({ name: op.mcp.tool, title: op.mcp.title, readOnly: op.mcp.annotations.readOnlyHint }));
+  const slug = example?.slug ?? "st-louis-missouri";
   return [
     "## Quick start",
     "",
     "```sh",
     `curl -s ${base}/api/cities                              # every city with a newsletter, by state`,
-    `curl -s ${base}/api/city/st-louis-missouri              # one city: archive dates, census, events`,
-    `curl -s ${base}/api/archive/st-louis-missouri/2026-11-22.md   # one edition as markdown`,
-    `curl -s '${base}/api/events/st-louis-missouri?from=2026-11-28&to=2026-11-28'   # what's on that day`,
+    `curl -s ${base}/api/city/${slug}              # one city: archive dates, census, events`,
+    exampleEditionLine(base, example),
+    `curl -s '${base}/api/events/${slug}?from=2026-11-28&to=2026-11-28'   # what's on that day`,
     `curl -s '${base}/api/search?q=%22farmers+market%22+-rain&limit=5'`,
     `curl -s -X POST ${base}/api/subscribe -H 'Content-Type: application/json' \\`,
     `  -d '{"email":"you@example.com","city":"St. Louis","state":"Missouri","slug":"st-louis-missouri"}'`,
@@ -126,8 +142,8 @@ export function inlineHtml(md: string): string {
 }
 
 /** The same sections as HTML for /developers, each h2 with an id (`#quick-start`, `#mcp`...) to link to. */
-export function developerSectionsHtml(base: string, operations: readonly Operation[]): string {
+export function developerSectionsHtml(base: string, operations: readonly Operation[], example?: ExampleEdition): string {
   // A code block scrolls inside itself, so a keyboard must be able to reach it (axe scrollable-region-focusable).
-  const html = breakablePath(marked.parse(developerSections(base, operations).join("\n"), { async: false })).replaceAll("<pre>", '<pre tabindex="0">');
+  const html = breakablePath(marked.parse(developerSections(base, operations, example).join("\n"), { async: false })).replaceAll("<pre>", '<pre tabindex="0">');
   return html.replace(/<h2>([^<]+)<\/h2>/g, (_m, title: string) => `<h2 id="${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}">${title}</h2>`);
 }

@@ -9,7 +9,7 @@ import type { ArchiveEntry } from "../store/morning/editions.ts";
 import type { CitiesView, CityCard, CityView, PlacedEdition, StateView } from "../site/views.ts";
 import { outletGives, outletsOf } from "../core/edition/source-outlets.ts";
 import { demoteHeadings, formatDate, formatInt, frontMatter, md, mdLink, mdTable, startsWithH1 } from "./markdown-text.ts";
-import { developerSections } from "./developer-sections.ts";
+import { developerSections, type ExampleEdition } from "./developer-sections.ts";
 
 // Pure renderers of the markdown twins: a view of src/site/views.ts in (the same view its Astro page
 // renders), markdown out. `base` is the public origin (config.baseUrl); every link is absolute so a
@@ -253,7 +253,7 @@ export function feedMarkdown(base: string, recent: readonly PlacedEdition[]): st
 }
 
 /** `/developers.md`: the API in brief, generated from the contract (operations and problem codes). */
-export function developersMarkdown(base: string, operations: readonly Operation[]): string {
+export function developersMarkdown(base: string, operations: readonly Operation[], example?: ExampleEdition): string {
   const codes = Object.entries(PROBLEMS) as Array<[string, { status: number; title: string; resolution: string }]>;
   return [
     frontMatter({ url: `${base}/developers` }),
@@ -278,7 +278,7 @@ export function developersMarkdown(base: string, operations: readonly Operation[
       "Places sharing a name within a state get their county inserted (`kailua-hawaii-county-hawaii`). Slugs never change. " +
       `The valid slugs of cities with a newsletter are listed by ${mdLink("/api/cities", `${base}/api/cities`)}.`,
     "",
-    ...developerSections(base, operations),
+    ...developerSections(base, operations, example),
     "## Errors",
     "",
     `Every failure is \`application/problem+json\` (RFC 9457) with a stable \`code\`; branch on it. \`type\` is \`${base}/developers#error-{code}\`, ` +

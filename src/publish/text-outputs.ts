@@ -156,7 +156,8 @@ async function writeGlobalLists(db: DB, site: SiteData, out: AtomicFileWriter, r
   }, recent.map((e) => rssItem(base, e)), base, run.now));
 
   const days = publicationDays(db);
-  const developers = developersMarkdown(base, operations);
+  // The quick start's example edition is one the site has (its first), so the command answers.
+  const developers = developersMarkdown(base, operations, site.developers().example);
   if (run.full) await out.write("developers.md", developers);
   const llmsInput = {
     states: directory.states.map((g) => ({ name: g.name, slug: g.slug, cities: g.cityCount })),

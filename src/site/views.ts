@@ -13,7 +13,7 @@ import { publishedCities, type PublishedCity } from "../store/places/cities.ts";
 import { townSourceList } from "../store/directory/sources.ts";
 import type { DB } from "../store/db.ts";
 import {
-  cityArchive, editionCount, latestFeedEditions, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition,
+  cityArchive, editionCount, firstEditionKey, latestFeedEditions, latestSiteEditions, nextArchiveEntry, previousArchiveEntry, recentPlacedEditions, siteEdition,
   type ArchiveEntry, type FeedEdition, type PlacedEdition, type SiteEdition,
 } from "../store/morning/editions.ts";
 import { findPlaceBySlug, placeGrid, placeTotals, type PlaceRow, type PlaceTotals } from "../store/places/places.ts";
@@ -125,7 +125,11 @@ export function placeToday(p: Pick<PlaceRow, "timezone" | "latitude" | "longitud
   return { ...clock, clock: `${h % 12 || 12}:${String(m).padStart(2, "0")} ${h < 12 ? "AM" : "PM"}`, sunrise: sun.sunrise, sunset: sun.sunset, holidays: [...holidaysOn(clock.localDate, p.state_code), ...upcomingHolidays(clock.localDate, p.state_code)] };
 }
 export interface EditionView { place: PlaceInfo; edition: EditionBody; previous: ArchiveEntry | undefined; next: ArchiveEntry | undefined }
-export interface DevelopersView { problems: Array<{ code: string; status: number; title: string; resolution: string }> }
+export interface DevelopersView {
+  problems: Array<{ code: string; status: number; title: string; resolution: string }>;
+  /** The developer guide's example edition: the site's first (none before there is one). */
+  example: { slug: string; date: string } | undefined;
+}
 export type { ComparisonMetric, CensusFigure, ArchiveEntry, PlacedEdition };
 
 /** One item of a city's feed: the edition (without its HTML) and its city. */
@@ -296,7 +300,10 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
     },
     recent: (limit) => recentPlacedEditions(db, limit),
     developers() {
-      return { problems: Object.entries(PROBLEMS).map(([code, p]) => ({ code, status: p.status, title: p.title, resolution: p.resolution })) };
+      return {
+        problems: Object.entries(PROBLEMS).map(([code, p]) => ({ code, status: p.status, title: p.title, resolution: p.resolution })),
+        example: firstEditionKey(db),
+      };
     },
   };
 }

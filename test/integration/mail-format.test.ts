@@ -41,13 +41,19 @@ function expectNoMarkdown(text: string) {
   expect(text).not.toMatch(/^\s*\|?-{3,}\|/m);
 }
 
-function expectNewsletterHtml(mail: ReceivedMail, preheaderStart: string) {
+/** `preheaderStart` null: the body's own first words are the preheader (no line of its own). */
+function expectNewsletterHtml(mail: ReceivedMail, preheaderStart: string | null) {
   const html = mail.parsed.html as string;
-  // Preheader: hidden, first in the body, the words inbox lists show after the subject.
+  // Preheader: in plain sight before the masthead (hidden text is what spam filters look for).
   const preheader = preheaderOf(html);
-  expect(preheader.startsWith(preheaderStart), `preheader "${preheader.slice(0, 80)}"`).toBe(true);
+  if (preheaderStart === null) expect(preheader).toBeUndefined();
+  else expect(preheader?.startsWith(preheaderStart), `preheader "${preheader?.slice(0, 80)}"`).toBe(true);
+  expect(html).not.toMatch(/display:\s*none|font-size:\s*[01]px|opacity:\s*0/);
   // Masthead: the brand at the top of the message.
   expect(html).toMatch(/class="masthead"[^>]*>.*city.*daily/);
+  // Desktop Outlook: a fixed 600 px table around the column.
+  expect(html).toMatch(/<!--\[if mso\]><table role="presentation" align="center" width="600"[^>]*><tr><td width="600"><!\[endif\]-->\n(<div class="preheader"[^\n]*\n)?<table role="presentation" class="column"/);
+  expect(html).toContain("<!--[if mso]></td></tr></table><![endif]-->");
   // Phone and dark mode.
   expect(html).toContain('<meta name="color-scheme" content="light dark">');
   expect(html).toContain("@media (prefers-color-scheme:dark)");
@@ -55,12 +61,12 @@ function expectNewsletterHtml(mail: ReceivedMail, preheaderStart: string) {
   expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
 }
 
-/** The hidden preheader div's text, which must be the first thing in the body. */
-function preheaderOf(html: string): string {
-  const body = html.slice(html.indexOf("<body"));
-  const m = /^<body[^>]*>\s*<div class="preheader" style="display:none[^"]*">([^<]*)</.exec(body);
-  expect(m, "the preheader is the first thing in the body").not.toBeNull();
-  return m![1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+/** The preheader line's text, shown before the masthead; undefined when the email has none. */
+function preheaderOf(html: string): string | undefined {
+  const m = /<div class="preheader" style="[^"]*">([^<]*)</.exec(html);
+  if (!m) return undefined;
+  expect(m.index, "the preheader comes before the masthead").toBeLessThan(html.indexOf('class="masthead"'));
+  return m[1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
 }
 
 describe("the emails as a reader gets them", () => {
@@ -99,7 +105,8 @@ describe("the emails as a reader gets them", () => {
     expect(text).toContain("Unsubscribe from New York: ");
 
     // A town named like its state is greeted once (readers got "Good morning, New York, New York").
-    expectNewsletterHtml(digest, "Good morning, New York. Here is your day, a ");
+    expectNewsletterHtml(digest, "In this edition: Tides today · Weather · On the calendar · ");
+    expect(text).toContain("Good morning, New York. Here is your day, a ");
     const html = digest.parsed.html as string;
     expect(html).toContain("New York, New York · Sunday, November 22, 2026");
     // Styled headings and tables, on the elements themselves (webmail drops <head> styles).
@@ -126,7 +133,8 @@ describe("the emails as a reader gets them", () => {
     const [mail] = sink.to("buyer@example.org");
     expectNoMarkdown(mail.parsed.text!);
     expect(mail.parsed.text).toContain("Your event listing in New York is now published on the town's calendar.");
-    expectNewsletterHtml(mail, "Your event listing in New York is now published on the town's calendar.");
+    // Its first sentence opens the body: the inbox shows it without a preheader line of its own.
+    expectNewsletterHtml(mail, null);
     expect(mail.header("Message-ID")).toMatch(/@citydaily\.example>$/);
   });
 });

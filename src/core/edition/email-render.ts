@@ -103,29 +103,38 @@ export function styleForEmail(html: string): string {
 }
 
 export interface PageOptions {
-  /** The line inbox lists show after the subject (hidden in the message itself). */
-  preheader: string;
+  /**
+   * The line inbox lists show after the subject. It is shown at the top of the message in plain
+   * sight: hidden text (1 px, the background's colour) is what spam filters look for
+   * (SpamAssassin's HTML_FONT_LOW_CONTRAST, and FONT_INVIS_MSGID beside a real domain's Message-ID).
+   * Left out when the body says it already (the inbox then shows the body's own first words).
+   */
+  preheader?: string;
   /** Under the masthead, e.g. the town and date. */
   dateline?: string;
 }
 
 /**
- * The email document: a preheader, the masthead, a 600 px column that becomes the full width on a
- * phone, and dark-mode colours for clients that honour `prefers-color-scheme`. Tables carry the
- * layout because Outlook for Windows still ignores max-width on divs.
+ * The email document: the preheader line, the masthead, a 600 px column that becomes the full width
+ * on a phone, and dark-mode colours for clients that honour `prefers-color-scheme`. Desktop Outlook
+ * ignores max-width, so a fixed 600 px table holds the column there (`<!--[if mso]>`), and it draws
+ * at 96 dpi whatever the screen's scaling.
  */
 export function page(title: string, body: string, opts: PageOptions): string {
-  // Padding after the preheader keeps inbox lists from showing the body's first words after it.
-  const filler = "&#847;&zwnj;&nbsp;".repeat(40);
+  const preheader = opts.preheader && !body.includes(e(opts.preheader))
+    ? `<div class="preheader" style="max-width:600px;margin:0 auto;padding:0 0 10px;text-align:left;font-family:${SANS};font-size:13px;line-height:1.45;color:#4a5560">${e(opts.preheader)}</div>\n`
+    : "";
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="en" xmlns:o="urn:schemas-microsoft-com:office:office"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark">
 <title>${e(title)}</title>
+<!--[if mso]><noscript><xml><o:OfficeDocumentSettings><o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml></noscript><![endif]-->
 <style>
 :root{color-scheme:light dark;supported-color-schemes:light dark}
 body{margin:0;padding:0;-webkit-text-size-adjust:100%}
 @media (max-width:620px){
   .outer{padding:0!important}
+  .preheader{padding:10px 16px!important}
   .column{border-radius:0!important;border-left:0!important;border-right:0!important}
   .body-cell{padding:20px 16px!important;font-size:16px!important}
   .masthead-cell{padding:16px!important}
@@ -138,16 +147,16 @@ body{margin:0;padding:0;-webkit-text-size-adjust:100%}
   .body-cell h1,.body-cell h2,.body-cell h3,.brand-ink{color:#f3f1ec!important}
   .brand-warm{color:#f08a5d!important}
   .body-cell a{color:#7cc0ea!important}
-  .dateline,.footer,.muted-link,.footer a{color:#a9b3bc!important}
+  .preheader,.dateline,.footer,.muted-link,.footer a{color:#a9b3bc!important}
   .body-cell h2,.body-cell td,.body-cell th,.body-cell hr,.footer,.masthead-cell{border-color:#3a4148!important}
   .body-cell th{border-bottom-color:#a9b3bc!important}
 }
 </style></head>
 <body style="margin:0;padding:0;background:#f3f1ec">
-<div class="preheader" style="display:none;max-height:0;overflow:hidden;mso-hide:all;font-size:1px;line-height:1px;color:#f3f1ec;opacity:0">${e(opts.preheader)}${filler}</div>
 <table role="presentation" class="outer" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f1ec;padding:24px 8px">
 <tr><td align="center">
-<table role="presentation" class="column" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background:#fdfcf9;border:1px solid #d9d4c7;border-radius:8px">
+<!--[if mso]><table role="presentation" align="center" width="600" cellpadding="0" cellspacing="0" border="0"><tr><td width="600"><![endif]-->
+${preheader}<table role="presentation" class="column" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background:#fdfcf9;border:1px solid #d9d4c7;border-radius:8px">
 <tr><td class="masthead-cell" style="padding:20px 32px;border-bottom:3px solid #1b1f23;background:#ffffff;border-radius:8px 8px 0 0">
 <div class="masthead" style="font-family:${SANS};font-size:24px;font-weight:700;letter-spacing:-0.01em;line-height:1.2"><span class="brand-ink" style="color:#1b1f23">city</span><span class="brand-warm" style="color:#a23b12">daily</span></div>
 ${opts.dateline ? `<div class="dateline" style="font-family:${SANS};font-size:13px;color:#4a5560;margin-top:4px">${e(opts.dateline)}</div>` : ""}
@@ -156,6 +165,7 @@ ${opts.dateline ? `<div class="dateline" style="font-family:${SANS};font-size:13
 ${body}
 </td></tr>
 </table>
+<!--[if mso]></td></tr></table><![endif]-->
 </td></tr>
 </table>
 </body></html>`;
@@ -180,11 +190,19 @@ export function htmlToPlainText(html: string): string {
   }).replace(/\n{3,}/g, "\n\n").trim();
 }
 
-/** The first words a reader sees: the paragraphs after the edition's heading, in one line. */
-export function editionPreheader(editionHtml: string, max = 140): string {
-  const paragraphs = [...editionHtml.matchAll(/<p>([\s\S]*?)<\/p>/g)].slice(0, 2).map((m) => htmlToPlainText(`<p>${m[1]}</p>`).replace(/\s+/g, " "));
-  const line = paragraphs.join(" ").trim();
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+/**
+ * The edition's contents in one line ("In this edition: Weather · On the calendar · ..."): the
+ * preheader, at the top of the message and after the subject in inbox lists.
+ */
+export function editionPreheader(editionHtml: string, prefix = "In this edition", max = 160): string {
+  const headings = [...editionHtml.matchAll(/<h2[^>]*>([\s\S]*?)<\/h2>/g)].map((m) => htmlToPlainText(m[1]!).replace(/\s+/g, " ").trim()).filter(Boolean);
+  if (headings.length === 0) return "";
+  let line = `${prefix}: ${headings[0]}`;
+  for (const h of headings.slice(1)) {
+    if (line.length + h.length + 3 > max) return `${line} and more`;
+    line += ` · ${h}`;
+  }
+  return line;
 }
 
 export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, firstDigest: "today" | "next"): RenderedEmail {

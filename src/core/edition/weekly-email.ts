@@ -1,5 +1,5 @@
 import { PRIVACY_LINE } from "./privacy.ts";
-import { escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
+import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
 
@@ -23,8 +23,9 @@ export interface PreparedWeekly {
 }
 
 export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
-  const headings = [...w.html.matchAll(/<h2>([\s\S]*?)<\/h2>/g)].map((m) => htmlToPlainText(m[1]!)).filter((h) => h !== "This week's editions");
-  return { date: w.date, subject: w.subject, text: htmlToPlainText(w.html), html: styleForEmail(w.html), preheader: headings.length ? `This week: ${headings.join(" · ")}` : "" };
+  // The contents line leaves out the list of editions that closes every weekly.
+  const preheader = editionPreheader(w.html.replace(/<h2>This week's editions<\/h2>/, ""), "This week");
+  return { date: w.date, subject: w.subject, text: htmlToPlainText(w.html), html: styleForEmail(w.html), preheader };
 }
 
 const MUTED = 'class="muted-link" style="color:#4a5560"';

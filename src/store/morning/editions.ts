@@ -262,3 +262,11 @@ export function editionsPublishedOn(db: DB, day: string): EditionKey[] {
 export function latestEditionId(db: DB, placeGeoid: string): number | undefined {
   return stmt(db, "SELECT id FROM editions WHERE place_geoid = +? ORDER BY date DESC LIMIT 1").pluck().get(placeGeoid) as number | undefined;
 }
+
+/**
+ * The site's first edition (the earliest published), as the developer guide's example: once there is
+ * one it stays the same, so a page written by a full build and one left from before agree.
+ */
+export function firstEditionKey(db: DB): { slug: string; date: string } | undefined {
+  return stmt(db, "SELECT p.slug, e.date FROM editions e JOIN places p ON p.geoid = e.place_geoid ORDER BY e.published_at, e.id LIMIT 1").get() as { slug: string; date: string } | undefined;
+}
