@@ -10,7 +10,7 @@
  *   npm run admin -- orders list [--status STATUS]   listing orders, newest first
  *   npm run admin -- orders show ID
  *   npm run admin -- orders approve ID               publish a free listing awaiting review
- *   npm run admin -- orders reject ID --reason "..." reject one awaiting review or held (the buyer is emailed the reason)
+ *   npm run admin -- orders reject ID --reason "..." reject one awaiting review or held (the reason shows on the order page)
  *   npm run admin -- orders release ID               release a held listing (paid tier: its payment link is issued)
  *       The orders commands go through the same operations as the admin endpoints (/admin/orders...).
  *   npm run admin -- payouts report --month YYYY-MM   what each operator earned that month and is owed, as CSV

@@ -69,7 +69,7 @@ export const OPERATOR_TOOLS: readonly OperatorTool[] = [
   },
   {
     name: "decide_listing", title: "Approve or reject a listing", scope: "listings:decide", write: true,
-    description: "Approves a listing waiting in your town (published, or its buyer gets the payment link) or rejects it with a reason the buyer is emailed.",
+    description: "Approves a listing waiting in your town (published, or its buyer gets the payment link) or rejects it with a reason the buyer reads on their order page (their email says only that it was rejected).",
     input: { slug: Slug, orderId: z.string().regex(/^lo_[0-9a-f-]{36}$/).describe("The listing's orderId from list_pending_listings."), decision: z.enum(["approve", "reject"]), reason: RejectForm.shape.reason.optional().describe("Why, for a rejection: the buyer reads it."), ...key },
     run: async (ctx, op, { slug, orderId, decision, reason }) => {
       if (decision === "reject" && !reason) throw new AppError("validation_error", "A rejection needs a reason: the buyer reads it.", { issues: [{ path: "reason", message: "Say why, in a few words: the buyer reads it." }] });

@@ -116,7 +116,7 @@ const NOTICES: Record<string, string> = {
   "directory-restored": "Restored: the source was checked again and, if it still works, is back in your town's feeds.",
   "directory-checked": "The town directory's sources were checked: those that work are listed below.",
   approved: "Approved: the listing is published (or, for a paid tier, its buyer has the payment link).",
-  rejected: "Rejected: the buyer is emailed your reason.",
+  rejected: "Rejected: the buyer is emailed that it was, and reads your reason on their order page.",
   cancelled: "Your lease is cancelled. The town stays yours until the end of the paid period.",
   "payouts-on": "Your payout account is connected: your share of each listing is transferred to it.",
   "payouts-pending": "Stripe has not finished checking your payout account yet. Your shares accrue until it has.",

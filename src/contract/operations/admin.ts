@@ -26,7 +26,7 @@ export const adminOperations = {
   },
   adminRejectOrder: {
     operationId: "adminRejectOrder", method: "POST", path: "/admin/orders/{id}/reject", tags: ["Admin"],
-    summary: "Reject a listing awaiting review or held, with a reason the buyer is emailed",
+    summary: "Reject a listing awaiting review or held, with a reason the buyer reads on the order page (the email says only that it was rejected)",
     params: AdminOrderParams, body: AdminRejectBody, response: AdminOrder,
     errors: [...ADMIN_ERRORS, "conflict", "invalid_json"], cache: CACHE.none, auth: "admin", visibility: "internal",
   },

@@ -72,7 +72,7 @@ export function adminApproveOrder(ctx: AppContext, id: string, by: Decider = STA
   return toAdminOrder(ctx, findOrder(ctx.db, id)!);
 }
 
-/** Rejects a listing awaiting review or held; the buyer is emailed the reason once. */
+/** Rejects a listing awaiting review or held; the buyer is emailed once that it was rejected, and reads the reason on the order page. */
 export function adminRejectOrder(ctx: AppContext, id: string, reason: string, by: Decider = STAFF): AdminOrder {
   const o = requireOrder(ctx, id);
   if (o.status !== "awaiting_review" && o.status !== "held") notNow(o, "awaiting_review or held");
