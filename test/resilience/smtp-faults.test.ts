@@ -262,13 +262,22 @@ describe("a refusal about one recipient", () => {
 });
 
 describe("a reader wrongly marked bounced", () => {
-  it("who subscribes again is subscribed again, and gets the welcome email", async () => {
+  it("who subscribes again confirms from the one email the address gets, then gets the welcome email", async () => {
     const email = "reader3@example.org";
     const r = await server.post("/api/subscribe", { email, city: "Boise", state: "Idaho", slug: CITY });
     expect(r.status).toBe(200);
+    // Anyone could have asked: nothing changes until the address confirms (docs/security.md).
+    expect(suppressions()).toEqual([email]);
+    let before = sink.count;
+    clock += 3600_000;
+    await send();
+    await sink.waitForCount(before + 1);
+    const confirm = sink.to(email).find((m) => m.parsed.subject === "Confirm: subscribe to the Boise, Idaho daily again?");
+    const link = /(http:\/\/\S+\/resubscribe\/[\w-]+)/.exec(confirm?.parsed.text ?? "")![1];
+    expect((await fetch(link, { method: "POST" })).status).toBe(200);
     expect(suppressions()).toEqual([]);
     expect(db().prepare("SELECT status FROM subscribers WHERE email = ?").pluck().get(email)).toBe("active");
-    const before = sink.count;
+    before = sink.count;
     clock += 3600_000;
     await send();
     await sink.waitForCount(before + 1);
