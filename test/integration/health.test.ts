@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -17,9 +18,16 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 interface Health { status: "pass" | "warn" | "fail"; checks: Record<string, Array<{ status: string; output?: string; observedValue?: number }>> }
 
-async function health(server: TestServer, p: string): Promise<{ status: number; type: string | null; cache: string | null; body: Health }> {
-  const res = await server.get(p);
-  return { status: res.status, type: res.headers.get("content-type"), cache: res.headers.get("cache-control"), body: (await res.json()) as Health };
+/** One probe as a load balancer sends it: a fresh connection each time (no keep-alive socket the server may have closed meanwhile). */
+function health(server: TestServer, p: string): Promise<{ status: number; type: string | null; cache: string | null; body: Health }> {
+  return new Promise((resolve, reject) => {
+    http.get(server.url + p, { agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode!, type: res.headers["content-type"] ?? null, cache: res.headers["cache-control"] ?? null, body: JSON.parse(text) as Health }));
+    }).on("error", reject);
+  });
 }
 
 async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
@@ -109,7 +117,7 @@ describe("/livez and /readyz", () => {
 
   it("lists both probes in the OpenAPI description", async () => {
     const doc = (await (await server.get("/openapi.json")).json()) as { paths: Record<string, { get?: { responses: Record<string, { content: Record<string, unknown> }> } }> };
-    expect(Object.keys(doc.paths["/readyz"].get!.responses).sort()).toEqual(["200", "503"]);
+    expect(Object.keys(doc.paths["/readyz"].get!.responses).sort()).toEqual(["200", "405", "503"]);
     expect(Object.keys(doc.paths["/livez"].get!.responses["200"].content)).toEqual(["application/health+json"]);
   });
 });
