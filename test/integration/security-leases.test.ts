@@ -135,4 +135,22 @@ describe("a lease that ends stops what its operator set", () => {
     expect((await (await server.get(`/api/listing-order?id=${free.orderId}`)).json()).status).toBe("published");
     expect((await problemOf(await server.post(`/admin/orders/${free.orderId}/approve`, {}, { headers: ADMIN }))).code).toBe("conflict");
   });
+
+  it("the next operator sees the paused feed on their desk and may take it up again: it runs under their lease", async () => {
+    const NEXT = "next-operator@example.com";
+    const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho", email: NEXT })).json();
+    await payOnHostedPage(lease.checkoutUrl, "$10.00 a month");
+    await sendPendingMail(server.ctx);
+    const next = await signIn(server, sink, NEXT);
+    const html = await (await getWith(next, `${server.url}/operator/towns/boise-idaho`)).text();
+    expect(html).toContain("<strong>Paused</strong>: added under a lease that has ended");
+    expect((await postForm(next, `${server.url}/operator/towns/boise-idaho/feeds`, { csrf: csrfOf(html), url: `${src.url}/operator-news.rss` })).status).toBe(303);
+    const feeds = (await (await server.get("/admin/feeds?slug=boise-idaho", { headers: ADMIN })).json()).feeds as Array<{ title: string; addedBy: string; paused?: boolean }>;
+    expect(feeds.map((f) => [f.title, f.addedBy, f.paused ?? false])).toEqual([["Boise Gazette", "staff", false], ["Operator Wire", NEXT, false]]);
+    const day = "2026-12-24T14:00:00.000Z";
+    at(day);
+    const before = src.callsTo("/operator-news.rss");
+    expect((await runMorning(server.ctx, { now: new Date(day), publish: false })).composed).toBe(1);
+    expect(src.callsTo("/operator-news.rss")).toBe(before + 1);
+  });
 });

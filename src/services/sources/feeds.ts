@@ -90,7 +90,9 @@ export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, add
   } catch (err) {
     throw feedProblem(err as SourceError, ctx.config.sources.feedMaxBytes);
   }
-  if (townFeedByUrl(ctx.db, place.geoid, url)) throw new AppError("feed_exists", `${place.name} already has the feed ${url}.`);
+  const existing = townFeedByUrl(ctx.db, place.geoid, url);
+  // A feed paused with the lease it was added under is the town's to take up again: re-vetted below and stored anew.
+  if (existing && !existing.paused) throw new AppError("feed_exists", `${place.name} already has the feed ${url}.`);
   const now = ctx.config.now();
   let parsed: ParsedFeed;
   let fetched: Awaited<ReturnType<AppContext["sources"]["feeds"]["fetch"]>>;
@@ -103,6 +105,7 @@ export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, add
     throw err;
   }
   const title = parsed.title ?? new URL(url).hostname.replace(/^www\./, "");
+  if (existing) deleteTownFeed(ctx.db, existing.id);
   const row = insertTownFeed(ctx.db, {
     placeGeoid: place.geoid, url, kind: parsed.kind, sourceTitle: parsed.title, title, addedBy, leaseId,
     itemsJson: JSON.stringify(parsed.items), body: parsed.kind === "ical" ? fetched.body : null, etag: fetched.etag, lastModified: fetched.lastModified,
