@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
+import { launchChromium } from "../helpers/browser.ts";
 import { connectV1, connectV2 } from "../helpers/mcp-clients.ts";
 import { csrfOf, getWith, Jar, postForm, useLink } from "../helpers/operator.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -337,6 +338,37 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     await sdk.close();
     expect(towns.structuredContent).toMatchObject({ towns: [{ slug: "boise-idaho" }] });
     console.log(`SDK OAuth provider: registered ${provider.info?.client_id}; scope "${provider.saved?.scope}"; list_my_towns -> ${JSON.stringify(towns.structuredContent)}`);
+  });
+
+  it("in Chromium: signs in from the request, and Allow leads back to the client (the consent page's form-action allows it)", async () => {
+    const chromium = await launchChromium();
+    const context = await chromium.newContext();
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    page.on("console", (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
+    try {
+      const { challenge } = pkce();
+      const query = new URLSearchParams({ response_type: "code", client_id: `${client.url}/client.json`, redirect_uri: `${client.url}/callback`, scope: "town:read", state: "in-chromium", code_challenge: challenge, code_challenge_method: "S256", resource: `${server.url}/mcp` });
+      await page.goto(`${server.url}/oauth/authorize?${query}`);
+      await page.getByLabel("Email address you leased your town with").fill(OPERATOR);
+      await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+      await page.getByText("a sign-in link is on its way").waitFor();
+      await sendPendingMail(server.ctx);
+      const mail = sink.messages.filter((m) => m.to.includes(OPERATOR) && m.parsed.subject === "Your citydaily sign-in link").at(-1)!;
+      await page.goto(/(https?:\/\/\S+\/operator\/sign-in\/[\w-]+)/.exec(mail.parsed.text ?? "")![1]);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByText("Test Assistant").first().waitFor();
+      expect(await page.getByTestId("scopes").innerText()).toContain("read your town's audience, clicks and statement");
+      const before = client.callbacks.length;
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.waitForURL(`${client.url}/callback**`, { timeout: 5000 }); // blocked by form-action otherwise
+      expect(client.callbacks.length).toBe(before + 1);
+      expect(client.callbacks.at(-1)!.get("state")).toBe("in-chromium");
+      expect(client.callbacks.at(-1)!.get("code")).toBeTruthy();
+      expect(blocked).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it("denies when the operator presses Deny, and refuses every tool once the lease has ended", async () => {
