@@ -7,6 +7,11 @@
  * count in the sender's memory); the SMTP sink is another child (scripts/bench/mail-sink.ts, a
  * counting server that costs little CPU); this process only sends. Prints messages per second,
  * the sender's CPU per message (and the sink's), peak memory, and whether the goal is met.
+ *
+ * `--spread`: the readers are spread over five delivery times (5:00 to 9:00 AM New York time, one in
+ * five each), queued at 4:00 AM; the sender runs with its clock at each hour in turn and sends what
+ * is due then. `--hidden=F`: a share F of the readers hid sections (three different sets), so the
+ * digest is rendered once per set. Without them, every reader's digest is due at once, as before.
  */
 import { fork, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -17,6 +22,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { sendPendingMail } from "../src/services/mail/sender.ts";
 import { outboxCounts } from "../src/store/mail/outbox.ts";
+import { benchMorning } from "./bench/mail-spread.ts";
 import { templateDb } from "./bench/template-db.ts";
 
 const GOAL = { messagesPerSecond: 1500, peakRssMB: 300 };
@@ -26,6 +32,8 @@ if (process.argv.includes("--help")) {
   --subscribers=N   readers of the one city, each gets the digest (default 100000)
   --concurrency=N   SMTP connections (MAIL_CONCURRENCY, default 10; twice as many messages in flight)
   --batch=N         outbox rows claimed at once (MAIL_BATCH_SIZE, default 500)
+  --spread          readers spread over five delivery times, 5:00 to 9:00 AM (default: all due at once)
+  --hidden=F        the share of readers who hid sections, in three sets (default 0)
 Goal: ${GOAL.messagesPerSecond.toLocaleString("en-US")} messages/s with the sender's peak RSS under ${GOAL.peakRssMB} MB.`);
   process.exit(0);
 }
@@ -33,10 +41,15 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const N = arg("subscribers", 100_000);
 const CONCURRENCY = arg("concurrency", 10);
 const BATCH = arg("batch", 500);
+const SPREAD = process.argv.includes("--spread");
+const HIDDEN = arg("hidden", 0);
+const morning = benchMorning();
+// The clock of each sending round: the five hours; or, as before, one round on the real clock.
+const rounds: Array<{ label: string; at?: number }> = SPREAD ? morning.hours : [{ label: "all" }];
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-mail-"));
 fs.copyFileSync(templateDb(), path.join(dataDir, "citydaily.db"));
-const seeded = spawnSync(process.execPath, [path.join(PROJECT_ROOT, "scripts/bench/mail-seed.ts"), String(N)], {
+const seeded = spawnSync(process.execPath, [path.join(PROJECT_ROOT, "scripts/bench/mail-seed.ts"), String(N), SPREAD ? "spread" : "at-once", String(HIDDEN)], {
   env: { ...process.env, DATA_DIR: dataDir }, stdio: ["ignore", "inherit", "inherit"],
 });
 if (seeded.status !== 0) throw new Error("seeding failed");
@@ -74,17 +87,24 @@ try {
   const cpuBefore = process.cpuUsage();
   let sent = 0;
   let lastReport = t;
-  for (;;) {
-    const r = await sendPendingMail(ctx);
-    sent += r.sent;
-    if (r.claimed === 0) break;
-    if (r.failed || r.retried || r.deferred) throw new Error(`unexpected failures: ${JSON.stringify(r)}`);
-    if (performance.now() - lastReport > 5000) {
-      lastReport = performance.now();
-      const mu = process.memoryUsage();
-      console.log(`  ${sent.toLocaleString("en-US")} sent, ${Math.round(sent / ((lastReport - t) / 1000))} msg/s, RSS ${(mu.rss / 1e6).toFixed(0)} MB (heap ${(mu.heapUsed / 1e6).toFixed(0)} of ${(mu.heapTotal / 1e6).toFixed(0)} MB, external ${(mu.external / 1e6).toFixed(0)} MB)`);
+  const perRound: string[] = [];
+  for (const round of rounds) {
+    const before = sent;
+    const roundStart = performance.now();
+    for (;;) {
+      const r = await sendPendingMail(ctx, round.at === undefined ? {} : { now: () => round.at! });
+      sent += r.sent;
+      if (r.claimed === 0) break;
+      if (r.failed || r.retried || r.deferred) throw new Error(`unexpected failures: ${JSON.stringify(r)}`);
+      if (performance.now() - lastReport > 5000) {
+        lastReport = performance.now();
+        const mu = process.memoryUsage();
+        console.log(`  ${sent.toLocaleString("en-US")} sent, ${Math.round(sent / ((lastReport - t) / 1000))} msg/s, RSS ${(mu.rss / 1e6).toFixed(0)} MB (heap ${(mu.heapUsed / 1e6).toFixed(0)} of ${(mu.heapTotal / 1e6).toFixed(0)} MB, external ${(mu.external / 1e6).toFixed(0)} MB)`);
+      }
     }
+    perRound.push(`${round.label} ${(sent - before).toLocaleString("en-US")} in ${((performance.now() - roundStart) / 1000).toFixed(1)} s`);
   }
+  if (SPREAD) console.log(`by delivery time (New York): ${perRound.join(", ")}`);
   const seconds = (performance.now() - t) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   while (received < sent) await new Promise((r) => setTimeout(r, 50));
@@ -95,7 +115,7 @@ try {
   const rate = sent / seconds;
   const mb = (b: number) => b / 1e6;
   console.log(`sent ${sent.toLocaleString("en-US")} digests in ${seconds.toFixed(1)} s: ${Math.round(rate).toLocaleString("en-US")} messages/s `
-    + `(batch ${BATCH}, ${CONCURRENCY} SMTP connections); sink received ${received.toLocaleString("en-US")}, `
+    + `(batch ${BATCH}, ${CONCURRENCY} SMTP connections${SPREAD ? ", five delivery times" : ""}${HIDDEN ? `, ${HIDDEN} of readers hid sections` : ""}); sink received ${received.toLocaleString("en-US")}, `
     + `${((sinkAfter.bytes! - sinkBefore.bytes!) / 1024 / sent).toFixed(1)} KiB a message on the wire`);
   console.log(`CPU per message: sender ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms (${(cpu.system / 1000 / sent).toFixed(3)} of it in the kernel), `
     + `sink ${((sinkAfter.cpuMs! - sinkBefore.cpuMs!) / sent).toFixed(3)} ms; ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
