@@ -15,14 +15,17 @@ import {
 } from "../helpers/town-sources-server.ts";
 
 // The weekly email over a real week: seven mornings of Ely, Nevada (Tue Nov 24 to Mon Nov 30) with
-// stand-ins for the forecast, NWS, a library calendar and two news feeds, a daily reader and a
-// weekly reader whose day is Saturday. The weekly reader gets exactly one email, on Saturday after
-// that day's edition: the week's headlines without repeats, what is coming, the forecast, what is in
+// stand-ins for the forecast, NWS, a library calendar and two news feeds, a daily reader, a weekly
+// reader whose day is Saturday at 8:00 AM, and a daily reader who switches with the first email's
+// footer link. Each weekly reader gets exactly one email, on Saturday after that day's edition, at
+// their hour: the week's headlines without repeats, what is coming, the forecast, what is in
 // force, the featured listings (Sponsored), links to the daily editions it draws on.
 
 const ELY = "ely-nevada";
 const DAILY = "daily@ely.example.org";
 const WEEKLY = "weekly@ely.example.org";
+/** A daily reader who follows the first email's "Get this once a week instead". */
+const SWITCHER = "switcher@ely.example.org";
 const DATES = ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"];
 const SATURDAY = "2026-11-28";
 /** 07:00 in Ely (Pacific Standard Time) on each date. */
@@ -47,6 +50,11 @@ let meteo: OpenMeteoServer;
 let sink: SmtpSink;
 let server: TestServer;
 const summaries: string[] = [];
+/** The Saturday weekly's outbox rows as queued, before any was sent. */
+let saturdayRows: Array<{ email: string; next_attempt_at: number }> = [];
+/** The weekly reader's inbox after the Saturday morning's first send at 7:00 (before their 8:00). */
+let weeklyAtSeven = -1;
+const switchPage = { get: "", post: "", frequencyAfterGet: "" };
 
 async function listing(p: string, body: Record<string, unknown>): Promise<void> {
   const res = await server.post(p, { slug: ELY, buyerEmail: "seller@example.com", ...body });
@@ -69,7 +77,8 @@ beforeAll(async () => {
   });
   addSubscriber(server.ctx.db, ELY, DAILY);
   addSubscriber(server.ctx.db, ELY, WEEKLY);
-  server.ctx.db.prepare("UPDATE subscribers SET frequency = 'weekly', weekly_day = 6 WHERE email = ?").run(WEEKLY);
+  addSubscriber(server.ctx.db, ELY, SWITCHER);
+  server.ctx.db.prepare("UPDATE subscribers SET frequency = 'weekly', weekly_day = 6, delivery_minute = 480 WHERE email = ?").run(WEEKLY);
   await addFeed(server.ctx, ELY, `${src.url}/library.ics`, "staff");
   const news = newsOf(0);
   src.setFeed("/times.rss", { body: rssFeed("The Ely Times", news.rss), contentType: RSS_TYPE, etag: '"t0"' });
@@ -96,7 +105,25 @@ beforeAll(async () => {
     const s = await runMorning(server.ctx, { now });
     expect([s.composed, s.failed], date).toEqual([1, 0]);
     summaries.push(`${date} ${s.weekliesQueued ?? 0}`);
+    if (date === SATURDAY) {
+      saturdayRows = server.ctx.db.prepare("SELECT s.email, o.next_attempt_at FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE o.weekly_id IS NOT NULL ORDER BY s.email")
+        .all() as typeof saturdayRows;
+    }
     await drainDueMail(server.ctx);
+    if (date === SATURDAY) {
+      weeklyAtSeven = sink.to(WEEKLY).length;
+      // 8:00 AM in Ely: the weekly reader's hour.
+      const eight = new Date("2026-11-28T16:00:00.000Z");
+      server.ctx.config.now = () => eight;
+      await drainDueMail(server.ctx);
+    }
+    if (n === 0) {
+      // The switcher follows the footer's link in their first email: a page with one button (the GET changes nothing), then the button.
+      const link = /Get this once a week instead: (\S+)/.exec(sink.to(SWITCHER)[0]!.parsed.text!)![1]!;
+      switchPage.get = await (await fetch(link)).text();
+      switchPage.frequencyAfterGet = server.ctx.db.prepare("SELECT frequency FROM subscribers WHERE email = ?").pluck().get(SWITCHER) as string;
+      switchPage.post = await (await fetch(link, { method: "POST" })).text();
+    }
   }
 }, 120_000);
 afterAll(async () => {
@@ -111,13 +138,14 @@ const weekly = (): ReceivedMail => weeklies()[0]!;
 const html = () => weekly().parsed.html as string;
 const text = () => weekly().parsed.text!;
 /** The HTML of one section of the weekly (from its h2 to the next). */
-const section = (title: string) => {
-  const h = html();
+const section = (title: string) => sectionOf(weekly(), title);
+function sectionOf(mail: ReceivedMail, title: string): string {
+  const h = mail.parsed.html as string;
   const at = h.search(new RegExp(`<h2[^>]*>${title}`));
   if (at < 0) return "";
   const next = h.slice(at + 4).search(/<h2[^>]*>/);
   return next < 0 ? h.slice(at) : h.slice(at, at + 4 + next);
-};
+}
 
 describe("the weekly email over seven mornings", () => {
   it.runIf(process.env.SCREENSHOT_DIR)("(with SCREENSHOT_DIR: the weekly's parts written there to read)", () => {
@@ -128,7 +156,7 @@ describe("the weekly email over seven mornings", () => {
 
   it("comes once, on the reader's Saturday, after that day's edition; the daily reader gets seven dailies and no weekly", () => {
     expect(weeklies()).toHaveLength(1);
-    expect(summaries).toEqual(DATES.map((d) => `${d} ${d === SATURDAY ? 1 : 0}`));
+    expect(summaries).toEqual(DATES.map((d) => `${d} ${d === SATURDAY ? 2 : 0}`));
     expect(weekly().header("Message-ID")).toMatch(/^<weekly-\d+@citydaily\.example>$/);
     expect(weekly().header("Feedback-ID")).toBe(`${ELY}:weekly:citydaily`);
     expect(weekly().header("List-Unsubscribe")).toMatch(/^<https?:\/\/[^>]+\/unsubscribe\/[^>]+>, <mailto:/);
@@ -140,6 +168,27 @@ describe("the weekly email over seven mornings", () => {
     expect(server.ctx.db.prepare("SELECT date FROM weekly_editions WHERE place_geoid = ?").pluck().all(geoid)).toEqual([SATURDAY]);
     // Its day's edition existed before it: the weekly links it.
     expect(html()).toContain(`href="${server.url}/${ELY}/${SATURDAY}"`);
+  });
+
+  it("is queued for each reader's hour: 8:00 AM for the weekly reader (not sent at 7:00), at once for a 6:00 reader whose hour had passed", () => {
+    expect(saturdayRows).toEqual([
+      { email: SWITCHER, next_attempt_at: morningOf(SATURDAY).getTime() },
+      { email: WEEKLY, next_attempt_at: Date.parse("2026-11-28T16:00:00.000Z") },
+    ]);
+    expect(weeklyAtSeven).toBe(0);
+  });
+
+  it("a daily reader who switched with the footer's link gets one daily, then the weekly", () => {
+    expect(switchPage.get).toMatch(/<form method="post"><button type="submit">Send me Ely once a week<\/button><\/form>/);
+    expect(switchPage.frequencyAfterGet).toBe("daily");
+    expect(switchPage.post).toContain("once a week, on Saturdays");
+    const mails = sink.to(SWITCHER);
+    expect(mails.filter((m) => /^Ely, Nov \d+:/.test(m.parsed.subject ?? "")).map((m) => m.parsed.subject!.slice(0, 11))).toEqual(["Ely, Nov 24"]);
+    const theirs = mails.filter((m) => m.parsed.subject?.startsWith("Ely this week"));
+    expect(theirs).toHaveLength(1);
+    // The same weekly, composed once: only the reader's own footer differs.
+    expect(theirs[0]!.parsed.subject).toBe(weekly().parsed.subject);
+    expect(section("The week's headlines")).toBe(sectionOf(theirs[0]!, "The week's headlines"));
   });
 
   it("says in its subject that it is the week: what is in force, then the weather to come", () => {
