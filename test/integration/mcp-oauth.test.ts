@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { payOnHostedPage } from "../helpers/commerce.ts";
+import { OPERATOR_TOOLS } from "../../src/mcp/operator-tools.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { connectV1, connectV2 } from "../helpers/mcp-clients.ts";
 import { csrfOf, getWith, Jar, postForm, useLink } from "../helpers/operator.ts";
@@ -36,6 +37,10 @@ async function startClientSite(): Promise<typeof client> {
     if (url.pathname === "/client.json") {
       res.writeHead(200, { "Content-Type": "application/json" });
       return res.end(JSON.stringify({ client_id: `${base}/client.json`, client_name: "Test Assistant", redirect_uris: [`${base}/callback`], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }));
+    }
+    if (url.pathname === "/impostor.json") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end(JSON.stringify({ client_id: `${base}/client.json`, client_name: "Impostor", redirect_uris: [`${base}/callback`] }));
     }
     if (url.pathname === "/callback") {
       callbacks.push(url.searchParams);
@@ -203,6 +208,15 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     expect(meta.token_endpoint_auth_methods_supported).toContain("none");
   });
 
+  it("refuses a client whose metadata document names another client, and one on a private address not allowed", async () => {
+    const ask = (clientId: string) => fetch(`${server.url}/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: `${client.url}/callback`, scope: ALL, code_challenge: pkce().challenge, code_challenge_method: "S256", resource: `${server.url}/mcp` })}`, { redirect: "manual" });
+    for (const id of [`${client.url}/impostor.json`, `http://127.0.0.2:${new URL(client.url).port}/client.json`]) {
+      const res = await ask(id);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("invalid_client");
+    }
+  });
+
   it("signs in by the desk's emailed link, shows the consent page, and exchanges the code with `resource`", async () => {
     const jar = browser;
     const a = await authorize(server, jar, ALL);
@@ -249,6 +263,11 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
         await c.close();
       }
     }
+    // What the operator's tools add to tools/list (docs/mcp.md): bytes of their JSON.
+    const listed = await (await mcpPost(server, rpc("tools/list", {}), { Authorization: `Bearer ${access}` })).json() as { result: { tools: Array<{ name: string }> } };
+    const operatorTools = listed.result.tools.filter((t) => OPERATOR_TOOLS.some((o) => o.name === t.name));
+    expect(operatorTools).toHaveLength(10);
+    console.log(`operator tools in tools/list: ${operatorTools.length} tools, ${JSON.stringify(operatorTools).length} bytes`);
     // Without the token the public list is as before: no operator tool in it.
     const anonymous = await connectV1(`${server.url}/mcp`);
     expect((await anonymous.client.listTools()).tools.map((t) => t.name)).not.toContain("list_my_towns");
