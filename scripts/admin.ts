@@ -13,6 +13,9 @@
  *   npm run admin -- orders reject ID --reason "..." reject one awaiting review or held (the reason shows on the order page)
  *   npm run admin -- orders release ID               release a held listing (paid tier: its payment link is issued)
  *       The orders commands go through the same operations as the admin endpoints (/admin/orders...).
+ *   npm run admin -- leases list [--status STATUS]   town leases, newest first (/admin/leases)
+ *   npm run admin -- leases end ID                   end an active lease now: the town is free, its operator's
+ *       notes after today and feeds stop (a Stripe lease: cancel its subscription in Stripe instead)
  *   npm run admin -- payouts report --month YYYY-MM   what each operator earned that month and is owed, as CSV
  *   npm run admin -- payouts settle                   Stripe mode: transfer what accrued to connected accounts
  *   npm run admin -- feeds add SLUG URL     add a town's iCalendar, RSS or Atom feed (fetched once now to vet it)
@@ -58,6 +61,7 @@ const [command, arg, ...rest] = process.argv.slice(2);
 function usage(): never {
   console.error("usage: npm run admin -- suppress FILE [--reason bounced|complained|unsubscribed|manual] | status EMAIL | outbox | arf FILE...\n" +
     "       npm run admin -- orders list [--status STATUS] | show ID | approve ID | reject ID --reason \"...\" | release ID\n" +
+    "       npm run admin -- leases list [--status STATUS] | end ID\n" +
     "       npm run admin -- payouts report --month YYYY-MM | settle\n" +
     "       npm run admin -- feeds add SLUG URL | list [SLUG] | remove ID\n" +
     "       npm run admin -- clicks SLUG [--csv] | clicks --order ID [--csv]\n" +
@@ -66,7 +70,7 @@ function usage(): never {
   process.exit(2);
 }
 
-if (!command || !["suppress", "status", "outbox", "orders", "payouts", "feeds", "clicks", "arf", "directory", "fediverse"].includes(command)) usage();
+if (!command || !["suppress", "status", "outbox", "orders", "leases", "payouts", "feeds", "clicks", "arf", "directory", "fediverse"].includes(command)) usage();
 const ctx = createContext(configForSite(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" })));
 
 if (command === "suppress") {
@@ -109,6 +113,8 @@ if (command === "suppress") {
   }
 } else if (command === "orders") {
   process.exitCode = await orders(arg, rest);
+} else if (command === "leases") {
+  process.exitCode = await leases(arg, rest);
 } else if (command === "payouts") {
   if (arg === "report") {
     const i = rest.indexOf("--month");
@@ -281,6 +287,25 @@ async function orders(sub: string | undefined, args: string[]): Promise<number> 
     console.log(`${list.length} order(s)`);
   } else {
     console.log(JSON.stringify(data, null, 2));
+  }
+  return 0;
+}
+
+/** Town leases through the same operations as /admin/leases. */
+async function leases(sub: string | undefined, args: string[]): Promise<number> {
+  const i = args.indexOf("--status");
+  const call: Record<string, [Operation, Record<string, unknown>]> = {
+    list: [operationsById.adminListLeases, i >= 0 ? { status: args[i + 1] } : {}],
+    end: [operationsById.adminEndLease, { id: args[0] }],
+  };
+  if (!sub || !call[sub]) usage();
+  const result = await runAsStaff(...call[sub]);
+  if (!result.ok) return 1;
+  if (sub === "end") console.log(JSON.stringify(result.data, null, 2));
+  else {
+    const list = (result.data as { leases: Array<{ id: string; status: string; town: { slug: string }; operatorEmail: string | null; cancelAt: string | null }> }).leases;
+    for (const l of list) console.log(`${l.id}  ${l.status.padEnd(8)} ${l.town.slug}  ${l.operatorEmail ?? "-"}${l.cancelAt ? `  ends ${l.cancelAt}` : ""}`);
+    console.log(`${list.length} lease(s)`);
   }
   return 0;
 }

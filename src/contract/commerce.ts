@@ -204,6 +204,22 @@ export const AdminOrderList = z.object({ orders: z.array(AdminOrder) });
 export const AdminOrderParams = z.object({ id: OrderId });
 export const AdminRejectBody = z.object({ reason: z.string().trim().min(1).max(500) });
 
+/** A town lease as staff see it (`/admin/leases`): who runs the town, since when, until when. */
+export const AdminLease = z.object({
+  id: z.string().meta({ description: "`tl_` followed by a UUID" }),
+  town: z.object({ slug: Slug, city: z.string(), state: z.string() }),
+  status: z.enum(["reserved", "active", "expired", "ended"]),
+  operatorEmail: z.string().nullable(),
+  priceCents: Cents,
+  provider: z.string().nullable().meta({ description: "`stripe` or `local`; a Stripe lease ends when its subscription does" }),
+  activatedAt: z.string().nullable(),
+  cancelAt: z.string().nullable().meta({ description: "Cancelled by its operator: it ends then" }),
+  endedAt: z.string().nullable(),
+}).meta({ id: "AdminLease" });
+export const AdminLeaseListQuery = z.object({ status: z.enum(["reserved", "active", "expired", "ended"]).optional() });
+export const AdminLeaseList = z.object({ leases: z.array(AdminLease) });
+export const AdminLeaseParams = z.object({ id: z.string().regex(/^tl_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "must be tl_ followed by a lowercase UUID") });
+
 export type PricingResponse = z.infer<typeof PricingResponse>;
 export type ListingTier = z.infer<typeof ListingTier>;
 export type TerritoriesResponse = z.infer<typeof TerritoriesResponse>;
@@ -215,3 +231,4 @@ export type OperatorActionRequest = z.infer<typeof OperatorActionRequest>;
 export type OperatorActionResponse = z.infer<typeof OperatorActionResponse>;
 export type ListingOrder = z.infer<typeof ListingOrder>;
 export type AdminOrder = z.infer<typeof AdminOrder>;
+export type AdminLease = z.infer<typeof AdminLease>;

@@ -153,4 +153,21 @@ describe("a lease that ends stops what its operator set", () => {
     expect((await runMorning(server.ctx, { now: new Date(day), publish: false })).composed).toBe(1);
     expect(src.callsTo("/operator-news.rss")).toBe(before + 1);
   });
+
+  it("staff end a lease at once (/admin/leases): the town is free, the operator's desk closes and their feed pauses", async () => {
+    const NEXT = "next-operator@example.com";
+    const listed = (await (await server.get("/admin/leases?status=active", { headers: ADMIN })).json()).leases as Array<{ id: string; operatorEmail: string; town: { slug: string } }>;
+    expect(listed.map((l) => [l.town.slug, l.operatorEmail])).toEqual([["boise-idaho", NEXT]]);
+    const jar = await signIn(server, sink, NEXT);
+    const ended = await server.post(`/admin/leases/${listed[0].id}/end`, {}, { headers: ADMIN });
+    expect(ended.status).toBe(200);
+    expect(await ended.json()).toMatchObject({ status: "ended", endedAt: "2026-12-24T14:00:00.000Z" });
+    expect((await problemOf(await server.post(`/admin/leases/${listed[0].id}/end`, {}, { headers: ADMIN }))).code).toBe("conflict");
+    expect((await problemOf(await server.post(`/admin/leases/tl_${crypto.randomUUID()}/end`, {}, { headers: ADMIN }))).code).toBe("not_found");
+    expect((await problemOf(await server.post(`/admin/leases/${listed[0].id}/end`, {}))).code).toBe("unauthorized");
+    expect((await getWith(jar, `${server.url}/operator/towns/boise-idaho`)).status).toBe(404);
+    expect((await (await server.get("/api/territories?city=Boise&state=Idaho")).json()).quote.available).toBe(true);
+    const feeds = (await (await server.get("/admin/feeds?slug=boise-idaho", { headers: ADMIN })).json()).feeds as Array<{ title: string; paused?: boolean }>;
+    expect(feeds.map((f) => [f.title, f.paused ?? false])).toEqual([["Boise Gazette", false], ["Operator Wire", true]]);
+  });
 });

@@ -1,4 +1,4 @@
-import { AdminOrder, AdminOrderList, AdminOrderListQuery, AdminOrderParams, AdminRejectBody } from "../commerce.ts";
+import { AdminLease, AdminLeaseList, AdminLeaseListQuery, AdminLeaseParams, AdminOrder, AdminOrderList, AdminOrderListQuery, AdminOrderParams, AdminRejectBody } from "../commerce.ts";
 import { CACHE, type Operation } from "../operation.ts";
 
 // Staff review of listing orders: `Authorization: Bearer ADMIN_TOKEN` over HTTP (401 without, 403
@@ -35,5 +35,17 @@ export const adminOperations = {
     summary: "Release a held listing: a payment link is issued (free tier: it is published)",
     params: AdminOrderParams, response: AdminOrder,
     errors: [...ADMIN_ERRORS, "conflict", "upstream_error"], cache: CACHE.none, auth: "admin", visibility: "internal",
+  },
+  adminListLeases: {
+    operationId: "adminListLeases", method: "GET", path: "/admin/leases", tags: ["Admin"],
+    summary: "Town leases, newest first (optionally one status)",
+    query: AdminLeaseListQuery, response: AdminLeaseList,
+    errors: [...ADMIN_ERRORS], cache: CACHE.none, auth: "admin", visibility: "internal",
+  },
+  adminEndLease: {
+    operationId: "adminEndLease", method: "POST", path: "/admin/leases/{id}/end", tags: ["Admin"],
+    summary: "End an active lease now: the town is free, and what its operator set stops (notes after today, their feeds); a Stripe lease ends by cancelling its subscription in Stripe",
+    params: AdminLeaseParams, response: AdminLease,
+    errors: [...ADMIN_ERRORS, "conflict"], cache: CACHE.none, auth: "admin", visibility: "internal",
   },
 } satisfies Record<string, Operation>;

@@ -23,6 +23,7 @@ import { subscribe } from "../readers/subscribe.ts";
 import { readerSubscriptions, updateCityPreferences } from "../readers/preferences.ts";
 import { handleMailWebhook } from "../readers/suppressions.ts";
 import { getTerritories, operatorAction } from "../commerce/territories.ts";
+import { adminEndLease, adminListLeases } from "../commerce/leases.ts";
 import { getWeather } from "../weather/forecast.ts";
 
 /** Who is calling, as the transport established it. */
@@ -70,6 +71,8 @@ export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id
   adminApproveOrder: (ctx, { id }, caller) => adminApproveOrder(ctx, id, { role: "staff", who: caller.transport }),
   adminRejectOrder: (ctx, { id, reason }, caller) => adminRejectOrder(ctx, id, reason, { role: "staff", who: caller.transport }),
   adminReleaseOrder: (ctx, { id }, caller) => adminReleaseOrder(ctx, id, { role: "staff", who: caller.transport }),
+  adminListLeases: (ctx, input) => adminListLeases(ctx, input),
+  adminEndLease: (ctx, { id }) => adminEndLease(ctx, id),
   adminAddFeed: (ctx, { slug, url }) => addFeed(ctx, slug, url, "staff"),
   adminListTownFeeds: (ctx, { slug }) => listFeeds(ctx, slug),
   adminListFeeds: (ctx, { slug }) => listFeeds(ctx, slug),

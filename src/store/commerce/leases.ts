@@ -141,3 +141,15 @@ export function endCancelledLeases(db: DB, nowIso: string): LeaseView[] {
   for (const l of due) stmt(db, "UPDATE leases SET status = 'ended', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'").run(l.cancel_at, nowIso, l.id);
   return due;
 }
+
+/** Leases, newest first (optionally one status), for staff. */
+export function listLeases(db: DB, status: LeaseRow["status"] | undefined, limit: number): LeaseView[] {
+  return (status
+    ? stmt(db, `${VIEW} WHERE l.status = ? ORDER BY l.created_at DESC, l.id LIMIT ?`).all(status, limit)
+    : stmt(db, `${VIEW} ORDER BY l.created_at DESC, l.id LIMIT ?`).all(limit)) as LeaseView[];
+}
+
+/** Ends an active lease now (staff); false when it was not active. */
+export function endLease(db: DB, id: string, nowIso: string): boolean {
+  return stmt(db, "UPDATE leases SET status = 'ended', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'").run(nowIso, nowIso, id).changes === 1;
+}
