@@ -102,8 +102,9 @@ export function createOAuthServer(ctx: AppContext, hooks: ProviderHooks): OAuthS
       const issuer = ctx.config.baseUrl;
       if (made?.issuer !== issuer) {
         const provider = new Provider(issuer, configuration(ctx, hooks));
-        // Behind a proxy the site's https origin is the issuer; the proxy's headers say so.
-        provider.proxy = ctx.config.mail.trustProxyHops > 0;
+        // An https site is served through a TLS proxy (Node listens in plain http): its
+        // X-Forwarded-Proto says the request was https, or the secure cookies could not be set.
+        provider.proxy = ctx.config.mail.trustProxyHops > 0 || issuer.startsWith("https:");
         provider.on("server_error", (_koa: unknown, err: unknown) => ctx.log.error({ err }, "OAuth server error"));
         made = { issuer, provider };
       }
