@@ -47,8 +47,11 @@ export function replicationState(ctx: AppContext, now: Date): ReplicationState {
   const moved = watch.lastMoved?.getTime() ?? 0;
   // The database's last change is its WAL's last write (every commit appends to it).
   const changed = lastChange(databaseFile(ctx.config.dataDir));
+  // The replica has moved past the change first seen waiting: that one is replicated.
+  if (watch.behindSince !== null && moved >= watch.behindSince) watch.behindSince = null;
   // A commit takes up to a sync interval (1 s) to reach the replica: only older ones count as behind.
-  if (changed > moved + 1000) watch.behindSince = Math.min(watch.behindSince ?? changed, changed);
+  // The first change seen waiting is kept (not the newest): with steady writes the newest is always fresh.
+  if (changed > moved + 1000) watch.behindSince ??= changed;
   else watch.behindSince = null;
   const failing = watch.behindSince !== null && nowMs - watch.behindSince > replica.failAfterSeconds * 1000;
   return {
