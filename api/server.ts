@@ -95,6 +95,32 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
   const metrics = await startConfiguredMetrics(ctx).catch((err: unknown) => (server.close(), ctx.db.close(), Promise.reject(err)));
   startUpWarnings(ctx, config);
+  const jobs = startBackgroundJobs(ctx, config);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    metricsUrl: metrics?.url,
+    ctx,
+    close: () => (closing ??= (async () => {
+      shuttingDown = true;
+      for (const res of inFlight) closeAfter(res);
+      // The background jobs stop while requests drain, not after (startBackgroundJobs).
+      const stopped = Promise.all([jobs.stop(), metrics?.close()]);
+      await drain(server, config.http.shutdownTimeoutMs);
+      await stopped;
+      await ctx.mailer.close();
+      ctx.db.close();
+    })()),
+  };
+}
+
+/**
+ * What the server runs beside its requests: each job started here is stopped by the returned
+ * `stop` while requests drain, so the whole shutdown stays within SHUTDOWN_TIMEOUT_MS (the morning
+ * run stops between cities, aborting fetches in flight; the sender starts no new message and cuts
+ * those still unanswered after its grace).
+ */
+function startBackgroundJobs(ctx: AppContext, config: Config): { stop: () => Promise<unknown> } {
   // An archive stored before the search's kept sets existed (or by another process) catches up.
   const stopSearchSets = new AbortController();
   const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
@@ -112,32 +138,16 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const directoryChecks = startDirectoryChecks(ctx);
   // Started on a database restored from the replica: the payments Stripe reported since its point.
   const paymentReplay = replayPaymentsAfterRestore(ctx);
-  let closing: Promise<void> | undefined;
   return {
-    url,
-    metricsUrl: metrics?.url,
-    ctx,
-    close: () => (closing ??= (async () => {
-      shuttingDown = true;
-      for (const res of inFlight) closeAfter(res);
-      // The background jobs stop while requests drain, not after: the whole shutdown stays within
-      // SHUTDOWN_TIMEOUT_MS (the morning run stops between cities, aborting fetches in flight; the
-      // sender starts no new message and cuts those still unanswered after its grace).
-      const jobs = Promise.all([
-        morning?.stop(),
-        backups?.stop(),
-        directoryChecks?.stop(),
-        paymentReplay,
-        (stopSearchSets.abort(), searchSets),
-        mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
-        fediverse?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
-        metrics?.close(),
-      ]);
-      await drain(server, config.http.shutdownTimeoutMs);
-      await jobs;
-      await ctx.mailer.close();
-      ctx.db.close();
-    })()),
+    stop: () => Promise.all([
+      morning?.stop(),
+      backups?.stop(),
+      directoryChecks?.stop(),
+      paymentReplay,
+      (stopSearchSets.abort(), searchSets),
+      mailSender?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+      fediverse?.stop(Math.min(5000, config.http.shutdownTimeoutMs)),
+    ]),
   };
 }
 
