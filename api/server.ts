@@ -174,6 +174,8 @@ if (import.meta.main) {
     running.ctx.log.info("stopped");
     process.exit(0);
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // `on`, not `once`: a second signal (systemd signals the whole group, `npm start` forwards its own)
+  // joins the shutdown under way instead of killing the process mid-drain; it is bounded anyway.
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }
