@@ -27,6 +27,9 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DB {
   // instead of failing with SQLITE_BUSY.
   db.pragma("busy_timeout = 5000");
   if (opts.replicated) db.pragma("wal_autocheckpoint = 0");
+  // The WAL file is reused from its start after a checkpoint but keeps its largest size (67 MB after a
+  // morning's burst); past 32 MB SQLite truncates it when it is reset.
+  db.pragma("journal_size_limit = 33554432");
   migrate(db);
   return db;
 }
