@@ -79,8 +79,9 @@ function forecastTable(days: DailyForecast[]): string[] {
   ];
 }
 
-function headlineLine(i: WeeklyInputs, h: WeekHeadline): string {
-  return `- ${h.url ? `[${h.title}](${h.url})` : h.title} (${h.outlet}), [${dateParts(h.date).short}](${editionUrl(i, h.date)})`;
+/** A headline with its outlet and the day of the edition that carried it (the editions are linked below). */
+function headlineLine(h: WeekHeadline): string {
+  return `- ${h.url ? `[${h.title}](${h.url})` : h.title} (${h.outlet}, ${weekday(h.date)})`;
 }
 
 /** The events of the coming seven days, soonest first, featured ones never cut. */
@@ -112,14 +113,15 @@ export function composeWeekly(i: WeeklyInputs): ComposedWeekly {
   ];
   if (inForce.length > 0) lines.push("## Still in force", "", ...inForce.map((x) => `- ${x.line}`), "");
   lines.push("## The week's headlines", "");
-  if (headlines.length > 0) lines.push(...headlines.map((h) => headlineLine(i, h)), "");
+  if (headlines.length > 0) lines.push(...headlines.map(headlineLine), "");
   else lines.push("No local headlines this week.", "");
   lines.push("## Coming up", "");
   if (coming.length > 0) lines.push(...coming.map((e) => eventLine(e, true)), "");
   else lines.push(`Nothing on the town calendar for the coming seven days yet. Events can be listed free on the [town page](${i.baseUrl}/${i.town.slug}).`, "");
   lines.push("## The forecast", "", ...forecastTable(i.forecast.filter((d) => d.date >= i.date)));
   if (featured.length > 0) lines.push("## From the directory", "", ...featured.map(directoryLine), "");
-  lines.push("## This week's editions", "", ...editions.map((e) => `- [${dateParts(e.date).long.replace(/, \d{4}$/, "")}](${editionUrl(i, e.date)}): ${escapeMarkdown(e.subject, 200)}`), "");
+  // The daily editions it draws on, each a link (their subjects are in the archive; the email stays short).
+  lines.push("## This week's editions", "", `${editions.map((e) => `[${weekday(e.date)}](${editionUrl(i, e.date)})`).join(" · ")}.`, "");
   lines.push(WEEKLY_MADE_BY, "", weeklySources(headlines, inForce), "");
   const markdown = lines.join("\n");
   const subject = weeklySubject(i.town.name, inForce, headlines, coming, weatherWords(i.forecast, i.date));
