@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { composeEdition } from "../../src/core/edition/compose.ts";
+import { madeByLine } from "../../src/core/edition/sections.ts";
+import { composeWeekly, weeklySubject } from "../../src/core/edition/weekly.ts";
+import { declarationsOf, headlinesOf, warningsOf, weekHeadlines } from "../../src/core/edition/weekly-parts.ts";
+import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
+
+// The weekly's parts read back from stored editions' markdown, and the line that says how an edition is made.
+
+const edition = (date: string, body: string) => ({ date, subject: `Ely, ${date}`, markdown: `# Ely Daily\n\nGood morning.\n\n${body}\n` });
+
+describe("what the weekly reads from an edition", () => {
+  it("the headlines of the top story and the lists, escaped titles kept, unlinked ones too", () => {
+    const md = [
+      "## Top story", "", "[Council approves the \\[water\\] tank](https://times.example.org/1) (The Ely Times)", "",
+      "## More local headlines", "", "- [Snow plows out early](https://city.example.gov/2) (City of Ely News)", "- Road closed on 5th (Elko Daily, county-wide)", "",
+      "## Weather", "", "- [Not a headline](https://x.example) (Nobody)", "",
+    ].join("\n");
+    expect(headlinesOf(md, "2026-11-28")).toEqual([
+      { title: "Council approves the \\[water\\] tank", url: "https://times.example.org/1", outlet: "The Ely Times", date: "2026-11-28" },
+      { title: "Snow plows out early", url: "https://city.example.gov/2", outlet: "City of Ely News", date: "2026-11-28" },
+      { title: "Road closed on 5th", url: null, outlet: "Elko Daily, county-wide", date: "2026-11-28" },
+    ]);
+  });
+
+  it("the week's headlines: newest edition first, none twice by link or by words, at most the limit", () => {
+    const week = [
+      edition("2026-11-26", "## Local headlines\n\n- [Old story](https://a.example/1) (A)\n- [Same words](https://a.example/2) (A)"),
+      edition("2026-11-28", "## Local headlines\n\n- [New story](https://a.example/3) (A)\n- [Same Words](https://b.example/9) (B)\n- [Old story again](https://a.example/1) (A)"),
+    ];
+    expect(weekHeadlines(week, 10).map((h) => h.title)).toEqual(["New story", "Same Words", "Old story again"]);
+    expect(weekHeadlines(week, 2).map((h) => h.title)).toEqual(["New story", "Same Words"]);
+  });
+
+  it("a warning in force with its end and link, the ones also in effect, and each declaration once", () => {
+    const md = [
+      "## Winter Storm Warning", "", "**Until 10:00 PM Wed, Nov 25.** Heavy snow.", "",
+      "Issued by the National Weather Service (Elko NV). [Read the full winter storm warning](https://alerts.example/1)", "",
+      "Also in effect: **Wind Advisory** until 6:00 PM Tue, Nov 24. [Details](https://alerts.example/2)", "",
+      "## Hazards today", "", "- **Disaster declaration:** A federal major disaster declaration for White Pine County (severe storms), declared Nov 20.", "",
+    ].join("\n");
+    expect(warningsOf(md)).toEqual([
+      { event: "Winter Storm Warning", line: "**Winter Storm Warning**, until 10:00 PM Wed, Nov 25. [Details](https://alerts.example/1)" },
+      { event: "Wind Advisory", line: "**Wind Advisory** until 6:00 PM Tue, Nov 24. [Details](https://alerts.example/2)" },
+    ]);
+    expect(declarationsOf([{ markdown: md }, { markdown: md }])).toHaveLength(1);
+  });
+});
+
+describe("the weekly", () => {
+  it("says it is the week in its subject: a warning in force first, else the newest headline, then the weather to come", () => {
+    expect(weeklySubject("Ely", [{ line: "", event: "Wind Advisory" }], [], [], "snow Tuesday")).toBe("Ely this week: Wind Advisory · snow Tuesday");
+    expect(weeklySubject("Ely", [], [{ title: "Council approves the water tank", url: null, outlet: "T", date: "2026-11-28" }], [], null)).toBe("Ely this week: Council approves the water tank");
+    expect(weeklySubject("Ely", [], [], [], null)).toBe("Ely this week: the week's editions");
+  });
+
+  it("is made of the week's editions and what is coming, and links each edition", () => {
+    const w = composeWeekly({
+      town: { name: "Ely", stateName: "Nevada", slug: "ely-nevada" }, date: "2026-11-28", baseUrl: "https://citydaily.example",
+      editions: [edition("2026-11-27", "## Local headlines\n\n- [A story](https://a.example/1) (A)"), edition("2026-11-28", "")],
+      forecast: [{ date: "2026-11-28", high: 40, low: 20, code: 3, precipitationChance: 0 }, { date: "2026-11-29", high: 35, low: 18, code: 73, precipitationChance: 80 }],
+      events: [], directory: [],
+    });
+    expect(w.subject).toBe("Ely this week: A story · snow Sunday");
+    expect(w.editions).toEqual(["2026-11-28", "2026-11-27"]);
+    expect(w.markdown).toContain("[Saturday](https://citydaily.example/ely-nevada/2026-11-28) · [Friday](https://citydaily.example/ely-nevada/2026-11-27).");
+    expect(w.markdown).toContain("- [A story](https://a.example/1) (A, Friday)");
+    expect(w.markdown).toContain("Nothing on the town calendar for the coming seven days yet.");
+    expect(w.html).toContain("<strong>How this is made:</strong> put together automatically from this week's editions");
+  });
+});
+
+describe("how an edition is made", () => {
+  it("is said before its sources, naming the operator's note when there is one", () => {
+    expect(madeByLine(null)).toBe("**How this edition is made:** put together automatically each morning from the public sources credited below; no one writes it.");
+    expect(madeByLine("Jo *Reyes*")).toBe("**How this edition is made:** put together automatically each morning from the public sources credited below, with the note from Jo \\*Reyes\\*; no one writes the rest.");
+    const { markdown } = composeEdition({
+      place: { name: "Ely", stateName: "Nevada", slug: "ely-nevada" }, date: "2026-11-28", baseUrl: "https://citydaily.example", weather: null,
+      sun: { sunrise: "6:52 AM", sunset: "4:38 PM", daylightMinutes: 586, source: "suncalc" }, holidays: { today: [], upcoming: [] },
+      censusFact: null, events: [], listings: [], sources: NO_TOWN_SOURCES, note: { markdown: "Snow day tomorrow.", authorName: "Jo Reyes" },
+    });
+    const lines = markdown.trimEnd().split("\n\n");
+    expect(lines.at(-2)).toContain("with the note from Jo Reyes; no one writes the rest.");
+    expect(lines.at(-1)).toMatch(/^Forecast: \[Open-Meteo/);
+  });
+});
