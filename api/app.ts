@@ -9,6 +9,7 @@ import type { AppContext } from "../src/services/platform/context.ts";
 import { compression } from "./compression.ts";
 import { htmlPage } from "./html-page.ts";
 import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
+import { createMcpFront, type McpFront } from "./mcp-front.ts";
 import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
@@ -123,7 +124,7 @@ function logRequest(ctx: AppContext, requestId: string, method: string, path: st
  * (a test) add routes before the catch-alls; `edge` keeps finished answers of public reads
  * (api/edge-cache.ts).
  */
-export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache): H3 {
+export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache, mcpFront?: McpFront): H3 {
   const app = new H3({
     silent: true,
     onRequest(event) {
@@ -162,7 +163,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
   orderPageRoutes(app, ctx);
   leaseRoutes(app, ctx);
   operatorRoutes(app, ctx);
-  mcpRoutes(app, ctx, oauthRoutes(app, ctx)); // the operators' authorization server, and the tools it opens
+  mcpRoutes(app, ctx, oauthRoutes(app, ctx), mcpFront); // the operators' authorization server, and the tools it opens
   discoveryRoutes(app, ctx);
   embedRoutes(app, ctx);
   goRoutes(app, ctx);
@@ -206,13 +207,18 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
 
 /** The node:http request listener: kept answers straight from the edge cache, the rest through the app. */
 export function createRequestListener(ctx: AppContext, extend?: (app: H3) => void): (req: IncomingMessage, res: ServerResponse) => void {
-  const edge = createEdgeCache(ctx, {
-    finish: (headers, pathname) => finishHeaders(ctx, headers, pathname),
-    log: (requestId, method, path, status, startedAt) => logRequest(ctx, requestId, method, path, status, startedAt),
+  const edgeOptions = {
+    finish: (headers: Headers, pathname: string) => finishHeaders(ctx, headers, pathname),
+    log: (requestId: string, method: string, path: string, status: number, startedAt: number) => logRequest(ctx, requestId, method, path, status, startedAt),
     requestId: requestIdOf,
-  });
-  const app = toNodeHandler(createApp(ctx, extend, edge));
+  };
+  const edge = createEdgeCache(ctx, edgeOptions);
+  const mcpFront = createMcpFront(() => ctx.config.baseUrl, edgeOptions);
+  const app = toNodeHandler(createApp(ctx, extend, edge, mcpFront));
   return (req, res) => {
-    if (!edge.serve(req, res)) void app(req, res);
+    if (edge.serve(req, res)) return;
+    // A repeated public MCP read, answered before h3 as the edge answers HTTP ones.
+    if (mcpFront.takes(req)) mcpFront.serve(req, res, () => void app(req, res));
+    else void app(req, res);
   };
 }

@@ -2,6 +2,9 @@ import type { H3Event } from "h3";
 import { AppError } from "../src/core/errors.ts";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 
+/** A body read before the app saw the request (api/mcp-front.ts), kept on node's request object. */
+export const PREREAD_BODY = Symbol("citydaily.prereadBody");
+
 /** Reads a body as text, counting bytes as they arrive so an oversized body is refused without buffering it. */
 export async function readBodyText(event: H3Event, limit = BODY_LIMIT_BYTES): Promise<string> {
   const tooLarge = () => new AppError("payload_too_large", `The request body exceeds the limit of ${limit} bytes (${limit / 1024} KiB).`);
@@ -11,7 +14,12 @@ export async function readBodyText(event: H3Event, limit = BODY_LIMIT_BYTES): Pr
   let size = 0;
   // Under node:http, straight from the socket's stream: the web stream over it costs more than the
   // read itself for the small bodies of the API and MCP.
-  const node = (event.req as { runtime?: { node?: { req?: AsyncIterable<Uint8Array> & { readableEnded?: boolean } } } }).runtime?.node?.req;
+  const node = (event.req as { runtime?: { node?: { req?: AsyncIterable<Uint8Array> & { readableEnded?: boolean; [PREREAD_BODY]?: string } } } }).runtime?.node?.req;
+  const preread = node?.[PREREAD_BODY];
+  if (preread !== undefined) {
+    if (Buffer.byteLength(preread) > limit) throw tooLarge();
+    return preread;
+  }
   if (node && !event.req.bodyUsed) {
     for await (const chunk of node) {
       size += chunk.byteLength;

@@ -30,6 +30,8 @@ export interface McpReplay {
   keyOf(version: string | null, message: unknown): string | undefined;
   /** The kept response to a request with this key, if any. */
   answer(key: string, id: unknown): Response | undefined;
+  /** The same, as the JSON-RPC response's text (api/mcp-front.ts writes it before h3). */
+  body(key: string, id: unknown): string | undefined;
   /** The data version to note before the SDK runs a request (a write meanwhile makes it unkeepable). */
   version(): string;
   /** Keeps the SDK's response (read from a clone, after it was sent) when it is a success. */
@@ -41,6 +43,11 @@ export function createMcpReplay(ctx: AppContext, catalog: ToolCatalog): McpRepla
   const calls = createResponseCache<{ result: string }>(ctx);
   const readTools = new Set(catalog.tools.filter(({ op }) => catalog.reads.keeps(op) && !op.rateLimit && op.auth !== "admin").map(({ op }) => op.mcp.tool));
   const base = () => ctx.config.baseUrl;
+
+  const body = (key: string, id: unknown) => {
+    const result = key.startsWith("list ") ? lists.get(key) : calls.get(key)?.result;
+    return result === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
+  };
 
   return {
     keyOf(version, message) {
@@ -54,10 +61,11 @@ export function createMcpReplay(ctx: AppContext, catalog: ToolCatalog): McpRepla
       }
       return undefined;
     },
+    body,
     answer(key, id) {
-      const result = key.startsWith("list ") ? lists.get(key) : calls.get(key)?.result;
-      if (result === undefined) return undefined;
-      return new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`, {
+      const text = body(key, id);
+      if (text === undefined) return undefined;
+      return new Response(text, {
         status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
       });
     },

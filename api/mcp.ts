@@ -17,6 +17,7 @@ import { clientAddress } from "./client-address.ts";
 import { htmlPage } from "./html-page.ts";
 import { mcpOriginRefusal } from "./mcp-origins.ts";
 import { createMcpReplay } from "./mcp-replay.ts";
+import type { McpFront } from "./mcp-front.ts";
 import { mcpAuthorization } from "./mcp-auth.ts";
 import type { OAuthServer } from "../src/services/oauth/provider.ts";
 import type { OperatorCaller } from "../src/services/oauth/tokens.ts";
@@ -130,11 +131,13 @@ const wantsPage = (event: H3Event) => {
  * any number of server processes can answer one client. With `oauth`, the operator's tools are
  * served to requests carrying an operator's access token (api/mcp-auth.ts).
  */
-export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer): void {
+export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?: McpFront): void {
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
   const tools = createToolCatalog(ctx);
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
   const replay = createMcpReplay(ctx, tools);
+  // Its public answers are replayed before h3 too (api/mcp-front.ts).
+  front?.attach(replay);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
   const callers = new AsyncLocalStorage<{ caller: Caller; operator?: OperatorCaller }>();
