@@ -25,7 +25,7 @@ describe("Fedify's key-value store on the database", () => {
     let now = 1_000_000;
     const kv = new SqliteKvStore(database(), () => now);
     await kv.set(["_fedify", "remoteDocument", "https://a.example/x"], { id: 1 });
-    await kv.set(["_fedify", "remoteDocument", "https://b.example/y"], { id: 2 }, { ttl: Temporal.Duration.from({ seconds: 10 }) });
+    await kv.set(["_fedify", "remoteDocument", "https://b.example/y"], { id: 2 }, { ttl: Temporal.Duration.from({ seconds: 10 }) as never });
     await kv.set(["_fedify", "remoteDocumentsAside"], "not under the prefix");
     await kv.set(["_fedify", "activityIdempotence", "x"], true);
     expect(await kv.get(["_fedify", "remoteDocument", "https://a.example/x"])).toEqual({ id: 1 });
@@ -54,7 +54,7 @@ describe("the delivery queue on the database", () => {
     const stop = new AbortController();
     const listening = queue.listen(async (m) => { seen.push((m as { n: string }).n); }, { signal: stop.signal });
     await queue.enqueueMany([{ n: "a" }, { n: "b" }]);
-    await queue.enqueue({ n: "later" }, { delay: Temporal.Duration.from({ milliseconds: 300 }) });
+    await queue.enqueue({ n: "later" }, { delay: Temporal.Duration.from({ milliseconds: 300 }) as never });
     await new Promise((r) => setTimeout(r, 150));
     expect(seen.sort()).toEqual(["a", "b"]);
     expect(await queue.getDepth()).toEqual({ queued: 1, ready: 0, delayed: 1 });
