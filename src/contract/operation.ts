@@ -20,7 +20,12 @@ export interface McpProjection {
    * form's fields: honeypot, attribution), `optional` makes required ones optional (the service
    * then works without them). Default: every field as the operation has it.
    */
-  input?: { omit?: readonly string[]; optional?: readonly string[] };
+  input?: {
+    omit?: readonly string[];
+    optional?: readonly string[];
+    /** A field's meaning as the tool says it in `tools/list`, where the contract's (shared with OpenAPI) speaks HTTP or needs more. */
+    describe?: Readonly<Record<string, string>>;
+  };
   /** An MCP Apps view (SEP-1865) that renders the tool's result: its `ui://` resource URI. */
   ui?: string;
 }
@@ -83,8 +88,8 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 /** What a creating write's description says about its idempotency key, over HTTP. */
 export const IDEMPOTENCY_HTTP = `Safe to retry: send an \`Idempotency-Key\` header (1 to 255 visible ASCII characters, e.g. a new UUID per intended request). The same key with the same body answers the first answer (the same order and payment link) for ${IDEMPOTENCY_TTL_HOURS} hours, with \`Idempotent-Replayed: true\`; the same key with a different body is \`422 idempotency_key_reused\`; a request arriving while the first with its key still runs waits for it (or, after 10 seconds, \`409 idempotency_in_progress\` with \`Retry-After\`). Failures are not kept: retrying a failed request with its key runs it again.`;
 
-/** The same, as a tool reads it. */
-export const IDEMPOTENCY_MCP = `Safe to retry: pass \`idempotencyKey\` (a new UUID per intended request) and, after a timeout, call again with the same key and arguments: you get the first call's answer (the same order and payment link; \`_meta["citydaily/idempotentReplayed"]\` is true), never a second one, for ${IDEMPOTENCY_TTL_HOURS} hours. The same key with other arguments is the tool error \`idempotency_key_reused\`.`;
+/** The same, as a tool's `idempotencyKey` argument says it. */
+export const IDEMPOTENCY_MCP = `A new UUID per intended request: calling again with the same key and arguments answers the first call's result for ${IDEMPOTENCY_TTL_HOURS} hours instead of acting twice`;
 
 /** Largest accepted request body, in bytes (413 `payload_too_large` beyond it). */
 export const BODY_LIMIT_BYTES = 16 * 1024;

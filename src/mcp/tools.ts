@@ -2,7 +2,7 @@ import { registerAppTool } from "@modelcontextprotocol/ext-apps/server";
 import type { CallToolResult, McpServer, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { IdempotencyKey } from "../contract/common.ts";
-import { CACHE, type Operation } from "../contract/operation.ts";
+import { CACHE, IDEMPOTENCY_MCP, type Operation } from "../contract/operation.ts";
 import { operations } from "../contract/operations/index.ts";
 import { problemBody } from "../contract/problems.ts";
 import { AppError, storageFullError, toFieldIssues, type FieldIssue } from "../core/errors.ts";
@@ -13,11 +13,16 @@ import { runOperationOnce } from "../services/operations/run-once.ts";
 import { admit, type Caller } from "../services/operations/bindings.ts";
 import { createResponseCache, type ResponseCache } from "../services/platform/response-cache.ts";
 import { toolOperations, type ToolOperation } from "../core/mcp/catalog.ts";
+import { advertised, described } from "./tool-schemas.ts";
+
+export { portableSchema } from "./tool-schemas.ts";
 
 /** A tool's input: one object schema, and how a parsed input becomes the operation's input. */
 export interface ToolInput {
   schema: z.ZodObject;
   toOperation: (parsed: Record<string, unknown>) => object;
+  /** Fields the tool describes in its own words in `tools/list` (the projection's, and `idempotencyKey`). */
+  describe: Readonly<Record<string, string>>;
 }
 
 /**
@@ -28,12 +33,14 @@ export interface ToolInput {
 export function toolInput(op: Operation): ToolInput {
   const shape = Object.assign({}, ...[op.params, op.query].filter((s) => s !== undefined).map((s) => s.shape)) as z.ZodRawShape;
   const body = op.body;
+  const describe = { ...op.mcp?.input?.describe, ...(op.idempotent ? { idempotencyKey: IDEMPOTENCY_MCP } : {}) };
   if (body === undefined || body instanceof z.ZodObject) {
-    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: ({ idempotencyKey: _, ...rest }) => rest };
+    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: ({ idempotencyKey: _, ...rest }) => rest, describe };
   }
   return {
     schema: projected(z.object({ ...shape, body }), op),
     toOperation: ({ body: value, idempotencyKey: _, ...rest }) => ({ ...rest, ...(value as object) }),
+    describe,
   };
 }
 
@@ -54,100 +61,6 @@ function projected(fields: z.ZodObject, op: Operation): z.ZodObject {
   return choice.optional?.length ? kept.partial(mask(choice.optional)) : kept;
 }
 
-type JsonObject = Record<string, unknown>;
-
-/**
- * What an output schema leaves out: a model reads the result's fields, types, enums and meanings, not
- * the constraints the server already met (the result is validated against the full schema here).
- */
-const LEAN_DROPS = new Set(["examples", "example", "$schema", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"]);
-
-/** Formats whose zod-written `pattern` only repeats the `format` (a 300-character date regex). */
-const FORMATS_WITH_PATTERN = new Set(["date", "date-time", "time", "email", "uuid", "uri", "url", "ipv4", "ipv6", "duration"]);
-
-/**
- * JSON Schema as MCP clients check it: a nullable primitive is `anyOf` of the type and `null`
- * rather than a `type` array (`["number", "null"]`), which strict validators such as the MCP
- * Inspector's warn on; `example` (not a JSON Schema keyword) becomes `examples`. And what a model
- * does not need is left out (tools/list was 52 KB, 60% output schemas): zod's safe-integer bounds
- * (`±9007199254740991` on every `z.int()`), a `pattern` that repeats its `format`, and, with
- * `lean` (output schemas), `examples` and `$schema`; descriptions stay, they are what a model reads.
- */
-export function portableSchema(node: unknown, lean = false, depth = 0): unknown {
-  if (Array.isArray(node)) return node.map((n) => portableSchema(n, lean, depth));
-  if (node === null || typeof node !== "object") return node;
-  const out: JsonObject = {};
-  const input = node as JsonObject;
-  for (const [key, value] of Object.entries(input)) {
-    // Lean: the meaning of the result's own fields and of each named type stays; that of fields nested deeper goes.
-    if (lean && key === "description" && depth > 1) continue;
-    if ((key === "minimum" && value === -Number.MAX_SAFE_INTEGER) || (key === "maximum" && value === Number.MAX_SAFE_INTEGER)) continue;
-    if (key === "pattern" && typeof input.format === "string" && FORMATS_WITH_PATTERN.has(input.format)) continue;
-    if (lean && LEAN_DROPS.has(key)) continue;
-    if (lean && key === "additionalProperties" && value === false) continue;
-    if (key === "example") out.examples ??= [value];
-    else if (key === "$defs" || key === "definitions") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, 1)]));
-    else if (key === "properties" || key === "patternProperties") out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, portableSchema(v, lean, depth + 1)]));
-    else out[key] = portableSchema(value, lean, depth);
-  }
-  const type = out.type;
-  if (Array.isArray(type)) {
-    delete out.type;
-    const branches = (type as string[]).map((t) => (t === "null" ? { type: "null" } : { type: t }));
-    // Keywords other than annotations belong to the non-null branch (e.g. `minimum` of a number).
-    const annotations = new Set(["description", "title", "examples", "default", "deprecated", "readOnly", "writeOnly", "$id", "$schema", "$defs", "id"]);
-    const constraints = Object.fromEntries(Object.entries(out).filter(([k]) => !annotations.has(k)));
-    for (const k of Object.keys(constraints)) delete out[k];
-    out.anyOf = branches.map((b) => (b.type === "null" ? b : { ...b, ...constraints }));
-  }
-  return out;
-}
-
-type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];
-
-/** A converter that converts once per direction and target: every request's server reuses it. */
-function convertOnce(converter: JsonConverter): JsonConverter {
-  // A root that is only a `$ref` to one of its `$defs` (zod's shape for a schema with an id) is that definition.
-  const inlineRoot = (schema: Record<string, unknown>) => {
-    const ref = typeof schema.$ref === "string" ? /^#\/\$defs\/([^/]+)$/.exec(schema.$ref)?.[1] : undefined;
-    const defs = schema.$defs as Record<string, Record<string, unknown>> | undefined;
-    if (!ref || !defs?.[ref] || JSON.stringify({ ...defs, [ref]: null }).includes(`"#/$defs/${ref}"`)) return schema;
-    const { [ref]: root, ...rest } = defs;
-    const { $ref: _, $defs: __, ...outer } = schema;
-    return { ...outer, ...root, ...(Object.keys(rest).length ? { $defs: rest } : {}) };
-  };
-  const done = new Map<string, Record<string, unknown>>();
-  const once = (io: "input" | "output") => (options: Parameters<JsonConverter["input"]>[0]) => {
-    const key = `${io} ${options.target}`;
-    let schema = done.get(key);
-    if (!schema) {
-      const raw = converter[io](options) as Record<string, unknown>;
-      schema = portableSchema(io === "output" ? inlineRoot(raw) : raw, io === "output") as Record<string, unknown>;
-      // A tool's arguments are exactly its properties (an unknown one is refused: strictArguments).
-      if (io === "input" && schema.type === "object") schema = { ...schema, additionalProperties: false };
-      done.set(key, schema);
-    }
-    return schema;
-  };
-  return { input: once("input"), output: once("output") };
-}
-
-/**
- * The input schema as the SDK sees it: the contract's JSON Schema for `tools/list`, but a `validate`
- * that lets everything through, so the tool itself validates with zod and answers a bad input with
- * the same `validation_error` problem (and `issues[]`) as the HTTP API instead of the SDK's message.
- */
-function advertised(schema: z.ZodType): StandardSchemaWithJSON {
-  const std = schema["~standard"] as unknown as StandardSchemaWithJSON["~standard"];
-  return { "~standard": { version: 1, vendor: "citydaily", validate: (value: unknown) => ({ value }), jsonSchema: convertOnce(std.jsonSchema) } };
-}
-
-/** The output schema: zod validates each result, its JSON Schema is made once. */
-function described(schema: z.ZodType): StandardSchemaWithJSON {
-  const std = schema["~standard"] as unknown as StandardSchemaWithJSON["~standard"];
-  return { "~standard": { ...std, jsonSchema: convertOnce(std.jsonSchema) } };
-}
-
 /**
  * The tools as every request's server registers them, made once per app: building the zod input
  * objects and converting the schemas to JSON Schema was most of an MCP request's CPU when each
@@ -162,7 +75,7 @@ export interface ToolCatalog {
 export function createToolCatalog(ctx: AppContext, ops: readonly Operation[] = operations): ToolCatalog {
   const tools = toolOperations(ops).map((op) => {
     const input = toolInput(op);
-    return { op, input, inputSchema: advertised(input.schema), outputSchema: described(op.response) };
+    return { op, input, inputSchema: advertised(input.schema, input.describe), outputSchema: described(op.response) };
   });
   return { tools, reads: createResponseCache(ctx) };
 }

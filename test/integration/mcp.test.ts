@@ -139,7 +139,8 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     const searchInput = byName.get("search_archives")!.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
     expect(searchInput.properties.q.maxLength).toBe(200);
     expect(searchInput.properties.limit.maximum).toBe(50);
-    expect(byName.get("search_archives")!.description).toContain("Query syntax");
+    // The query syntax is the `q` argument's own description (tools/list: one sentence a tool).
+    expect((byName.get("search_archives")!.inputSchema as { properties: Record<string, { description: string }> }).properties.q.description).toMatch(/exact phrase.*OR.*-rain/);
     for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: "object" });
   });
 
@@ -276,8 +277,9 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     const { tools } = await c.client.listTools();
     const text = JSON.stringify({ tools });
     // 51.9 KB for 13 tools before it was trimmed (52 copies of zod's ±9007199254740991, 3,992 bytes a tool); 52.6 KB for
-    // 15 after, with get_place, get_events, tides and the town's sources (3,508 a tool; docs/mcp.md).
-    expect(Buffer.byteLength(text) / tools.length).toBeLessThan(3_700);
+    // 15 after, with get_place, get_events, tides and the town's sources (3,508 a tool); 21.7 KB with one-sentence
+    // descriptions and outputs outlined to their fields (1,450 a tool; docs/mcp.md, test/integration/mcp-tool-list.test.ts).
+    expect(Buffer.byteLength(text) / tools.length).toBeLessThan(1_600);
     expect(text).not.toContain("9007199254740991");
     expect(text).not.toContain("[2468][048]"); // the date regex zod writes next to `format: date`
     for (const t of tools) {
@@ -285,9 +287,11 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
       const output = JSON.stringify(t.outputSchema);
       expect(output, t.name).not.toMatch(/"(minimum|maximum|maxLength|pattern|examples|\$schema)":/);
     }
-    // The result's own fields keep their meaning.
-    const city = tools.find((t) => t.name === "get_city")!.outputSchema as { properties: Record<string, { description?: string }> };
-    expect(city.properties.localDate.description).toContain("Today's date in the town");
+    // Output schemas are the result's fields and types (test/integration/mcp-tool-list.test.ts); the
+    // tool's description says what a model counts from.
+    const city = tools.find((t) => t.name === "get_city")!;
+    expect((city.outputSchema as { properties: Record<string, unknown> }).properties.localDate).toEqual({ type: "string" });
+    expect(city.description).toContain("`localDate`");
   });
 
   it("completes slug arguments of prompts and resource templates (completion/complete)", async () => {

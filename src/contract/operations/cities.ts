@@ -14,7 +14,7 @@ export const cityOperations = {
     response: CitiesResponse, errors: [], cache: CACHE.cities,
     mcp: {
       tool: "list_cities", title: "List cities with a newsletter", annotations: READ_ONLY,
-      description: "Every town that has a newsletter (an active subscriber or a published edition), grouped by state, each with its `slug`: the towns get_city, get_archive, search_archives and get_weather answer for. Any other U.S. place: find_place, then get_place for its facts.",
+      description: "Every town that has a newsletter, grouped by state, each with the `slug` that get_city, get_archive, search_archives, get_events and get_weather take.",
     },
   },
   listCensusCities: {
@@ -36,7 +36,7 @@ export const cityOperations = {
     errors: ["invalid_slug", "missing_slug", "city_not_found"], cache: CACHE.live,
     mcp: {
       tool: "get_city", title: "Get a city: archive dates, census figures, events, directory", annotations: READ_ONLY, ui: "ui://citydaily/city.html",
-      description: "A town with a newsletter, by `slug`: its time zone with today's `localDate`, `weekday` and `localTime` there (count \"this week\" and \"next Saturday\" from these), the dates of its editions (`archives`, newest first; read one with get_archive), its census figures (null where not available yet), its subscriber count, the upcoming events of its calendar and its business directory. Only for a town with a newsletter (find_place's `hasNewsletter`): any other real place is the tool error `city_not_found` with `reason: no_newsletter` (get_place answers its facts); a slug that names no place has `reason: unknown_place` and `suggestions`.",
+      description: "A town with a newsletter by `slug`: its local date and time (`localDate`, `weekday`, `localTime`), the dates of its editions (`archives`, newest first), census figures, subscriber count, upcoming events, business directory and sources.",
     },
   },
   getFacts: {
@@ -58,7 +58,7 @@ export const cityOperations = {
     mcp: {
       tool: "get_archive", title: "Read one edition (markdown): the latest, or of one date", annotations: READ_ONLY, output: "markdown", ui: "ui://citydaily/edition.html",
       input: { optional: ["date"] },
-      description: "A town's edition as the newsletter's markdown (the JSON fields come as structured content): without `date`, the latest one; with `date` (YYYY-MM-DD in the town's own time zone), that day's. Dates that exist are listed by get_city (`archives`, with the town's `localDate`); today's exists only once that morning's edition is published. Only for a town with a newsletter (find_place's `hasNewsletter`); any other place is the tool error `city_not_found` with `reason: no_newsletter`, and get_place answers its facts.",
+      description: "A town's edition as the newsletter's markdown, the latest one or that of `date` (a date from get_city's `archives`), with its fields as structured content.",
     },
   },
 } satisfies Record<string, Operation>;

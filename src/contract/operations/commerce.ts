@@ -2,7 +2,7 @@ import {
   BusinessCheckoutRequest, CheckoutResponse, EventCheckoutRequest, ListingOrder, ListingOrderQuery, ListingQuoteQuery,
   ListingQuoteResponse, OperatorActionRequest, OperatorActionResponse, PricingResponse, TerritoriesQuery, TerritoriesResponse,
 } from "../commerce.ts";
-import { CACHE, IDEMPOTENCY_HTTP, IDEMPOTENCY_MCP, READ_ONLY, type Operation } from "../operation.ts";
+import { CACHE, IDEMPOTENCY_HTTP, READ_ONLY, type Operation } from "../operation.ts";
 import { statusDocumentation } from "../order-status.ts";
 
 // Writes create an order and a payment link at the payment provider: not read-only, not
@@ -21,19 +21,6 @@ const CHECKOUT_ANSWER = [
   IDEMPOTENCY_HTTP,
 ].join("\n");
 
-/** The same answer as a tool reads it: fields, tools and tool errors, no HTTP. */
-const CHECKOUT_ANSWER_MCP = [
-  "The answer has exactly one of: `checkoutUrl` (give it to the buyer, who pays there; nothing is charged before), `rejected` (`{rule, reason, field}`: refused by the screen, nothing charged), `held` (a person looks before a payment link is issued) or `queued` (free tier, awaiting approval); a rejection is an answer, not a tool error. Then call get_listing_order with `{\"id\": orderId}` until `published` is true (seconds after payment).",
-  "",
-  "Screened against the listing policy (`policy` in get_listing_prices). `tier` is an `id` from get_listing_prices. Ask the buyer for every field; do not invent them.",
-  "",
-  "Precondition: the town must sell listings (find_place's `sellsListings`), which it does once it has a reader or an operator. Otherwise the tool error is `conflict` with `reason: not_selling`: a reader subscribing (subscribe_city, only with the reader's own address at their request) or a lease (start_town_checkout) starts it. A slug that names no place is `city_not_found`.",
-  "",
-  "Rate limit: a burst of 10 per client address then one a minute, shared with the other purchase tools (`rate_limited` carries `retryAfter`).",
-  "",
-  IDEMPOTENCY_MCP,
-].join("\n");
-
 export const commerceOperations = {
   getPricing: {
     operationId: "getPricing", method: "GET", path: "/api/pricing", tags: ["Listings"],
@@ -44,7 +31,7 @@ export const commerceOperations = {
     cache: CACHE.cities,
     mcp: {
       tool: "get_listing_prices", title: "Listing and lease prices", annotations: READ_ONLY,
-      description: "The whole price list, the same for every town: event and business listing tiers (`free` reviewed by a person, `standard` 10 dollars, `featured` 25 dollars; one-off payments), each with its `id` (the `tier` that create_event_listing and create_business_listing take), price in cents and what it includes; the monthly town lease formula; and `policy`, the listing policy every listing is screened against. Takes no arguments.",
+      description: "The price list, the same for every town: the listing tiers (each `id` is a `tier` the listing tools take), the monthly lease formula and the listing `policy` every listing is screened against.",
     },
   },
   getListingQuote: {
@@ -72,11 +59,7 @@ export const commerceOperations = {
     cache: CACHE.live,
     mcp: {
       tool: "get_town_quote", title: "Town lease quote", annotations: READ_ONLY,
-      description: [
-        "What leasing a town costs a month, and which towns are taken. No arguments: `claimed` and `claimedCount` (never who holds a town). `city` + `state` (both): `quote` for that place (any U.S. place). `slugs` (comma-separated, at most 30): `quotes`, one per slug, in order.",
-        "Monthly price = 10 dollars + 5 dollars x (tier - 1), where tier = max(1, ceil(subscribers / 1000)). `subscribersToNextTier` is how many more subscribers raise the price; `available` is false while the town is leased or reserved by a checkout in progress (start_town_checkout reserves one).",
-        "Only one of `city`/`state`, more than 30 slugs or an unknown state is a `validation_error` whose `issues[]` names the argument; a place that does not exist is `city_not_found`.",
-      ].join("\n\n"),
+      description: "What leasing a town costs a month: the `quote` for `city` and `state`, `quotes` for up to 30 comma-separated `slugs`, or with no arguments the towns already taken (`claimed`).",
     },
   },
   createListingCheckout: {
@@ -90,7 +73,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "create_event_listing", title: "Create an event listing (returns a payment link)", annotations: PURCHASE,
-      description: `Writes: creates an order for an event on a town's public calendar (\`featured\` events also appear in the daily email) and, for a paid tier, its payment link.\n\n${CHECKOUT_ANSWER_MCP}`,
+      description: "Writes: screens an event for a town's public calendar (precondition: the town must sell listings, find_place's `sellsListings`, else the tool error `conflict` with `reason: not_selling`) and answers one of `checkoutUrl` for the buyer to pay, `rejected`, `held` or `queued`, with the `orderId` for get_listing_order; ask the buyer for every field and pass an `idempotencyKey` to retry safely.",
     },
   },
   createBusinessCheckout: {
@@ -104,7 +87,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "create_business_listing", title: "Create a business listing (returns a payment link)", annotations: PURCHASE,
-      description: `Writes: creates an order for a business in a town's directory for 30 days from payment (from approval for the free tier; \`featured\` ones get a weekly mention in the daily email) and, for a paid tier, its payment link.\n\n${CHECKOUT_ANSWER_MCP}`,
+      description: "Writes: screens a business for a town's directory for 30 days (precondition: the town must sell listings, find_place's `sellsListings`, else the tool error `conflict` with `reason: not_selling`) and answers one of `checkoutUrl` for the buyer to pay, `rejected`, `held` or `queued`, with the `orderId` for get_listing_order; ask the buyer for every field and pass an `idempotencyKey` to retry safely.",
     },
   },
   operatorAction: {
@@ -118,7 +101,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE,
-      description: "Writes: with `action: \"guest-checkout\"`, `city`, `state` and the buyer's own `email` (required), reserves the town for a short window (30 minutes by default) and answers the payment link of its monthly lease (get_town_quote gives the price first). The email the buyer enters on the payment page becomes the operator account; the lease starts when the payment is confirmed. A town already leased, or reserved by another checkout in progress, is the tool error `conflict`; a place that does not exist is `city_not_found`. One client holds at most 3 unpaid reservations at once, and the tool is rate limited with the other purchase tools: `rate_limited` with `retryAfter`.\n\n" + IDEMPOTENCY_MCP,
+      description: "Writes: reserves a town for its buyer (`action: \"guest-checkout\"`, `city`, `state` and the buyer's own `email`) for a short window and answers the payment link of its monthly lease (get_town_quote gives the price first; pass an `idempotencyKey` to retry safely).",
     },
   },
   getListingOrder: {
@@ -131,7 +114,7 @@ export const commerceOperations = {
     cache: CACHE.none,
     mcp: {
       tool: "get_listing_order", title: "Listing order status", annotations: READ_ONLY, ui: "ui://citydaily/listing-order.html",
-      description: `A listing order by \`id\` (the \`orderId\` that create_event_listing or create_business_listing answered): \`status\`, \`published\` and what a buyer needs (product, tier, town, title, dates, the payment link while payable, the reason when rejected). An id that is not \`lo_\` and a UUID is a \`validation_error\`; an unknown one is \`not_found\`.\n\n${statusDocumentation()}`,
+      description: "A listing order by `id` (the `orderId` a listing tool answered): its `status`, whether it is `published`, its payment link while payable and the reason when rejected.",
     },
   },
 } satisfies Record<string, Operation>;

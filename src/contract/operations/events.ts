@@ -14,7 +14,7 @@ export const eventOperations = {
     cache: CACHE.live,
     mcp: {
       tool: "get_events", title: "A town's events between two dates", annotations: READ_ONLY,
-      description: `What's on in a town (one with a newsletter) on the days \`from\` to \`to\` (YYYY-MM-DD in the town's own time zone, both included; default: its today and the 7 days after; at most ${EVENTS_MAX_DAYS} days). The answer gives the town's \`timeZone\` and \`today\` (its local date now): for "next Saturday", work out that date from \`today\` and pass it as both \`from\` and \`to\`. Events are its listings (paid ones \`sponsored\`) and its public calendars' events (\`source\`), times in the town's wall time; \`calendarUrl\` is the same calendar to subscribe to. A town without a newsletter is the tool error \`city_not_found\` (find_place gives slugs).`,
+      description: "A town's events (one with a newsletter) on its local days `from` to `to` (default: its today and the 7 days after), with its `timeZone` and `today` to count days such as \"next Saturday\" from.",
     },
   },
 } satisfies Record<string, Operation>;

@@ -13,7 +13,7 @@ export const placeOperations = {
     cache: CACHE.live,
     mcp: {
       tool: "find_place", title: "Find any U.S. place by name", annotations: READ_ONLY,
-      description: "Finds any U.S. place (32,000 cities, towns and villages) by name, with or without its state (`Ely, Nevada`, `marfa texas`), forgiving typos (`Tuscon` finds Tucson). Each match has its `slug`, `state`, `population`, `hasNewsletter` and `sellsListings`. get_place with the slug answers any place's facts (time zone, today's local date, sunrise and sunset, holidays, census figures). Only a place with `hasNewsletter: true` has editions, archive and weather (get_city, get_archive, search_archives, get_weather); only one with `sellsListings: true` takes listings. A town without a newsletter starts one with its first subscriber (subscribe_city, only for a reader's own address, at their request). Best match first; no match is an empty `results`.",
+      description: "Finds any U.S. place by name, with or without its state and forgiving typos, best match first, each with its `slug`, `hasNewsletter` and `sellsListings`.",
     },
   },
   getPlace: {
@@ -26,7 +26,7 @@ export const placeOperations = {
     cache: CACHE.live,
     mcp: {
       tool: "get_place", title: "Any U.S. place: local date and time, sun times, holidays, census figures", annotations: READ_ONLY,
-      description: "Any U.S. place by `slug` (find_place gives it), with a newsletter or not: name, county, coordinates, `hasNewsletter` and `sellsListings`, its time zone with today's `localDate`, `weekday` and `localTime` there (count \"today\", \"this week\" and \"next Saturday\" from these, not from your own clock), today's sunrise and sunset, the holidays today and in the next 7 days, and its census figures. Answers for every place without fetching anything. A slug that names no place is `city_not_found` with `reason: unknown_place` and `suggestions`.",
+      description: "Any U.S. place's facts by `slug`, with a newsletter or not: `hasNewsletter`, `sellsListings`, today's `localDate`, `weekday` and `localTime` there (count \"today\" and \"next Saturday\" from these, not your own clock), sunrise and sunset, holidays and census figures.",
     },
   },
 } satisfies Record<string, Operation>;

@@ -19,6 +19,9 @@ const SYNTAX = [
 ].join("\n");
 
 const UNSEARCHABLE = "A query that cannot be searched (nothing but punctuation, only excluded terms, `a*`) is";
+/** The syntax in short, as search_archives' `q` argument says it in tools/list. */
+const SYNTAX_MCP = `The search, 2 to 200 characters: words (all must match; case and accents ignored), "an exact phrase", \`rain OR snow\`, \`-rain\` or \`NOT rain\` to exclude, \`sun*\` for words that start so (at least ${MIN_PREFIX_LENGTH} letters before the \`*\`); at most ${MAX_TERMS} terms`;
+
 /** The syntax as HTTP clients read it (OpenAPI, the developers page). */
 export const SEARCH_SYNTAX = `${SYNTAX}\n${UNSEARCHABLE} 400 \`validation_error\` whose \`issues[]\` says what is wrong.`;
 
@@ -42,10 +45,8 @@ export const searchOperations = {
     cache: CACHE.live,
     mcp: {
       tool: "search_archives", title: "Search the archive of editions", annotations: READ_ONLY,
-      description: [
-        "Full-text search over the subject and text of every published edition, or one town's with `slug` (find_place or list_cities give slugs; only a town with a newsletter has editions, any other is the tool error `city_not_found`). Arguments are exactly `q`, `limit` and `slug`: any other is refused. Results ranked by relevance, each with a `snippet` that marks the matches with `<mark>`. Read a result's whole edition with get_archive (`slug`, `date`).",
-        `${SYNTAX}\n${UNSEARCHABLE} a \`validation_error\` whose \`issues[]\` says what is wrong.`,
-      ].join("\n\n"),
+      input: { describe: { q: SYNTAX_MCP } },
+      description: "Full-text search of the published editions, every town's or one town's with `slug`, best match first, each result with the `date` to read with get_archive and a `snippet` that marks the matches with `<mark>`.",
     },
   },
 } satisfies Record<string, Operation>;

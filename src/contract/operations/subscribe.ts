@@ -1,4 +1,4 @@
-import { CACHE, IDEMPOTENCY_HTTP, IDEMPOTENCY_MCP, type Operation } from "../operation.ts";
+import { CACHE, IDEMPOTENCY_HTTP, type Operation } from "../operation.ts";
 import { SubscribeRequest, SubscribeResponse } from "../subscribe.ts";
 
 export const subscribeOperations = {
@@ -23,7 +23,7 @@ export const subscribeOperations = {
     rateLimit: "subscribe",
     mcp: {
       tool: "subscribe_city", title: "Subscribe an email address to a city's newsletter",
-      description: "Writes: stores the subscriber and sends a real welcome email to `email`, then the town's daily newsletter every morning. Only subscribe an address whose owner asked for it. `slug` names the town: any U.S. place, with a newsletter or not yet (find_place gives the slug); `city` and `state` are optional and, when given, must name the same place. Subscribing again changes nothing. Rate limited to 10 calls per client address per 10 minutes: a `rate_limited` tool error carries `retryAfter` in seconds.\n\n" + IDEMPOTENCY_MCP,
+      description: "Writes: subscribes `email` to the daily newsletter of the town `slug` (any U.S. place; the first subscriber starts it) and sends a real welcome email, so only for the address of a reader who asked for it (pass an `idempotencyKey` to retry safely).",
       // A web form's fields (honeypot, attribution) are not the model's to fill.
       input: { omit: ["honeypot", "referrer", "ref", "utm_source", "utm_medium", "utm_campaign", "landing_path"], optional: ["city", "state"] },
       // Writes and sends mail (open world); a repeat changes nothing (idempotent); nothing is destroyed.

@@ -31,12 +31,7 @@ export const weatherOperations = {
     // Open world: without today's stored snapshot it asks Open-Meteo.
     mcp: {
       tool: "get_weather", title: "Today's weather in a city", annotations: { ...READ_ONLY, openWorldHint: true },
-      description: [
-        "Today's weather in a city (by `slug`), in U.S. units: `high`, `low` and `current` in °F, `windSpeed` in mph, `precipitationChance` in percent (0-100, today's maximum); `condition` says it in words (`code` is the WMO code). `asOf` is when the forecast was fetched.",
-        "Once today's edition is published it is the forecast stored with that edition, so it agrees with the newsletter all day; before that, a live Open-Meteo forecast, reused for 15 minutes.",
-        "`uvIndexMax` is today's highest UV index (EPA: 6-7 high, 8-10 very high, 11+ extreme); `tides`, for a coastal city only, today's predicted highs and lows at the nearest NOAA station (feet above MLLW, not for navigation).",
-        "Only for a town with a newsletter (find_place's `hasNewsletter`): any other real place is the tool error `city_not_found` with `reason: no_newsletter` (get_place answers its sunrise, sunset and local date without a forecast). When no forecast can be had the tool error is `weather_unavailable`: call again later. Weather data by Open-Meteo.com (CC BY 4.0); tides: NOAA harmonics via the Neaps tide database.",
-      ].join("\n\n"),
+      description: "Today's weather in a town with a newsletter by `slug`, in °F and mph: high, low, now, the chance of rain, wind, the UV index, active alerts and, on the coast, the tides.",
     },
   },
 } satisfies Record<string, Operation>;
