@@ -6,7 +6,7 @@ import type { H3, H3Event } from "h3";
 import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
 import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
 import { mcpClientSetups } from "../src/core/mcp/setup.ts";
-import { toolOperations } from "../src/core/mcp/catalog.ts";
+import { calledTool, toolOperations } from "../src/core/mcp/catalog.ts";
 import { createPromptCatalog } from "../src/mcp/prompts.ts";
 import { createToolCatalog } from "../src/mcp/tools.ts";
 import { completeSlug } from "../src/services/places/places.ts";
@@ -140,9 +140,12 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
   front?.attach(replay);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
-  const callers = new AsyncLocalStorage<{ caller: Caller; operator?: OperatorCaller }>();
+  const callers = new AsyncLocalStorage<{ caller: Caller; operator?: OperatorCaller; call?: string }>();
   const onerror = (err: Error) => ctx.log.warn({ err: err.message }, "MCP request rejected");
-  const handler = createMcpHandler(() => createMcpServer(ctx, callers.getStore()!.caller, tools, prompts, callers.getStore()!.operator), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const handler = createMcpHandler(() => {
+    const { caller, operator, call } = callers.getStore()!;
+    return createMcpServer(ctx, caller, tools, prompts, operator, call);
+  }, { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
   app.all("/mcp", async (event) => {
     // HEAD as GET: the set-up page's headers (Node sends no body).
     if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
@@ -184,11 +187,13 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
     const key = operator ? undefined : replay.keyOf(version, parsedBody);
     const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
     if (kept) return kept;
-    const versionBefore = replay.version();
+    const versionBefore = key ? replay.version() : "";
+    // A server for one tool call registers that tool alone.
+    const call = calledTool(parsedBody);
     // 2025-era requests as JSON (answerLegacyAsJson); the rest as the SDK's handler serves them.
     const response = await (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: BODY_LIMIT_BYTES })
-      ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts, operator), request, parsedBody, onerror)
-      : callers.run({ caller, operator }, () => handler.fetch(request, { parsedBody })));
+      ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts, operator, call), request, parsedBody, onerror)
+      : callers.run({ caller, operator, call }, () => handler.fetch(request, { parsedBody })));
     if (key) replay.learn(key, response.clone(), versionBefore);
     if (version !== null && LEGACY_VERSIONS.has(version) && (parsedBody as { method?: unknown } | null)?.method === "resources/read") return legacyResourceNotFound(response);
     return response;

@@ -1,8 +1,9 @@
 /**
- * `npm run bench:api [-- --seconds=10 --connections=50 --editions=2000]`: the real server (a child
- * process) on a fresh temporary DATA_DIR with a seeded archive and a built site, and in the same run
- * a bare node:http server (another child) answering each path with the same bytes; autocannon drives
- * both from this process. Prints req/s, p50 and p99 of each path and the ratio ours / bare.
+ * `npm run bench:api [-- --seconds=10 --connections=50 --editions=2000 --only=NAME
+ * --mcp-protocol=2025-11-25]`: the real server (a child process) on a fresh temporary DATA_DIR with
+ * a seeded archive and a built site, and in the same run a bare node:http server (another child)
+ * answering each path with the same bytes; autocannon drives both from this process. Prints req/s,
+ * p50 and p99 of each path and the ratio ours / bare.
  */
 import { fork, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -26,6 +27,8 @@ const SECONDS = arg("seconds", 10);
 const CONNECTIONS = arg("connections", 50);
 const EDITIONS = arg("editions", 2000);
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+// The MCP line's client revision (a 2025-era one: stateless, no session); 2026-07-28 carries per-request metadata and is never replayed.
+const MCP_PROTOCOL = process.argv.find((a) => a.startsWith("--mcp-protocol="))?.slice(15) ?? "2025-11-25";
 
 const today = new Date().toISOString().slice(0, 10);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-api-"));
@@ -93,7 +96,7 @@ const targets = ([
   // Every request a new subscriber: a row, a welcome email queued, on disk (fsync) before the answer.
   { name: "POST /api/subscribe (a new address each)", method: "POST", path: "/api/subscribe", headers: { "content-type": "application/json" },
     body: JSON.stringify({ email: "reader-[<id>]@example.org", city: "Denver", state: "Colorado", slug: "denver-colorado" }), idReplacement: true, goal: { kind: "rps", min: 2000 } },
-  { name: "POST /mcp tools/call get_city", method: "POST", path: "/mcp", headers: { ...json, "mcp-protocol-version": "2025-06-18" },
+  { name: "POST /mcp tools/call get_city", method: "POST", path: "/mcp", headers: { ...json, "mcp-protocol-version": MCP_PROTOCOL },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_city", arguments: { slug: "denver-colorado" } } }),
     // MCP clients read the same data as HTTP ones: the same read at 0.3x of it or better in the same run, p99 under 20 ms.
     goal: { kind: "of", target: "/api/city/denver-colorado", ratio: 0.3, p99: 20 } },

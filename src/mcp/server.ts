@@ -51,7 +51,7 @@ const CAPABILITIES = {
  * requests and any server process can answer any request; the tool catalog (`createToolCatalog`) is
  * made once per app.
  */
-export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog, prompts: PromptCatalog, operator?: OperatorCaller): McpServer {
+export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCatalog, prompts: PromptCatalog, operator?: OperatorCaller, call?: string): McpServer {
   // An operator's list holds their own tools: kept by their client only.
   const cacheHints = operator ? { ...CACHE_HINTS, "tools/list": { ...LIST_TTL, cacheScope: "private" as const } } : CACHE_HINTS;
   const server = new McpServer(
@@ -65,9 +65,12 @@ export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCata
   const inner = server.server as unknown as { _ondiscover?: () => Record<string, unknown> };
   const discover = inner._ondiscover?.bind(inner);
   if (discover) inner._ondiscover = () => ({ ...discover(), supportedVersions: [...MCP_PROTOCOL_VERSIONS] });
-  registerTools(server, ctx, caller, tools);
+  registerTools(server, ctx, caller, tools, call);
   // The operator's tools, for a request carrying their access token (api/mcp.ts checked it).
   if (operator) registerOperatorTools(server, ctx, operator);
+  // A server made for one `tools/call` (`call`: the tool it names) needs only that tool: registering
+  // the rest, the resources and the prompts was a tenth of a call's CPU (docs/performance.md).
+  if (call !== undefined) return server;
   registerResources(server, ctx, caller);
   registerPrompts(server, ctx.config.baseUrl, prompts);
   return server;

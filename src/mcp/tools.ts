@@ -12,6 +12,7 @@ import { nextCommerceDueCached } from "../services/commerce/listings.ts";
 import { runOperationOnce } from "../services/operations/run-once.ts";
 import { admit, type Caller } from "../services/operations/bindings.ts";
 import { createResponseCache, type ResponseCache } from "../services/platform/response-cache.ts";
+import { dataVersionOfTurn } from "../store/platform/data-version.ts";
 import { toolOperations, type ToolOperation } from "../core/mcp/catalog.ts";
 import { advertised, described } from "./tool-schemas.ts";
 
@@ -176,12 +177,14 @@ export function toolError(ctx: AppContext, tool: string, error: unknown): CallTo
 }
 
 /**
- * Registers one tool per operation with an `mcp` projection. Each call goes through the same
- * `admit` (rate limits) and `runOperation` (the bound service) as the HTTP route.
+ * Registers one tool per operation with an `mcp` projection (with `only`, that tool alone: a server
+ * made for one call). Each call goes through the same `admit` (rate limits) and `runOperation` (the
+ * bound service) as the HTTP route.
  */
-export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, catalog: ToolCatalog): void {
+export function registerTools(server: McpServer, ctx: AppContext, caller: Caller, catalog: ToolCatalog, only?: string): void {
   const { reads } = catalog;
   for (const { op, input, inputSchema, outputSchema } of catalog.tools) {
+    if (only !== undefined && op.mcp.tool !== only) continue;
     const { mcp } = op;
     const config = {
       title: mcp.title,
@@ -203,7 +206,8 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
         const key = `${op.operationId} ${JSON.stringify(parsed)}`;
         const hit = reads.get(key);
         if (hit) return copyOf(hit.result);
-        const versionBefore = reads.version();
+        // As of this turn (a commit since makes the keeping read differ, and nothing is kept): cheaper than a full read.
+        const versionBefore = dataVersionOfTurn(ctx.db);
         const { result, keep } = await callTool(ctx, op, parsed, caller);
         if (keep) reads.set(key, versionBefore, { result: copyOf(result) }, nextCommerceDueCached(ctx));
         return result;
