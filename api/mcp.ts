@@ -136,6 +136,7 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
   const tools = createToolCatalog(ctx);
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
   const replay = createMcpReplay(ctx, tools);
+  const publicTools = new Set(tools.tools.map(({ op }) => op.mcp.tool));
   // Its public answers are replayed before h3 too (api/mcp-front.ts).
   front?.attach(replay);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
@@ -188,8 +189,9 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
     const kept = key && replay.answer(key, (parsedBody as { id: unknown }).id);
     if (kept) return kept;
     const versionBefore = key ? replay.version() : "";
-    // A server for one tool call registers that tool alone.
-    const call = calledTool(parsedBody);
+    // A server for one call of a public tool registers that tool alone (any other request: everything).
+    const named = calledTool(parsedBody);
+    const call = named !== undefined && publicTools.has(named) ? named : undefined;
     // 2025-era requests as JSON (answerLegacyAsJson); the rest as the SDK's handler serves them.
     const response = await (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: BODY_LIMIT_BYTES })
       ? answerLegacyAsJson(createMcpServer(ctx, caller, tools, prompts, operator, call), request, parsedBody, onerror)

@@ -92,6 +92,9 @@ describe("MCP reads answered before the app", () => {
     const marfa = JSON.parse((await post("/mcp", getCity(10, "marfa-texas"))).body.toString());
     expect(marfa.result).toMatchObject({ isError: true });
     expect(marfa.result.content[0].text).toContain("no_newsletter");
+    // A server made for one call registers that tool alone; a tool that does not exist is still the SDK's own error.
+    const unknown = JSON.parse((await post("/mcp", { jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "get_citty", arguments: {} } })).body.toString());
+    expect(unknown.error).toMatchObject({ code: -32602, message: "Tool get_citty not found" });
     const bad = await post("/mcp", "{not json");
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body.toString()).error.code).toBe(-32700);
