@@ -141,7 +141,14 @@ async function drain(ctx: AppContext, inboxes: ChildProcess): Promise<void> {
   const worker = startFediverseWorker(ctx);
   const postsQueued = await untilTrue(() => ctx.db.prepare("SELECT count(*) FROM fediverse_posts WHERE sent_at IS NULL").pluck().get() === 0, 600_000);
   const postSeconds = (performance.now() - started) / 1000;
-  const done = await untilTrue(async () => (await ask(inboxes, "count")).received - before.received >= expected && ctx.db.prepare("SELECT count(*) FROM fediverse_queue").pluck().get() === 0, 1_800_000);
+  // Done when every delivery arrived, or when nothing is left to do and nothing arrived for 5 s (then the count says what was lost).
+  let last = { received: -1, at: Date.now() };
+  const done = await untilTrue(async () => {
+    const { received } = await ask(inboxes, "count");
+    if (received !== last.received) last = { received, at: Date.now() };
+    const idle = ctx.db.prepare("SELECT count(*) FROM fediverse_queue").pluck().get() === 0;
+    return (received - before.received >= expected && idle) || (idle && Date.now() - last.at > 5000);
+  }, 1_800_000);
   const seconds = (performance.now() - started) / 1000;
   await worker.stop();
   const used = process.cpuUsage(cpu);
@@ -149,6 +156,8 @@ async function drain(ctx: AppContext, inboxes: ChildProcess): Promise<void> {
   const delivered = after.received - before.received;
   console.log(`posts handed to the queue: ${postsQueued ? "all" : "NOT all"} in ${postSeconds.toFixed(2)} s`);
   console.log(`drain: ${delivered} of ${expected} deliveries (one per town and server) in ${seconds.toFixed(2)} s: ${(delivered / seconds).toFixed(0)} deliveries/s; app CPU ${((used.user + used.system) / 1e6).toFixed(1)} s (${((used.user + used.system) / 1000 / Math.max(1, delivered)).toFixed(2)} ms a delivery)${done ? "" : " (TIMED OUT)"}`);
+  const failed = ctx.db.prepare("SELECT count(*) FROM fediverse_kv WHERE key LIKE '%circuit%'").pluck().get();
+  if (delivered < expected) console.log(`  ${expected - delivered} deliveries missing; circuit-breaker entries: ${failed}`);
 }
 
 // ---------- the stand-in inboxes (child process) ----------

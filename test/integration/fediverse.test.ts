@@ -18,12 +18,13 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 interface Received { activity: Activity; keyId: string; signedWith: "rfc9421" | "draft-cavage-http-signatures-12" }
 
-interface Instance { origin: string; host: string; federation: Federation<void>; received: Received[]; close: () => Promise<void> }
+interface Instance { origin: string; host: string; federation: Federation<void>; received: Received[]; posts: string[]; close: () => Promise<void> }
 
 async function startInstance(): Promise<Instance> {
   const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true });
   const keys = [await generateCryptoKeyPair("RSASSA-PKCS1-v1_5")];
   const received: Received[] = [];
+  const posts: string[] = [];
   federation.setActorDispatcher("/users/{identifier}", async (c, identifier) => identifier !== "alice" ? null : new Person({
     id: c.getActorUri(identifier), preferredUsername: identifier, name: "Alice",
     inbox: c.getInboxUri(identifier), endpoints: new Endpoints({ sharedInbox: c.getInboxUri() }),
@@ -41,6 +42,7 @@ async function startInstance(): Promise<Instance> {
   const app = new H3();
   app.all("/**", async (event) => {
     if (event.req.method === "POST") {
+      posts.push(event.url.pathname + event.url.search);
       const copy = event.req.clone();
       const signedWith = copy.headers.has("signature-input") ? "rfc9421" : "draft-cavage-http-signatures-12";
       const key = await verifyRequest(copy.clone(), { documentLoader, contextLoader: documentLoader, spec: signedWith });
@@ -53,7 +55,7 @@ async function startInstance(): Promise<Instance> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received,
+    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received, posts,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -218,5 +220,23 @@ describe("Ely on the fediverse, followed from another server", () => {
     expect(info.protocols).toEqual(["activitypub"]);
     expect(info.usage.users.total).toBe(1);
     expect(info.usage.localPosts).toBe(3);
+  });
+  it("posts to every server among a town's followers, past the collection's page of 500", async () => {
+    // 1,200 followers on two servers' shared inboxes; the second's only from the 1,001st follower on.
+    const geoid = server.ctx.db.prepare("SELECT geoid FROM places WHERE slug = ?").pluck().get(ELY) as string;
+    const insert = server.ctx.db.prepare("INSERT INTO fediverse_followers (place_geoid, actor_id, host, inbox, shared_inbox, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    server.ctx.db.transaction(() => {
+      for (let i = 0; i < 1200; i++) {
+        const shared = `${mastodon.origin}/inbox?s=${i < 1000 ? "early" : "late"}`;
+        insert.run(geoid, `https://s.example/users/u${String(i).padStart(4, "0")}`, mastodon.host, `${mastodon.origin}/users/u${i}/inbox`, shared, "2026-11-25T00:00:00Z");
+      }
+    })();
+    const before = mastodon.posts.length;
+    expect((await runMorning(server.ctx, { now: new Date("2026-11-25T16:00:00.000Z") })).composed).toBe(1);
+    const posted = await until("both servers' deliveries", () => {
+      const got = mastodon.posts.slice(before).sort();
+      return got.length >= 2 ? got : undefined;
+    });
+    expect(posted).toEqual(["/inbox?s=early", "/inbox?s=late"]);
   });
 });

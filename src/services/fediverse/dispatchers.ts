@@ -10,7 +10,7 @@ import type { AppContext } from "../platform/context.ts";
 import { ACTOR_PATH, ARTICLE_PATH, FOLLOWERS_PATH, ICON_PATH, NODEINFO_PATH, OUTBOX_PATH } from "./paths.ts";
 import { actorTown, townKeyPairs, type ActorTown } from "./towns.ts";
 
-/** Followers per page of the followers collection (and per step of a fan-out). */
+/** Followers per page of the followers collection. */
 const FOLLOWERS_PAGE = 500;
 /** Editions the outbox lists, newest first. */
 const OUTBOX_ITEMS = 20;
@@ -82,10 +82,12 @@ function registerCollections(federation: Federation<AppContext>): void {
   federation.setFollowersDispatcher(FOLLOWERS_PATH, (c, identifier, cursor) => {
     const town = actorTown(c.data, identifier);
     if (!town) return null;
-    const page = followersPage(c.data.db, town.geoid, cursor === "" ? null : cursor, FOLLOWERS_PAGE);
+    // No cursor: the whole collection at once, which is how Fedify reads it to fan a post out (a
+    // town's followers are thousands at most); a cursor: one page, in the order of the actors' ids.
+    const page = followersPage(c.data.db, town.geoid, cursor || null, cursor === null ? -1 : FOLLOWERS_PAGE);
     return {
       items: page.map((f) => ({ id: new URL(f.actorId), inboxId: new URL(f.inbox), endpoints: f.sharedInbox ? { sharedInbox: new URL(f.sharedInbox) } : null })),
-      nextCursor: page.length === FOLLOWERS_PAGE ? page[page.length - 1].actorId : null,
+      nextCursor: cursor !== null && page.length === FOLLOWERS_PAGE ? page[page.length - 1].actorId : null,
     };
   }).setFirstCursor(() => "")
     .setCounter((c, identifier) => {

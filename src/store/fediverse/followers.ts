@@ -36,7 +36,7 @@ export function removeFollowById(db: DB, followId: string, actorId: string): boo
   return stmt(db, "DELETE FROM fediverse_followers WHERE follow_id = ? AND actor_id = ?").run(followId, actorId).changes > 0;
 }
 
-/** A page of a town's followers in a stable order (by actor id), after `after` when given. */
+/** A page of a town's followers in a stable order (by actor id), after `after` when given; `limit` -1: all of them. */
 export function followersPage(db: DB, placeGeoid: string, after: string | null, limit: number): Follower[] {
   return stmt(db, `
     SELECT actor_id AS actorId, host, inbox, shared_inbox AS sharedInbox FROM fediverse_followers
