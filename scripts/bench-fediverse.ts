@@ -3,8 +3,8 @@
 // over `--instances` servers, follow `--followed` of them. The servers' shared inboxes are local
 // stand-ins on 127.0.0.1 (a child process: its CPU is not the app's), each answering 202 after
 // `--latency` ms. Measured:
-//   1. the morning with and without the followers, each on a fresh copy of the same database (the
-//      morning only marks the editions of followed towns: one statement, timed alone too);
+//   1. the morning without, with and again without the followers, each on a fresh copy of the same
+//      database (the morning only marks the editions of followed towns: one statement, timed alone too);
 //   2. the worker's first posts: each followed town's keys are made on first use (timed apart);
 //   3. the drain: every Create(Article) fanned out to its town's servers (one delivery per shared
 //      inbox) and delivered, FEDERATION_CONCURRENCY at a time: deliveries per second, drain time.
@@ -106,7 +106,7 @@ async function untilTrue(probe: () => boolean | Promise<boolean>, timeoutMs: num
 async function main(): Promise<void> {
   const inboxes = fork(import.meta.filename, ["--inboxes", "--latency", values.latency!], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const port = await new Promise<number>((resolve) => inboxes.once("message", (m: { port: number }) => resolve(m.port)));
-  const dirs = [0, 1].map(() => {
+  const dirs = [0, 1, 2].map(() => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "citydaily-bench-fediverse-"));
     fs.copyFileSync(templateDb(), path.join(dir, "citydaily.db"));
     return dir;
@@ -115,11 +115,15 @@ async function main(): Promise<void> {
   await ensureRendererBuilt();
   try {
     console.log(`bench:fediverse: ${n("towns")} towns, ${n("followers")} followers of ${Math.min(n("followed"), n("towns"))} of them on ${n("instances")} servers (answering after ${n("latency")} ms), ${values.concurrency} deliveries at a time`);
+    // Without, with, without again: the machine's drift between runs shows in the two without.
     const without = await morning(dirs[0], port, false);
     without.ctx.db.close();
     console.log(`morning without followers: ${without.composed} editions in ${without.seconds.toFixed(2)} s`);
     const { ctx, ...withF } = await morning(dirs[1], port, true);
     console.log(`morning with followers:    ${withF.composed} editions in ${withF.seconds.toFixed(2)} s; its fediverse step marked ${withF.marked} editions in ${withF.markMs.toFixed(1)} ms`);
+    const again = await morning(dirs[2], port, false);
+    again.ctx.db.close();
+    console.log(`morning without, again:    ${again.composed} editions in ${again.seconds.toFixed(2)} s`);
     await drain(ctx, inboxes);
     ctx.db.close();
   } finally {

@@ -30,7 +30,11 @@ export function fediverseRoutes(app: H3, ctx: AppContext): void {
       body = await event.req.arrayBuffer();
       if (body.byteLength > MAX_ACTIVITY_BYTES) return problemResponse(ctx.config.baseUrl, "payload_too_large", "An activity is at most 1 MB.", { instance: pathname });
     }
-    const request = new Request(new URL(pathname + search, ctx.config.baseUrl), { method, headers: event.req.headers, body });
+    // The sender signed for the public host (`Host`, `@authority`): the request reaches Fedify as it was sent.
+    const url = new URL(pathname + search, ctx.config.baseUrl);
+    const headers = new Headers(event.req.headers);
+    headers.set("host", url.host);
+    const request = new Request(url, { method, headers, body });
     return fediverse.federation.fetch(request, {
       contextData: ctx,
       onNotFound: () => problemResponse(ctx.config.baseUrl, "not_found", `Nothing at ${pathname}.`, { instance: pathname }),
