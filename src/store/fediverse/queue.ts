@@ -23,6 +23,8 @@ export function insertTasks(db: DB, messages: readonly string[], runAt: number, 
  * while another of the same key is claimed, so those run one at a time, in order.
  */
 export function claimTasks(db: DB, limit: number, nowMs: number, claimUntil: number): QueuedTask[] {
+  // An idle queue is asked twice a second: a read, so that asking takes no write lock.
+  if (stmt(db, "SELECT EXISTS (SELECT 1 FROM fediverse_queue WHERE run_at <= ? AND claimed_until <= ?)").pluck().get(nowMs, nowMs) !== 1) return [];
   return stmt(db, `
     UPDATE fediverse_queue SET claimed_until = ?
     WHERE id IN (
