@@ -57,7 +57,7 @@ export class SqliteMessageQueue implements MessageQueue {
     while (!signal?.aborted) {
       const room = concurrency - inFlight.size;
       const now = Date.now();
-      const tasks = room > 0 ? claimTasks(this.#db, room, now, now + claimMs) : [];
+      const tasks = room > 0 ? this.#claim(room, now, now + claimMs) : [];
       for (const task of tasks) {
         const running: Promise<void> = this.#run(handler, task).finally(() => inFlight.delete(running));
         inFlight.add(running);
@@ -66,6 +66,16 @@ export class SqliteMessageQueue implements MessageQueue {
       else if (tasks.length === 0) await this.#idle(pollMs, signal, inFlight);
     }
     await Promise.allSettled(inFlight);
+  }
+
+  /** Due tasks, or none when the database cannot be read or written now (a full disk): asked again at the next poll. */
+  #claim(limit: number, now: number, until: number): QueuedTask[] {
+    try {
+      return claimTasks(this.#db, limit, now, until);
+    } catch (err) {
+      this.#options.log.error({ err }, "the fediverse queue could not be read; it is asked again at the next poll");
+      return [];
+    }
   }
 
   /** Waits for the poll interval, a task enqueued here, a task finishing (it may have enqueued more) or the stop. */
