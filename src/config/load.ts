@@ -9,7 +9,6 @@ import { backupConfig, publishTargetConfig, type BackupConfig, type PublishTarge
 import { monitoringConfig, type MonitoringConfig } from "./monitoring.ts";
 import { replicaConfig, type ReplicaConfig } from "./replication.ts";
 import { federationConfig, type FederationConfig } from "./federation.ts";
-import { federationConfig, type FederationConfig } from "./federation.ts";
 
 /** Runtime configuration, read once from the environment. Every setting has a working default. */
 export interface Config {
@@ -59,8 +58,6 @@ export interface Config {
   security: SecurityConfig;
   /** Continuous replication with Litestream (see `replicaConfig`). */
   replica: ReplicaConfig;
-  /** The towns' ActivityPub actors and their deliveries (see `federationConfig`). */
-  federation: FederationConfig;
   /** The towns' ActivityPub actors and their deliveries (see `federationConfig`). */
   federation: FederationConfig;
   /** Metrics and the readiness probe (see `monitoringConfig`). */
@@ -124,7 +121,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backup: backupConfig(env),
     security: securityConfig(env),
     replica: replicaConfig(env),
-    federation: federationConfig(env),
     federation: federationConfig(env),
     monitoring: monitoringConfig(env),
     now: fixedNow ? () => new Date(fixedNow) : () => new Date(),

@@ -4,7 +4,6 @@ import { queueEditionDigests } from "../mail/digests.ts";
 import { queueWeeklies } from "../mail/weekly.ts";
 import { publishEditions } from "../site/publish.ts";
 import { queueEditionPosts } from "../fediverse/posts.ts";
-import { queueEditionPosts } from "../fediverse/posts.ts";
 
 /**
  * Publishes what is stored but not yet published, whichever run stored it: the site pages of every
@@ -30,8 +29,6 @@ export async function publishPending(ctx: AppContext, at: string): Promise<{ pub
       ctx.log.error({ err, editions: siteIds.length }, "site publish failed; the next run retries it");
     }
   }
-  // Editions on the site are marked for their towns' fediverse followers; the server's worker posts them.
-  queueEditionPosts(ctx, pending.filter((p) => p.sitePublished || published > 0).map((p) => p.id), at);
   // Editions on the site are marked for their towns' fediverse followers; the server's worker posts them.
   queueEditionPosts(ctx, pending.filter((p) => p.sitePublished || published > 0).map((p) => p.id), at);
   for (const p of pending.filter((x) => !x.digestsQueued)) {
