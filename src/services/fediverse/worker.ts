@@ -2,6 +2,7 @@ import { sweepExpiredKv } from "../../store/fediverse/kv.ts";
 import type { AppContext } from "../platform/context.ts";
 import { createFediverse } from "./federation.ts";
 import { postDueEditions } from "./posts.ts";
+import { sleep } from "../../lib/sleep.ts";
 
 /** How often entries past their TTL are swept from the key-value table. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -10,16 +11,6 @@ export interface FediverseWorker {
   /** Takes no new task; waits up to `graceMs` for deliveries in flight (those cut are delivered again later). */
   stop(graceMs?: number): Promise<void>;
 }
-
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(done, ms);
-  function done() {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", done);
-    resolve();
-  }
-  signal.addEventListener("abort", done, { once: true });
-});
 
 /**
  * The server's fediverse worker, beside the mail sender: posts the editions the morning marked

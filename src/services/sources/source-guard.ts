@@ -1,6 +1,7 @@
 import { blockedUntil, rateWindowOf, type RateWindow } from "../../core/sources/rate-windows.ts";
 import { SourceError } from "../../integrations/http-json.ts";
 import type { Logger } from "../../lib/log.ts";
+import { sleep } from "../../lib/sleep.ts";
 
 // One outside source's manners for one morning run (services/sources/run-sources.ts): at most `concurrency`
 // requests in flight, a time budget for the whole run, a circuit breaker (after `failureThreshold`
@@ -76,16 +77,6 @@ const MAX_RETRIES = 2;
 /** A Retry-After up to this long is waited out (within the budget); a longer one ends the source for the run. */
 export const SHORT_RETRY_MS = 5_000;
 
-const realSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(done, ms);
-  function done() {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", done);
-    resolve();
-  }
-  signal.addEventListener("abort", done, { once: true });
-});
-
 export class SourceGuard {
   readonly stats: ProviderStats;
   /** Aborts when the run stops or this source's budget is spent: in-flight requests end with it. */
@@ -108,7 +99,7 @@ export class SourceGuard {
   constructor(options: GuardOptions) {
     this.#o = options;
     this.#clock = options.clock ?? Date.now;
-    this.#sleep = options.sleep ?? realSleep;
+    this.#sleep = options.sleep ?? sleep;
     this.#deadline = this.#clock() + options.budgetMs;
     const budget = AbortSignal.timeout(options.budgetMs);
     this.signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
