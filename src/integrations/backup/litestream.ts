@@ -8,13 +8,20 @@ import type { S3TargetConfig } from "../../config/targets.ts";
 import { s3Client } from "../publish/s3.ts";
 
 /**
- * Litestream (https://litestream.io), the binary the npm package `@flydotio/litestream` ships for
- * this platform. Its JS wrapper is not used: it exits 0 when a restore fails.
+ * Litestream (https://litestream.io): the binary of the npm package `@flydotio/litestream-<platform>`
+ * (an optional dependency, so `npm ci` installs the one for this machine; the `@flydotio/litestream`
+ * wrapper is not used: it exits 0 when a restore fails, and its other platforms' packages are not on
+ * every registry), or `LITESTREAM_BIN` when set.
  */
-export function litestreamBinary(): string {
+export function litestreamBinary(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LITESTREAM_BIN) return env.LITESTREAM_BIN;
   const pkg = `@flydotio/litestream-${process.platform}-${process.arch}`;
   const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === "win32" ? "litestream.exe" : "litestream");
+  try {
+    return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === "win32" ? "litestream.exe" : "litestream");
+  } catch {
+    throw new Error(`REPLICA_URL needs Litestream, and ${pkg} is not installed: npm install --no-save ${pkg}, or set LITESTREAM_BIN to a litestream 0.3 binary`);
+  }
 }
 
 const q = (value: string) => JSON.stringify(value);
