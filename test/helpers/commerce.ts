@@ -43,6 +43,12 @@ export async function payOnHostedPage(checkoutUrl: string, expectPrice: string, 
   return fetch(new URL(res.headers.get("location")!, checkoutUrl));
 }
 
+/** Leases a town for `email` as a buyer would: the lease checkout, then Pay on the local hosted page. */
+export async function leaseTown(server: TestServer, email: string, city = "Boise", state = "Idaho"): Promise<void> {
+  const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city, state, email })).json();
+  await payOnHostedPage(lease.checkoutUrl, "$10.00 a month");
+}
+
 export async function problemOf(res: Response) {
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
   return (await res.json()) as { code: string; status: number; detail: string; issues?: Array<{ path: string; message: string }> };

@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
-import { payOnHostedPage } from "../helpers/commerce.ts";
+import { leaseTown } from "../helpers/commerce.ts";
 import { OPERATOR_TOOLS } from "../../src/mcp/operator-tools.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { connectV1, connectV2 } from "../helpers/mcp-clients.ts";
@@ -168,8 +168,7 @@ beforeAll(async () => {
   sink = await new SmtpSink().start();
   client = await startClientSite();
   server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, FEEDS_ALLOW_ADDRESSES: "127.0.0.1" });
-  const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho", email: OPERATOR })).json();
-  await payOnHostedPage(lease.checkoutUrl, "$10.00 a month");
+  await leaseTown(server, OPERATOR);
   await sendPendingMail(server.ctx);
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
-import { EVENT, payOnHostedPage } from "../helpers/commerce.ts";
+import { EVENT, payOnHostedPage, leaseTown } from "../helpers/commerce.ts";
 import { askForLink, csrfOf, getWith, Jar, mailedLink, postForm, signIn, useLink } from "../helpers/operator.ts";
 import { geoidOf } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -31,8 +31,7 @@ beforeAll(async () => {
   subscriberAt("boise-idaho", "r3@example.org", "2026-11-22T09:00:00.000Z");
   subscriberAt("boise-idaho", "gone@example.org", "2026-11-02T10:00:00.000Z", "unsubscribed", "2026-11-21T20:00:00.000Z");
   // Leases Boise for OPERATOR through the real checkout (the local hosted page).
-  const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho", email: OPERATOR })).json();
-  await payOnHostedPage(lease.checkoutUrl, "$10.00 a month");
+  await leaseTown(server, OPERATOR);
   await sendPendingMail(server.ctx);
 });
 afterAll(async () => {

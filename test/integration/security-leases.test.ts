@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
-import { EVENT, payOnHostedPage, problemOf } from "../helpers/commerce.ts";
+import { EVENT, payOnHostedPage, problemOf, leaseTown } from "../helpers/commerce.ts";
 import { csrfOf, getWith, postForm, signIn, type Jar } from "../helpers/operator.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -26,8 +26,7 @@ beforeAll(async () => {
   src = await startTownSourcesServer();
   server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", ADMIN_TOKEN: "admin-secret", FEEDS_ALLOW_PRIVATE: "true" });
   addSubscriber(server.ctx.db, "boise-idaho", "reader@example.org");
-  const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Boise", state: "Idaho", email: OPERATOR })).json();
-  await payOnHostedPage(lease.checkoutUrl, "$10.00 a month");
+  await leaseTown(server, OPERATOR);
   await sendPendingMail(server.ctx);
 });
 afterAll(async () => {
