@@ -83,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || "127.0.0.1";
   const fixedNow = env.NOW ? new Date(env.NOW) : undefined;
   if (fixedNow && Number.isNaN(fixedNow.getTime())) throw new Error(`NOW must be an ISO timestamp, got "${env.NOW}"`);
-  const publishHour = int(env.PUBLISH_HOUR, 6, "PUBLISH_HOUR");
+  const publishHour = int(env.PUBLISH_HOUR, 5, "PUBLISH_HOUR");
   if (publishHour < 0 || publishHour > 23) throw new Error("PUBLISH_HOUR must be 0-23");
   const weatherTimeoutMs = int(env.WEATHER_TIMEOUT_MS, 5000, "WEATHER_TIMEOUT_MS");
   if (weatherTimeoutMs <= 0) throw new Error("WEATHER_TIMEOUT_MS must be a positive number of milliseconds");

@@ -175,16 +175,16 @@ describe("two morning runs at once", () => {
         addSubscriber(db, slug, `a${i}@example.org`);
         addSubscriber(db, slug, `b${i}@example.org`);
       }
-      addSubscriber(db, HONOLULU, "hnl@example.org"); // 05:00 there: not due
-      // 15:00 UTC: 10:00 in New York ... 06:00 in Anchorage, 05:00 in Honolulu.
-      const env = { ...process.env, DATA_DIR: dataDir, NOW: "2026-11-22T15:00:00Z", OPEN_METEO_URL: meteo.url, LOG_LEVEL: "silent", MAIL_SENDER: "off" };
+      addSubscriber(db, HONOLULU, "hnl@example.org"); // 04:00 there: not due
+      // 14:00 UTC: 09:00 in New York ... 05:00 in Anchorage (PUBLISH_HOUR), 04:00 in Honolulu.
+      const env = { ...process.env, DATA_DIR: dataDir, NOW: "2026-11-22T14:00:00Z", OPEN_METEO_URL: meteo.url, LOG_LEVEL: "silent", MAIL_SENDER: "off" };
       const script = path.join(PROJECT_ROOT, "scripts/morning.ts");
       const [a, b] = await Promise.all([
         run(process.execPath, [script], { env, cwd: PROJECT_ROOT, timeout: 120_000 }),
         run(process.execPath, [script], { env, cwd: PROJECT_ROOT, timeout: 120_000 }),
       ]);
       const lines = [a.stdout.trim(), b.stdout.trim()];
-      for (const line of lines) expect(line).toMatch(/^morning 2026-11-22T15:00:00\.000Z: /);
+      for (const line of lines) expect(line).toMatch(/^morning 2026-11-22T14:00:00\.000Z: /);
       const composed = lines.map((l) => Number(/(\d+) composed/.exec(l)?.[1] ?? 0));
       expect(composed[0]! + composed[1]!).toBe(cities.length);
 

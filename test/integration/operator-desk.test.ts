@@ -13,6 +13,8 @@ import { RSS_TYPE, rssFeed, startTownSourcesServer, type TownSourcesServer } fro
 // by an emailed one-time link, the town's desk (listings to review, audience, money, lease).
 
 const NOW = "2026-11-22T12:00:00.000Z";
+// 5:00 in Boise: the desk is written for a morning before the edition is out (published from 6 here).
+const BEFORE_PUBLICATION = { NOW, PUBLISH_HOUR: "6" };
 const OPERATOR = "desk-operator@example.com";
 let sink: SmtpSink;
 let server: TestServer;
@@ -25,7 +27,7 @@ const subscriberAt = (slug: string, email: string, createdIso: string, status = 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
   src = await startTownSourcesServer();
-  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", ADMIN_TOKEN: "admin-secret", FEEDS_ALLOW_PRIVATE: "true" });
+  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", ...BEFORE_PUBLICATION, SUBSCRIBE_RATE_LIMIT: "1000", ADMIN_TOKEN: "admin-secret", FEEDS_ALLOW_PRIVATE: "true" });
   subscriberAt("boise-idaho", "r1@example.org", "2026-11-01T10:00:00.000Z");
   subscriberAt("boise-idaho", "r2@example.org", "2026-11-21T18:00:00.000Z");
   subscriberAt("boise-idaho", "r3@example.org", "2026-11-22T09:00:00.000Z");
@@ -132,7 +134,7 @@ describe("sign-in by emailed one-time link", () => {
   });
 
   it("marks the session cookie Secure when the site is served over https", async () => {
-    const https = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW, SUBSCRIBE_RATE_LIMIT: "1000", BASE_URL: "https://citydaily.example", LOCAL_CHECKOUT: "on" });
+    const https = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", ...BEFORE_PUBLICATION, SUBSCRIBE_RATE_LIMIT: "1000", BASE_URL: "https://citydaily.example", LOCAL_CHECKOUT: "on" });
     try {
       const lease = await (await https.post("/api/operator-actions", { action: "guest-checkout", city: "Nampa", state: "Idaho", email: "secure-op@example.com" })).json();
       // Pay on the hosted page (its success page is on the https origin, which the test does not follow).
