@@ -377,6 +377,8 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByText("Test Assistant").first().waitFor();
       expect(await page.getByTestId("scopes").innerText()).toContain("read your town's audience, clicks and statement");
+      // With SCREENSHOT_DIR set, the consent page is photographed there (for looking at, not asserted).
+      if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/oauth-consent-1280.png`, fullPage: true });
       const before = client.callbacks.length;
       await page.getByRole("button", { name: "Allow" }).click();
       await page.waitForURL(`${client.url}/callback**`, { timeout: 5000 }); // blocked by form-action otherwise
