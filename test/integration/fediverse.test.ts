@@ -1,74 +1,16 @@
 import { execFile } from "node:child_process";
-import http from "node:http";
 import { promisify } from "node:util";
-import type { AddressInfo } from "node:net";
-import { createFederation, generateCryptoKeyPair, getDocumentLoader, MemoryKvStore, verifyRequest, type Federation } from "@fedify/fedify";
-import { Accept, Article, Create, Endpoints, Follow, Person, PUBLIC_COLLECTION, Reject, Service, Undo, type Activity } from "@fedify/fedify/vocab";
-import { H3, toNodeHandler } from "h3";
+import { Accept, Article, Create, Follow, PUBLIC_COLLECTION, Reject, Service, Undo } from "@fedify/fedify/vocab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
+import { startInstance, until, type Instance } from "../helpers/fediverse-instance.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// A second, independent ActivityPub server on 127.0.0.1 stands in for a Mastodon instance: Fedify's
-// own, with its in-memory stores and one user, alice. It finds Ely by WebFinger, follows it with a
-// signed request, and records what reaches alice's inbox (Fedify verifies every signature first; the
-// test verifies each again on its own).
-
-interface Received { activity: Activity; keyId: string; signedWith: "rfc9421" | "draft-cavage-http-signatures-12" }
-
-interface Instance { origin: string; host: string; federation: Federation<void>; received: Received[]; posts: string[]; close: () => Promise<void> }
-
-async function startInstance(): Promise<Instance> {
-  const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true });
-  const keys = [await generateCryptoKeyPair("RSASSA-PKCS1-v1_5")];
-  const received: Received[] = [];
-  const posts: string[] = [];
-  federation.setActorDispatcher("/users/{identifier}", async (c, identifier) => identifier !== "alice" ? null : new Person({
-    id: c.getActorUri(identifier), preferredUsername: identifier, name: "Alice",
-    inbox: c.getInboxUri(identifier), endpoints: new Endpoints({ sharedInbox: c.getInboxUri() }),
-    publicKey: (await c.getActorKeyPairs(identifier))[0].cryptographicKey,
-  })).setKeyPairsDispatcher(() => keys);
-  // Each POST's signature is verified here on its own, apart from Fedify's inbox (which verifies it
-  // too before any listener runs): the key must be the town's, and the signature good.
-  const signatures = new Map<string, { keyId: string; signedWith: Received["signedWith"] }>();
-  const record = async (_: unknown, activity: Activity) => {
-    received.push({ activity, ...(signatures.get(activity.id?.href ?? "") ?? { keyId: "", signedWith: "rfc9421" as const }) });
-  };
-  federation.setInboxListeners("/users/{identifier}/inbox", "/inbox")
-    .on(Accept, record).on(Reject, record).on(Create, record);
-  const documentLoader = getDocumentLoader({ allowPrivateAddress: true });
-  const app = new H3();
-  app.all("/**", async (event) => {
-    if (event.req.method === "POST") {
-      posts.push(event.url.pathname + event.url.search);
-      const copy = event.req.clone();
-      const signedWith = copy.headers.has("signature-input") ? "rfc9421" : "draft-cavage-http-signatures-12";
-      const key = await verifyRequest(copy.clone(), { documentLoader, contextLoader: documentLoader, spec: signedWith });
-      const { id } = (await copy.json()) as { id: string };
-      signatures.set(id, { keyId: key?.id?.href ?? "unverified", signedWith });
-    }
-    return federation.fetch(event.req, { contextData: undefined });
-  });
-  const server = http.createServer(toNodeHandler(app));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received, posts,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+// A second, independent ActivityPub server on 127.0.0.1 (test/helpers/fediverse-instance.ts) stands in
+// for a Mastodon instance. It finds Ely by WebFinger, follows it with a signed request, and records what
+// reaches alice's inbox.
 
 const ELY = "ely-nevada";
 let meteo: OpenMeteoServer;

@@ -4,6 +4,7 @@ import { SqliteKvStore } from "../../store/fediverse/kv.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { inboxRefusal, registerInbox } from "./inbox.ts";
 import { SqliteMessageQueue } from "./queue.ts";
+import { registerPermanentFailures } from "./unreachable.ts";
 
 /**
  * The fediverse side of the site, on Fedify: every town with a newsletter is an actor
@@ -43,5 +44,6 @@ export function createFediverse(ctx: AppContext): Fediverse {
   });
   registerDispatchers(federation);
   registerInbox(federation);
+  registerPermanentFailures(federation);
   return { federation, queue };
 }

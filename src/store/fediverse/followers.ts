@@ -36,6 +36,17 @@ export function removeFollowById(db: DB, followId: string, actorId: string): boo
   return stmt(db, "DELETE FROM fediverse_followers WHERE follow_id = ? AND actor_id = ?").run(followId, actorId).changes > 0;
 }
 
+/**
+ * Removes the follows of `actorIds` that deliver to `inbox` (their own inbox or their server's shared
+ * one), in every town: the inbox answered that it is gone, so none of them can be reached there.
+ * Returns how many follows were removed.
+ */
+export function removeFollowersAtInbox(db: DB, inbox: string, actorIds: readonly string[]): number {
+  return stmt(db, `
+    DELETE FROM fediverse_followers
+    WHERE (inbox = ? OR shared_inbox = ?) AND actor_id IN (SELECT value FROM json_each(?))`).run(inbox, inbox, JSON.stringify(actorIds)).changes;
+}
+
 /** A page of a town's followers in a stable order (by actor id), after `after` when given; `limit` -1: all of them. */
 export function followersPage(db: DB, placeGeoid: string, after: string | null, limit: number): Follower[] {
   return stmt(db, `
