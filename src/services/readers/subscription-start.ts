@@ -24,7 +24,7 @@ export interface StartOptions {
 
 /**
  * Stores the subscription and queues the welcome email and, when today's edition is out, the first
- * digest, in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
+ * digest (not for a returning weekly reader), in one transaction, on disk before the answer (a group commit: src/store/group-commit.ts).
  * A subscription the reader had left is active again and welcomed again; one already active changes
  * nothing (`already`); `refused` when staff's suppression stays (by the owner only: other callers
  * never get here for a suppressed address).
@@ -47,9 +47,10 @@ export async function startSubscription(ctx: AppContext, place: PlaceRow, email:
     // A subscription this reader had left: active again, welcomed again (asked for by this very request).
     const again = (opts.byOwner ? reactivateConfirmed : reactivateSubscriber)(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso });
     if (again === undefined) return "already"; // already active: nothing to do
-    enqueueWelcomeAgain(ctx.db, again, `welcome:${again}:${nowIso}`, now.getTime(), nowIso);
-    if (today) enqueueMail(ctx.db, "digest", again, today.id, now.getTime(), nowIso);
-    recordMailEvent(ctx.db, { email, subscriberId: again, kind: "resubscribed", source, now: nowIso });
+    enqueueWelcomeAgain(ctx.db, again.id, `welcome:${again.id}:${nowIso}`, now.getTime(), nowIso);
+    // A weekly reader (the choice outlives leaving) gets their weekly on their day, not today's daily.
+    if (today && again.frequency === "daily") enqueueMail(ctx.db, "digest", again.id, today.id, now.getTime(), nowIso);
+    recordMailEvent(ctx.db, { email, subscriberId: again.id, kind: "resubscribed", source, now: nowIso });
     return "resubscribed";
   });
   ctx.log.info({ place: place.slug, started, source }, started === "already" ? "subscribe repeated" : started);

@@ -61,6 +61,10 @@ export interface ClaimedSubscriberRow {
   slug: string;
   name: string;
   state_name: string;
+  /**
+   * A welcome's "today's edition is on its way": a daily digest was queued with it or since (a weekly
+   * row, or a digest from before the reader left and came back, is not one).
+   */
   has_digest: 0 | 1;
   /** Sections the reader left out (comma-separated keys, src/contract/preferences.ts). */
   hidden_sections: string;
@@ -99,7 +103,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
     SELECT o.id, CASE WHEN o.weekly_id IS NULL THEN o.kind ELSE 'weekly' END AS kind, o.edition_id, o.weekly_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status, s.hidden_sections,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
-           (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.subscriber_id = s.id)) AS has_digest
+           (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.weekly_id IS NULL AND d.subscriber_id = s.id AND d.created_at >= o.created_at)) AS has_digest
     FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id JOIN places p ON p.geoid = s.place_geoid
     WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(json) as ClaimedSubscriberRow[];
   // Transactional mail goes to buyers and operators; only a bounce or complaint stops it (an

@@ -49,16 +49,22 @@ export function insertSubscriber(db: DB, s: NewSubscriber): number | undefined {
   return row?.id;
 }
 
+/** A subscription made active again, with how often its reader chose to get it (kept while it was ended). */
+export interface Reactivated {
+  id: number;
+  frequency: "daily" | "weekly";
+}
+
 /**
  * A subscription the reader had left (`unsubscribed`) or that a bounce ended (`bounced`, once
  * `liftSuppression` lifted the bounce) is active again; complained ones stay as they are. Returns its
- * id when it changed.
+ * id and frequency when it changed.
  */
-export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): number | undefined {
+export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): Reactivated | undefined {
   const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
-    WHERE email = @email AND place_geoid = @placeGeoid AND status IN ('unsubscribed', 'bounced') RETURNING id`)
-    .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as { id: number } | undefined;
-  return row?.id;
+    WHERE email = @email AND place_geoid = @placeGeoid AND status IN ('unsubscribed', 'bounced') RETURNING id, frequency`)
+    .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as Reactivated | undefined;
+  return row;
 }
 
 /**
