@@ -19,13 +19,17 @@ import {
 // reader whose day is Saturday at 8:00 AM, and a daily reader who switches with the first email's
 // footer link. Each weekly reader gets exactly one email, on Saturday after that day's edition, at
 // their hour: the week's headlines without repeats, what is coming, the forecast, what is in
-// force, the featured listings (Sponsored), links to the daily editions it draws on.
+// force, the featured listings (Sponsored), links to the daily editions it draws on. A fourth,
+// weekly reader hid the headlines (and sun times, which the weekly does not have): their weekly has
+// no headlines. At the end the Saturday reader leaves and comes back on Monday: a welcome, no daily.
 
 const ELY = "ely-nevada";
 const DAILY = "daily@ely.example.org";
 const WEEKLY = "weekly@ely.example.org";
 /** A daily reader who follows the first email's "Get this once a week instead". */
 const SWITCHER = "switcher@ely.example.org";
+/** A Saturday reader at 6:00 who hid the headlines and sun times. */
+const HIDER = "hider@ely.example.org";
 const DATES = ["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"];
 const SATURDAY = "2026-11-28";
 /** 07:00 in Ely (Pacific Standard Time) on each date. */
@@ -78,6 +82,8 @@ beforeAll(async () => {
   addSubscriber(server.ctx.db, ELY, DAILY);
   addSubscriber(server.ctx.db, ELY, WEEKLY);
   addSubscriber(server.ctx.db, ELY, SWITCHER);
+  addSubscriber(server.ctx.db, ELY, HIDER);
+  server.ctx.db.prepare("UPDATE subscribers SET frequency = 'weekly', weekly_day = 6, delivery_minute = 360, hidden_sections = 'sun,headlines' WHERE email = ?").run(HIDER);
   server.ctx.db.prepare("UPDATE subscribers SET frequency = 'weekly', weekly_day = 6, delivery_minute = 480 WHERE email = ?").run(WEEKLY);
   await addFeed(server.ctx, ELY, `${src.url}/library.ics`, "staff");
   const news = newsOf(0);
@@ -156,7 +162,7 @@ describe("the weekly email over seven mornings", () => {
 
   it("comes once, on the reader's Saturday, after that day's edition; the daily reader gets seven dailies and no weekly", () => {
     expect(weeklies()).toHaveLength(1);
-    expect(summaries).toEqual(DATES.map((d) => `${d} ${d === SATURDAY ? 2 : 0}`));
+    expect(summaries).toEqual(DATES.map((d) => `${d} ${d === SATURDAY ? 3 : 0}`));
     expect(weekly().header("Message-ID")).toMatch(/^<weekly-\d+@citydaily\.example>$/);
     expect(weekly().header("Feedback-ID")).toBe(`${ELY}:weekly:citydaily`);
     expect(weekly().header("List-Unsubscribe")).toMatch(/^<https?:\/\/[^>]+\/unsubscribe\/[^>]+>, <mailto:/);
@@ -172,6 +178,7 @@ describe("the weekly email over seven mornings", () => {
 
   it("is queued for each reader's hour: 8:00 AM for the weekly reader (not sent at 7:00), at once for a 6:00 reader whose hour had passed", () => {
     expect(saturdayRows).toEqual([
+      { email: HIDER, next_attempt_at: morningOf(SATURDAY).getTime() },
       { email: SWITCHER, next_attempt_at: morningOf(SATURDAY).getTime() },
       { email: WEEKLY, next_attempt_at: Date.parse("2026-11-28T16:00:00.000Z") },
     ]);
@@ -276,4 +283,42 @@ describe("the weekly email over seven mornings", () => {
       await browser.close();
     }
   }, 60_000);
+
+  it("leaves the week's headlines out for a reader who hid them, and only them; the others' weeklies keep them", () => {
+    const theirs = sink.to(HIDER).filter((m) => m.parsed.subject?.startsWith("Ely this week"));
+    expect(theirs).toHaveLength(1);
+    const mail = theirs[0]!;
+    const h = mail.parsed.html as string;
+    expect(section("The week's headlines")).toMatch(/Ely Times story/);
+    expect(sectionOf(mail, "The week's headlines")).toBe("");
+    expect(h).not.toMatch(/Ely Times story|City notice/);
+    expect(mail.parsed.text!).not.toMatch(/Ely Times story|City notice|THE WEEK'S HEADLINES/i);
+    // The opening no longer counts headlines it does not show.
+    expect(html()).toMatch(/Here is your week: 10 headlines from this week's editions, \w+ events? in the coming seven days, and the forecast\./);
+    expect(h).toMatch(/Here is your week: \w+ events? in the coming seven days and the forecast\./);
+    // The rest is the same weekly, composed once: what is coming, the forecast, what is in force, the subject.
+    for (const title of ["Still in force", "Coming up", "The forecast", "From the directory"]) expect(sectionOf(mail, title), title).toBe(section(title));
+    // The last section runs on into each reader's own footer.
+    const ownFooter = (x: string) => x.slice(0, x.indexOf("Forward to a neighbor"));
+    expect(ownFooter(sectionOf(mail, "This week's editions"))).toBe(ownFooter(section("This week's editions")));
+    expect(mail.parsed.subject).toBe(weekly().parsed.subject);
+  });
+
+  it("a Saturday reader who leaves and comes back on Monday gets a welcome that promises no edition today, and no daily", async () => {
+    const unsubscribe = /<(https?:[^>]+)>/.exec(weekly().header("List-Unsubscribe")!)![1]!;
+    expect((await fetch(unsubscribe, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "" })).status).toBe(200);
+    const before = sink.to(WEEKLY).length;
+    // Monday Nov 30, 7:00 in Ely: that day's edition is out.
+    const res = await server.post("/api/subscribe", { email: WEEKLY, city: "Ely", state: "Nevada", slug: ELY });
+    expect(res.status).toBeLessThan(300);
+    await drainDueMail(server.ctx);
+    const after = sink.to(WEEKLY).slice(before);
+    expect(after.map((m) => m.parsed.subject)).toEqual(["Welcome to the Ely, Nevada daily"]);
+    // The only row queued for this reader before is Saturday's weekly: it is not today's edition.
+    expect(after[0]!.parsed.text!).toContain("Your first edition arrives with Ely's next morning edition");
+    expect(after[0]!.parsed.text!).not.toContain("Today's edition is on its way");
+    const rows = server.ctx.db.prepare("SELECT o.kind, o.weekly_id IS NOT NULL AS weekly FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE s.email = ? ORDER BY o.id").all(WEEKLY);
+    expect(rows).toEqual([{ kind: "digest", weekly: 1 }, { kind: "welcome", weekly: 0 }]);
+    expect(server.ctx.db.prepare("SELECT status, frequency FROM subscribers WHERE email = ?").get(WEEKLY)).toEqual({ status: "active", frequency: "weekly" });
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { composeEdition } from "../../src/core/edition/compose.ts";
 import { madeByLine } from "../../src/core/edition/sections.ts";
 import { composeWeekly, weeklySubject } from "../../src/core/edition/weekly.ts";
+import { weeklyWithoutSections } from "../../src/core/edition/weekly-email.ts";
 import { declarationsOf, headlinesOf, warningsOf, weekHeadlines } from "../../src/core/edition/weekly-parts.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 
@@ -67,6 +68,23 @@ describe("the weekly", () => {
     expect(w.markdown).toContain("- [A story](https://a.example/1) (A, Friday)");
     expect(w.markdown).toContain("Nothing on the town calendar for the coming seven days yet.");
     expect(w.html).toContain("<strong>How this is made:</strong> put together automatically from this week's editions");
+  });
+
+  it("without the headlines for a reader who hid them (the one hideable section it has), one or none", () => {
+    const weekOf = (body: string) => composeWeekly({
+      town: { name: "Ely", stateName: "Nevada", slug: "ely-nevada" }, date: "2026-11-28", baseUrl: "https://citydaily.example",
+      editions: [edition("2026-11-28", body)], forecast: [], events: [], directory: [],
+    }).html;
+    for (const html of [weekOf("## Local headlines\n\n- [A story](https://a.example/1) (A)"), weekOf("")]) {
+      const cut = weeklyWithoutSections(html, ["headlines", "sun"]);
+      expect(cut).not.toContain("The week's headlines");
+      expect(cut).not.toMatch(/A story|No local headlines/);
+      expect(cut).toContain("Here is your week: 0 events in the coming seven days and the forecast.</p>");
+      expect(cut).toContain("<h2>Coming up</h2>");
+      expect(cut.length).toBeLessThan(html.length);
+      // Sections the weekly does not have change nothing.
+      expect(weeklyWithoutSections(html, ["sun", "holidays", "did-you-know", "air-quality", "archive"])).toBe(html);
+    }
   });
 });
 

@@ -1,7 +1,9 @@
+import type { SectionKey } from "../../contract/preferences.ts";
 import { PRIVACY_LINE } from "./privacy.ts";
 import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
+import { WEEKLY_HEADLINES_HEADING } from "./weekly.ts";
 
 // The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
 // in the email's frame, with the reader's own footer. It has no web page of its own: it links the
@@ -26,6 +28,26 @@ export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
   // The contents line leaves out the list of editions that closes every weekly.
   const preheader = editionPreheader(w.html.replace(/<h2>This week's editions<\/h2>/, ""), "This week");
   return { date: w.date, subject: w.subject, text: htmlToPlainText(w.html), html: styleForEmail(w.html), preheader };
+}
+
+/**
+ * The sections a reader may hide that the weekly has: only the headlines. Holidays, the fact, sun
+ * times, air quality and the archive are the day's own and never in the weekly.
+ */
+export const WEEKLY_HIDEABLE: readonly SectionKey[] = ["headlines"];
+
+const HEADLINES = new RegExp(`<h2>${WEEKLY_HEADLINES_HEADING}</h2>\\s*<(ul|p)>[\\s\\S]*?</\\1>\\n?`);
+/** The opening's count of headlines ("10 headlines from this week's editions, "), which would promise what is cut. */
+const HEADLINES_COUNT = /(Here is your week: )(?:the headline|\d+ headlines) from this week's editions, (.*?), and the forecast\./;
+
+/**
+ * A weekly (its stored HTML) without the sections a reader hid: the week's headlines and the
+ * opening's count of them. The subject stays, as a daily's top story does. Pure; the sender runs it
+ * once per weekly and set of hidden sections it has, not per reader.
+ */
+export function weeklyWithoutSections(html: string, hidden: readonly SectionKey[]): string {
+  if (!hidden.includes("headlines")) return html;
+  return html.replace(HEADLINES, "").replace(HEADLINES_COUNT, "$1$2 and the forecast.");
 }
 
 const MUTED = 'class="muted-link" style="color:#4a5560"';

@@ -94,6 +94,9 @@ function comingEvents(events: CalendarEvent[], date: string): CalendarEvent[] {
   return all.filter((e) => kept.has(e));
 }
 
+/** The heading of the week's headlines: the one section a reader may hide that the weekly has (weekly-email.ts). */
+export const WEEKLY_HEADLINES_HEADING = "The week's headlines";
+
 /** How the weekly is made, said where its sources are credited. */
 export const WEEKLY_MADE_BY = "**How this is made:** put together automatically from this week's editions, which are made each morning from the public sources they credit; no one writes it.";
 
@@ -112,7 +115,7 @@ export function composeWeekly(i: WeeklyInputs): ComposedWeekly {
     `Good morning, ${greetingName(i.town.name, i.town.stateName)}. Here is your week: ${headlines.length === 1 ? "the headline" : `${headlines.length} headlines`} from this week's editions, ${coming.length === 1 ? "one event" : `${coming.length} events`} in the coming seven days, and the forecast.`, "",
   ];
   if (inForce.length > 0) lines.push("## Still in force", "", ...inForce.map((x) => `- ${x.line}`), "");
-  lines.push("## The week's headlines", "");
+  lines.push(`## ${WEEKLY_HEADLINES_HEADING}`, "");
   if (headlines.length > 0) lines.push(...headlines.map(headlineLine), "");
   else lines.push("No local headlines this week.", "");
   lines.push("## Coming up", "");
