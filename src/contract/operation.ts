@@ -1,8 +1,11 @@
 import type { z } from "zod";
 import type { ProblemCode } from "./problems.ts";
 
-/** Write limiters kept on the context (`ctx.limits`); each operation names the one it takes from. */
-export type LimiterName = "subscribe" | "checkout" | "operatorSignIn";
+/**
+ * Write limiters kept on the context (`ctx.limits`); each operation names the one it takes from
+ * (the OAuth ones are taken by the authorization server's routes, api/routes/oauth/routes.ts).
+ */
+export type LimiterName = "subscribe" | "checkout" | "operatorSignIn" | "oauthRegister" | "oauthToken";
 
 /** How an operation appears as an MCP tool (the MCP server iterates the operations that have one). */
 export interface McpProjection {

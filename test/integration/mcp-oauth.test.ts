@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { leaseTown } from "../helpers/commerce.ts";
 import { OPERATOR_TOOLS } from "../../src/mcp/operator-tools.ts";
@@ -27,6 +27,8 @@ const ALL = "town:read listings:decide notes:write sources:manage";
 let sink: SmtpSink;
 let server: TestServer;
 let client: { url: string; close: () => Promise<void>; callbacks: URLSearchParams[] };
+/** The SDK's dynamically registered client, once the operator allowed it. */
+let registered: SdkProvider | undefined;
 
 /** The AI client's side on 127.0.0.1: its metadata document and its redirect address. */
 async function startClientSite(): Promise<typeof client> {
@@ -338,6 +340,7 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     // The v1 SDK's transport with an OAuthClientProvider, as Claude Code and the Inspector use it:
     // it meets the 401 of /mcp?operator, discovers, registers itself, and opens the authorization URL.
     const provider = new SdkProvider(`${client.url}/callback`);
+    registered = provider;
     const url = new URL(`${server.url}/mcp?operator`);
     const first = new SdkClient({ name: "sdk-oauth-test", version: "1.0.0" });
     await expect(first.connect(new SdkTransport(url, { authProvider: provider }))).rejects.toThrow(UnauthorizedError);
@@ -410,6 +413,60 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
       expect((ended.content as Array<{ text: string }>)[0].text).toContain("Your lease of Boise, Idaho has ended");
     } finally {
       at(NOW);
+    }
+  });
+});
+
+describe("dynamically registered clients are not kept forever", () => {
+  // The authorization server's storage runs on oidc-provider's clock (Date.now, not config.now): the
+  // test moves that clock, faking only Date, so the server's timers and sockets go on as they are.
+  const later = (hours: number) => vi.setSystemTime(Date.now() + hours * 3600_000);
+  const stored = (id: string) => server.ctx.db.prepare("SELECT count(*) FROM oauth_models WHERE model = 'Client' AND id = ?").pluck().get(id);
+  const register = async (name: string) => {
+    const res = await fetch(`${server.url}/oauth/register`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ client_name: name, redirect_uris: [`${client.url}/callback`], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }),
+    });
+    expect(res.status).toBe(201);
+    return String(((await res.json()) as { client_id: string }).client_id);
+  };
+  /** A refresh with a token that never existed: invalid_grant from a known client, invalid_client from a forgotten one. */
+  const knock = async (clientId: string) => (await token(server, { client_id: clientId, grant_type: "refresh_token", refresh_token: "never-issued" })).json.error;
+
+  it("forgets a registration never used after a day, keeps the one the operator allowed, and forgets it 30 days after its grant is revoked", async () => {
+    const sdk = registered!;
+    const sdkId = String(sdk.info!.client_id);
+    const unused = await register("Registered and never used");
+    expect(await knock(unused)).toBe("invalid_grant");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      later(23);
+      expect(await knock(unused)).toBe("invalid_grant"); // still there within the day
+      later(2);
+      expect(await knock(unused)).toBe("invalid_client");
+      await register("The next registration prunes"); // expired rows go with each registration
+      expect(stored(unused)).toBe(0);
+
+      // The allowed client carries on: its refresh token gets a new access token a day later.
+      expect(stored(sdkId)).toBe(1);
+      const refreshed = await token(server, { client_id: sdkId, grant_type: "refresh_token", refresh_token: String(sdk.saved!.refresh_token), resource: `${server.url}/mcp` });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.json).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
+      const towns = await mcpPost(server, rpc("tools/call", { name: "list_my_towns", arguments: {} }), { Authorization: `Bearer ${String(refreshed.json.access_token)}` });
+      expect(towns.status).toBe(200);
+
+      // The client gives its refresh token back (RFC 7009), which ends its grant: kept 30 days more, then forgotten.
+      const revoked = await fetch(`${server.url}/oauth/revoke`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ client_id: sdkId, token: String(refreshed.json.refresh_token) }) });
+      expect(revoked.status).toBe(200);
+      expect(server.ctx.db.prepare("SELECT count(*) FROM oauth_models WHERE model = 'Grant' AND json_extract(payload, '$.clientId') = ?").pluck().get(sdkId)).toBe(0);
+      later(29 * 24);
+      expect(await knock(sdkId)).toBe("invalid_grant");
+      later(2 * 24);
+      expect(await knock(sdkId)).toBe("invalid_client");
+      await register("Another registration prunes");
+      expect(stored(sdkId)).toBe(0);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

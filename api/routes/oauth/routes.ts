@@ -1,12 +1,41 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fromNodeHandler, type H3, type H3Event } from "h3";
 import { OPERATOR_SCOPE_NAMES } from "../../../src/contract/oauth.ts";
+import type { LimiterName } from "../../../src/contract/operation.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createOAuthServer, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { htmlDocument } from "../../html-page.ts";
+import { clientAddress } from "../../client-address.ts";
 import { consentRoutes } from "./consent.ts";
 import { connectedClientRoutes } from "./clients-page.ts";
+
+const LIMITED: Record<string, { limiter: LimiterName; what: string }> = {
+  "/oauth/register": { limiter: "oauthRegister", what: "client registrations" },
+  "/oauth/token": { limiter: "oauthToken", what: "token requests" },
+};
+
+/**
+ * Registration and the token endpoint are limited per client address (src/services/platform/limits.ts).
+ * Over the limit, the answer is an OAuth error as these endpoints give them (JSON `error` and
+ * `error_description`, which OAuth clients parse; not problem+json): 429 `slow_down` with Retry-After.
+ */
+function throttled(ctx: AppContext, event: H3Event): Response | undefined {
+  const limited = event.req.method === "POST" ? LIMITED[event.url.pathname] : undefined;
+  if (!limited) return undefined;
+  const verdict = ctx.limits[limited.limiter].take(clientAddress(event, ctx.config.mail.trustProxyHops));
+  if (verdict.ok) return undefined;
+  const retry = String(verdict.retryAfterSeconds);
+  return new Response(JSON.stringify({ error: "slow_down", error_description: `too many ${limited.what} from this address; retry in ${retry} s` }), {
+    status: 429,
+    headers: {
+      "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Retry-After": retry,
+      // Browser-based clients call these endpoints from their own origin: they may read the refusal.
+      "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "Retry-After",
+      "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+    },
+  });
+}
 
 /**
  * The authorization server (src/services/oauth/provider.ts, a Koa app run on node's req/res) and the
@@ -22,6 +51,8 @@ export function oauthRoutes(app: H3, ctx: AppContext): OAuthServer {
     renderError: (title, detail) => htmlDocument(ctx, title, `<p>${e(detail)}</p>\n<p>Go back to your AI client and connect to citydaily again.</p>`),
   });
   const provider = (event: H3Event) => {
+    const refused = throttled(ctx, event);
+    if (refused) return refused;
     const node = event.runtime?.node as { req: IncomingMessage; res: ServerResponse } | undefined;
     // The answers of the authorization server carry the headers every answer of the site carries.
     node?.res.setHeader("X-Content-Type-Options", "nosniff");

@@ -1,5 +1,7 @@
 import type { Adapter, AdapterPayload } from "oidc-provider";
-import { consumeModel, destroyByGrant, destroyModel, findModel, findModelByUid, pruneExpired, upsertModel, type OAuthRow } from "../../store/oauth/models.ts";
+import {
+  clientOfGrant, consumeModel, destroyByGrant, destroyModel, findModel, findModelByUid, keepClientAfterGrants, pruneExpired, upsertModel, type OAuthRow,
+} from "../../store/oauth/models.ts";
 import type { AppContext } from "../platform/context.ts";
 import { clientByMetadataDocument } from "./client-documents.ts";
 
@@ -8,6 +10,25 @@ import { clientByMetadataDocument } from "./client-documents.ts";
 // which it also writes into every payload's `exp`.
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+// Anyone may register a client, so registrations are not kept forever: one never used (no grant)
+// is gone a day after it was made, one whose grants have all ended 30 days after the last ended.
+// The deadline is the Client row's expiry, so an expired registration is refused at once and its
+// row goes with the other expired rows.
+/** A registration with no grant is kept this long. */
+export const UNUSED_CLIENT_SECONDS = 86_400;
+/** A registered client is kept this long after its last grant expires or is revoked. */
+export const CLIENT_AFTER_GRANTS_SECONDS = 30 * 86_400;
+
+/** Removes a grant (and, with `withTokens`, its tokens and codes); its client's deadline follows. */
+export function destroyGrant(ctx: AppContext, grantId: string, withTokens: boolean): void {
+  ctx.db.transaction(() => {
+    const clientId = clientOfGrant(ctx.db, grantId);
+    if (withTokens) destroyByGrant(ctx.db, grantId);
+    destroyModel(ctx.db, "Grant", grantId);
+    if (clientId) keepClientAfterGrants(ctx.db, clientId, nowSeconds(), CLIENT_AFTER_GRANTS_SECONDS);
+  }).immediate();
+}
 
 function payloadOf(row: OAuthRow | undefined): AdapterPayload | undefined {
   if (!row) return undefined;
@@ -25,15 +46,19 @@ export function sqliteAdapter(ctx: AppContext): new (name: string) => Adapter {
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const now = nowSeconds();
-      // A few expired rows go with each write, so the table holds what is live (plus a day's interactions at most).
-      if (this.name === "Interaction") pruneExpired(ctx.db, now);
+      // A few expired rows go with each sign-in and each registration, so the table holds what is
+      // live (plus a day's interactions and registrations at most).
+      if (this.name === "Interaction" || this.name === "Client") pruneExpired(ctx.db, now);
+      // oidc-provider writes a Client only when one registers (metadata documents are kept apart, client-documents.ts).
+      const expiresAt = this.name === "Client" ? now + UNUSED_CLIENT_SECONDS : expiresIn ? now + expiresIn : null;
       upsertModel(ctx.db, {
         model: this.name, id, payload: JSON.stringify(payload),
         grantId: typeof payload.grantId === "string" ? payload.grantId : null,
         uid: typeof payload.uid === "string" ? payload.uid : null,
         accountId: this.name === "Grant" && typeof payload.accountId === "string" ? payload.accountId : null,
-        expiresAt: expiresIn ? now + expiresIn : null,
+        expiresAt,
       });
+      if (this.name === "Grant" && typeof payload.clientId === "string") keepClientAfterGrants(ctx.db, payload.clientId, now, CLIENT_AFTER_GRANTS_SECONDS);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -55,7 +80,8 @@ export function sqliteAdapter(ctx: AppContext): new (name: string) => Adapter {
     }
 
     async destroy(id: string): Promise<void> {
-      destroyModel(ctx.db, this.name, id);
+      if (this.name === "Grant") destroyGrant(ctx, id, false);
+      else destroyModel(ctx.db, this.name, id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { AppError } from "../../core/errors.ts";
-import { destroyByGrant, destroyModel, grantsOfAccount } from "../../store/oauth/models.ts";
+import { grantsOfAccount } from "../../store/oauth/models.ts";
 import type { AppContext } from "../platform/context.ts";
+import { destroyGrant } from "./adapter.ts";
 import { storedClientName } from "./client-documents.ts";
 
 /** An AI client holding access to an operator's towns (one grant: what they allowed it, when). */
@@ -28,10 +29,7 @@ export function connectedClients(ctx: AppContext, email: string): ConnectedClien
 export function revokeClient(ctx: AppContext, email: string, grantId: string): ConnectedClient {
   const client = connectedClients(ctx, email).find((c) => c.grantId === grantId);
   if (!client) throw new AppError("not_found", "No such connected client on your desk.");
-  ctx.db.transaction(() => {
-    destroyByGrant(ctx.db, grantId);
-    destroyModel(ctx.db, "Grant", grantId);
-  }).immediate();
+  destroyGrant(ctx, grantId, true);
   ctx.log.info({ grantId, clientId: client.clientId }, "operator revoked an AI client's access");
   return client;
 }

@@ -6,7 +6,7 @@ import { RateLimiter } from "../../lib/rate-limiter.ts";
 /** The write limiters of one running app, shared by every way in (HTTP routes, MCP tools). */
 export type Limits = Record<LimiterName, RateLimiter>;
 
-const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in" };
+const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in", oauthRegister: "client registration", oauthToken: "token" };
 
 export function createLimits(config: Config): Limits {
   const { subscribeRateLimit, subscribeRateWindowSeconds } = config.mail;
@@ -18,6 +18,11 @@ export function createLimits(config: Config): Limits {
     // client can flood an operator's inbox, none can lock the operator out from elsewhere, and the
     // answer is the same for every address.
     operatorSignIn: new RateLimiter(5, 900),
+    // The authorization server, per client address: 10 client registrations, then one every 6 minutes
+    // (a client registers once per server; many are someone filling the table); 60 token requests,
+    // then one a second (a client asks one per hour per connection, more only when something is wrong).
+    oauthRegister: new RateLimiter(10, 3600),
+    oauthToken: new RateLimiter(60, 60),
   };
 }
 

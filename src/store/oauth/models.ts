@@ -51,6 +51,23 @@ export function pruneExpired(db: DB, nowSeconds: number): void {
   stmt(db, "DELETE FROM oauth_models WHERE expires_at IS NOT NULL AND expires_at <= ?").run(nowSeconds);
 }
 
+/**
+ * Sets how long a dynamically registered client is kept: `keepSeconds` after the last of its grants
+ * ends (the latest grant expiry still ahead, else now: all revoked or expired). A client that never
+ * had a grant keeps the deadline it was registered with. Past the deadline the row counts as expired
+ * (findModel no longer returns it) and pruneExpired deletes it.
+ */
+export function keepClientAfterGrants(db: DB, clientId: string, nowSeconds: number, keepSeconds: number): void {
+  stmt(db, `UPDATE oauth_models SET expires_at = ? + MAX(?, COALESCE((SELECT MAX(expires_at) FROM oauth_models
+      WHERE model = 'Grant' AND json_extract(payload, '$.clientId') = ?), 0))
+    WHERE model = 'Client' AND id = ?`).run(keepSeconds, nowSeconds, clientId, clientId);
+}
+
+/** The client a grant was given to, if the grant is stored. */
+export function clientOfGrant(db: DB, grantId: string): string | undefined {
+  return stmt(db, "SELECT json_extract(payload, '$.clientId') FROM oauth_models WHERE model = 'Grant' AND id = ?").pluck().get(grantId) as string | undefined;
+}
+
 export interface GrantRow {
   id: string;
   payload: string;
