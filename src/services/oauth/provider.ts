@@ -55,7 +55,8 @@ function configuration(ctx: AppContext, hooks: ProviderHooks): Record<string, un
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       introspection: { enabled: false },
-      revocation: { enabled: true },
+      // A client revokes only the tokens issued to it (another's is ignored, as RFC 7009 answers an unknown one).
+      revocation: { enabled: true, allowedPolicy: async (_koa: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
       registration: { enabled: true, idFactory: () => crypto.randomUUID(), secretFactory: () => crypto.randomBytes(32).toString("base64url") },
       resourceIndicators: {
         enabled: true,
