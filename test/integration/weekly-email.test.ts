@@ -304,7 +304,7 @@ describe("the weekly email over seven mornings", () => {
     expect(mail.parsed.subject).toBe(weekly().parsed.subject);
   });
 
-  it("a Saturday reader who leaves and comes back on Monday gets a welcome that promises no edition today, and no daily", async () => {
+  it("a Saturday reader who leaves and comes back on Monday is welcomed to the weekly, promised no edition today, and gets no daily", async () => {
     const unsubscribe = /<(https?:[^>]+)>/.exec(weekly().header("List-Unsubscribe")!)![1]!;
     expect((await fetch(unsubscribe, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "" })).status).toBe(200);
     const before = sink.to(WEEKLY).length;
@@ -313,10 +313,11 @@ describe("the weekly email over seven mornings", () => {
     expect(res.status).toBeLessThan(300);
     await drainDueMail(server.ctx);
     const after = sink.to(WEEKLY).slice(before);
-    expect(after.map((m) => m.parsed.subject)).toEqual(["Welcome to the Ely, Nevada daily"]);
-    // The only row queued for this reader before is Saturday's weekly: it is not today's edition.
-    expect(after[0]!.parsed.text!).toContain("Your first edition arrives with Ely's next morning edition");
-    expect(after[0]!.parsed.text!).not.toContain("Today's edition is on its way");
+    // Still a weekly reader: welcomed to the week on their day, not to a daily.
+    expect(after.map((m) => m.parsed.subject)).toEqual(["Welcome to Ely, Nevada, once a week"]);
+    expect(after[0]!.parsed.text!).toContain("Every Saturday morning you will get Ely's week");
+    expect(after[0]!.parsed.text!).not.toMatch(/Every morning|Today's edition is on its way/);
+    expect(after[0]!.parsed.html).toContain("Ely, Nevada · weekly newsletter");
     const rows = server.ctx.db.prepare("SELECT o.kind, o.weekly_id IS NOT NULL AS weekly FROM outbox o JOIN subscribers s ON s.id = o.subscriber_id WHERE s.email = ? ORDER BY o.id").all(WEEKLY);
     expect(rows).toEqual([{ kind: "digest", weekly: 1 }, { kind: "welcome", weekly: 0 }]);
     expect(server.ctx.db.prepare("SELECT status, frequency FROM subscribers WHERE email = ?").get(WEEKLY)).toEqual({ status: "active", frequency: "weekly" });

@@ -205,7 +205,8 @@ export function editionPreheader(editionHtml: string, prefix = "In this edition"
   return line;
 }
 
-export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, firstDigest: "today" | "next"): RenderedEmail {
+export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, firstDigest: "today" | "next", weeklyDay?: number): RenderedEmail {
+  if (weeklyDay !== undefined) return renderWeeklyWelcome(sender, to, city, weeklyDay);
   const links = mailLinks(sender, to, city);
   const place = `${city.name}, ${city.state}`;
   const when = firstDigest === "today"
@@ -229,6 +230,26 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
   const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
     preheader: `Your ${city.name} edition arrives each morning: forecast, what is on, sunrise and sunset.`,
     dateline: `${place} · daily newsletter`,
+  });
+  return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
+}
+
+const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** A reader who chose once a week (one coming back to a town they had set so) is welcomed to the weekly, not the daily. */
+function renderWeeklyWelcome(sender: Sender, to: Recipient, city: CityInfo, weeklyDay: number): RenderedEmail {
+  const links = mailLinks(sender, to, city);
+  const place = `${city.name}, ${city.state}`;
+  const day = DAY_NAMES[weeklyDay] ?? "Saturday";
+  const what = `Every ${day} morning you will get ${city.name}'s week: its headlines, what is coming up in the next seven days, the forecast, and any warning still in force.`;
+  const subject = `Welcome to ${place}, once a week`;
+  const text = [`Welcome to the ${place} newsletter, once a week.`, "", what, "", `Read the daily editions: ${links.city}`, "", footerText(sender, to, city, links)].join("\n");
+  const body = styleForEmail(`<h1>Welcome to ${e(place)}, once a week</h1>
+<p>${e(what)}</p>
+<p><a href="${e(links.city)}">Read the daily editions of ${e(city.name)}</a></p>`);
+  const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
+    preheader: `Your ${city.name} week arrives every ${day}: headlines, what is coming up, the forecast.`,
+    dateline: `${place} · weekly newsletter`,
   });
   return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
 }

@@ -44,7 +44,7 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
     const to = { email: row.email, token: subscriberToken(ctx, row.subscriber_id, row.email), ref: row.referral_code ?? "" };
     const city = { name: row.name, state: row.state_name, slug: row.slug };
     if (row.kind === "welcome") {
-      const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next");
+      const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next", row.frequency === "weekly" ? row.weekly_day : undefined);
       return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
     }
     if (row.kind === "weekly") return weekly(row, to, city);

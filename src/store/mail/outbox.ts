@@ -66,6 +66,9 @@ export interface ClaimedSubscriberRow {
    * row, or a digest from before the reader left and came back, is not one).
    */
   has_digest: 0 | 1;
+  /** The reader's choice for this town: a weekly reader is welcomed to the weekly. */
+  frequency: "daily" | "weekly";
+  weekly_day: number;
   /** Sections the reader left out (comma-separated keys, src/contract/preferences.ts). */
   hidden_sections: string;
 }
@@ -100,7 +103,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids);
   const subscriberRows = stmt(db, `
-    SELECT o.id, CASE WHEN o.weekly_id IS NULL THEN o.kind ELSE 'weekly' END AS kind, o.edition_id, o.weekly_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status, s.hidden_sections,
+    SELECT o.id, CASE WHEN o.weekly_id IS NULL THEN o.kind ELSE 'weekly' END AS kind, o.edition_id, o.weekly_id, o.attempts, s.id AS subscriber_id, s.email, s.referral_code, s.status AS subscriber_status, s.hidden_sections, s.frequency, s.weekly_day,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = s.email) AS suppressed,
            p.slug, p.name, p.state_name,
            (o.kind = 'welcome' AND EXISTS (SELECT 1 FROM outbox d WHERE d.kind = 'digest' AND d.weekly_id IS NULL AND d.subscriber_id = s.id AND d.created_at >= o.created_at)) AS has_digest
