@@ -17,7 +17,7 @@ export const PROBLEMS = {
   invalid_slug: { status: 400, title: "Invalid slug", resolution: "Use {city}-{state-name}, e.g. st-louis-missouri", mcp: "Use {city}-{state-name}, e.g. st-louis-missouri; find_place gives any town's `slug`" },
   method_not_allowed: { status: 405, title: "Method not allowed", resolution: "Use a method from the Allow response header", mcp: "Call tools/list for the tools this server offers" },
   missing_slug: { status: 400, title: "Missing slug", resolution: "Put a slug in the path", mcp: "Pass `slug`; find_place gives any town's `slug`" },
-  not_found: { status: 404, title: "Not found", resolution: "Check the identifier", mcp: "Check the identifier: use the `orderId` that create_event_listing or create_business_listing answered" },
+  not_found: { status: 404, title: "Not found", resolution: "Check the identifier", mcp: "Check the identifier: use the `orderId` that create_event_listing or create_business_listing answered; a reader's `token` is the last part of their own \"Manage your cities\" link, exactly as they gave it (ask them again), and `slug` one of the towns get_my_newsletter_choices lists" },
   payload_too_large: { status: 413, title: "Payload too large", resolution: "Send less; the limit is given in detail" },
   rate_limited: { status: 429, title: "Rate limit exceeded", resolution: "Wait the number of seconds in the Retry-After header", mcp: "Wait the number of seconds in `retryAfter`, then call the tool again" },
   service_misconfigured: { status: 503, title: "Service misconfigured", resolution: "Retry later" },

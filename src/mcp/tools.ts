@@ -36,13 +36,29 @@ export function toolInput(op: Operation): ToolInput {
   const body = op.body;
   const describe = { ...op.mcp?.input?.describe, ...(op.idempotent ? { idempotencyKey: IDEMPOTENCY_MCP } : {}) };
   if (body === undefined || body instanceof z.ZodObject) {
-    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation: ({ idempotencyKey: _, ...rest }) => rest, describe };
+    // Merging the body's fields drops its own refinements (updateReaderCity's "at least one field"),
+    // so a refined body is checked again, on its fields alone, as HTTP checks it.
+    const refined = body instanceof z.ZodObject && (body._zod.def.checks?.length ?? 0) > 0 ? body : undefined;
+    const toOperation = ({ idempotencyKey: _, ...rest }: Record<string, unknown>) => {
+      if (refined) checkBody(refined, rest);
+      return rest;
+    };
+    return { schema: projected(z.object({ ...shape, ...(body instanceof z.ZodObject ? body.shape : {}) }), op), toOperation, describe };
   }
   return {
     schema: projected(z.object({ ...shape, body }), op),
     toOperation: ({ body: value, idempotencyKey: _, ...rest }) => ({ ...rest, ...(value as object) }),
     describe,
   };
+}
+
+/** A refined object body's own checks, on the tool arguments that are its fields. */
+function checkBody(body: z.ZodObject, args: Record<string, unknown>): void {
+  const fields = Object.fromEntries(Object.entries(args).filter(([k]) => Object.hasOwn(body.shape, k)));
+  const result = body.safeParse(fields);
+  if (result.success) return;
+  const issues = toFieldIssues(result.error.issues);
+  throw new AppError("validation_error", `Input validation failed: ${issues.map((i) => `${i.path || "input"}: ${i.message}`).join("; ")}`, { issues });
 }
 
 /**

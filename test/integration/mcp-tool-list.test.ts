@@ -1,5 +1,6 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { EVENT, BUSINESS } from "../helpers/commerce.ts";
 import { CLIENTS, type Connected } from "../helpers/mcp-clients.ts";
 import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
@@ -67,6 +68,13 @@ const EXAMPLES: Record<string, (previous: Previous, revision: keyof typeof LEASE
   create_event_listing: () => ({ ...EVENT, title: `Lean list fair ${Math.random().toString(36).slice(2, 6)}` }),
   create_business_listing: () => ({ ...BUSINESS, title: `Lean list bakery ${Math.random().toString(36).slice(2, 6)}` }),
   get_listing_order: (previous) => ({ id: previous.create_event_listing!.orderId }),
+  get_my_newsletter_choices: () => ({ token: readerToken() }),
+  set_newsletter_choices: () => ({ token: readerToken(), slug: "boise-idaho", frequency: "weekly", weeklyDay: "sunday" }),
+};
+/** The seeded reader's manage-link token, as they would hand it to their assistant. */
+const readerToken = () => {
+  const id = server.ctx.db.prepare("SELECT id FROM subscribers WHERE email = ?").pluck().get("reader@example.org") as number;
+  return subscriberToken(server.ctx, id, "reader@example.org");
 };
 
 const EXPECTED_COUNT = Object.keys(EXAMPLES).length;

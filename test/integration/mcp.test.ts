@@ -5,6 +5,7 @@ import { PROBLEMS } from "../../src/contract/problems.ts";
 import { toolOperations } from "../../src/core/mcp/catalog.ts";
 import { PROMPTS } from "../../src/mcp/prompts.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { buildSite } from "../../src/services/site/publish.ts";
 import { BUSINESS, EVENT, payOnHostedPage } from "../helpers/commerce.ts";
 import { CLIENTS, type AnyClient, type Connected } from "../helpers/mcp-clients.ts";
@@ -35,6 +36,8 @@ const EXPECTED_TOOLS = {
   create_event_listing: "present",
   create_business_listing: "present",
   get_listing_order: "present",
+  get_my_newsletter_choices: "present",
+  set_newsletter_choices: "present",
 } as const;
 type ToolName = keyof typeof EXPECTED_TOOLS;
 
@@ -60,6 +63,13 @@ const EXAMPLES: Record<ToolName, (n: number) => Record<string, unknown> | Promis
     const res = await server.post("/api/listing-checkout", { ...EVENT, tier: "free", title: `Free event ${n}` });
     return { id: ((await res.json()) as { orderId: string }).orderId };
   },
+  // The seeded reader's own manage-link token, as they would hand it to their assistant.
+  get_my_newsletter_choices: () => ({ token: readerToken() }),
+  set_newsletter_choices: () => ({ token: readerToken(), slug: "boise-idaho", deliveryTime: "07:00" }),
+};
+const readerToken = () => {
+  const id = server.ctx.db.prepare("SELECT id FROM subscribers WHERE email = ?").pluck().get("reader@example.org") as number;
+  return subscriberToken(server.ctx, id, "reader@example.org");
 };
 
 let sink: SmtpSink;

@@ -1,9 +1,13 @@
-import { CACHE, type Operation } from "../operation.ts";
+import { CACHE, READ_ONLY, type Operation } from "../operation.ts";
 import { ReaderCity, ReaderCityParams, ReaderPreferencesUpdate, ReaderSubscriptions, ReaderSubscriptionsParams } from "../preferences.ts";
 
-// A reader's choices for each town they get, for integrators: the same as the manage page
-// (`/subscriptions/{token}`). The token is the manage link's, in every email; it proves the address.
-// Not MCP tools: docs/readers.md says why.
+// A reader's choices for each town they get, for integrators and for the reader's own assistant
+// (MCP): the same as the manage page (`/subscriptions/{token}`). The token is the manage link's, in
+// every email; it proves the address and never expires, so the tools say it is to be used only when
+// the reader gave it (docs/readers.md).
+
+/** How a model is told what `token` is, and the care it asks for. */
+const TOKEN_MCP = "The last part of the reader's own \"Manage your cities\" link (at the foot of every citydaily email); it acts as their password, so use only a token the reader gave you for their own subscriptions";
 
 const TOKEN_NOTE = "`token` is the last part of the \"Manage your cities\" link at the foot of every citydaily email (`{base_url}/subscriptions/{token}`): it stands for the address and reaches every town of it. It does not expire; treat it like a password. An unknown or altered token is `404 not_found`.";
 
@@ -18,6 +22,12 @@ export const readerOperations = {
     ].join("\n"),
     params: ReaderSubscriptionsParams, response: ReaderSubscriptions,
     errors: ["validation_error", "not_found"], cache: CACHE.none,
+    mcp: {
+      tool: "get_my_newsletter_choices", title: "A reader's towns and their newsletter choices",
+      description: "Reads, with the `token` the reader gave you from their own \"Manage your cities\" link, every town their address gets with its `status`, `timezone` and `preferences` (`frequency`, `weeklyDay`, `deliveryTime`, `hiddenSections`), and the `sections` that may be hidden, for set_newsletter_choices.",
+      input: { describe: { token: TOKEN_MCP } },
+      annotations: READ_ONLY,
+    },
   },
   updateReaderCity: {
     operationId: "updateReaderCity", method: "PATCH", path: "/api/subscriptions/{token}/cities/{slug}", tags: ["Subscriptions"],
@@ -31,5 +41,13 @@ export const readerOperations = {
     ].join("\n"),
     params: ReaderCityParams, body: ReaderPreferencesUpdate, response: ReaderCity,
     errors: ["validation_error", "invalid_json", "payload_too_large", "not_found"], cache: CACHE.none,
+    mcp: {
+      tool: "set_newsletter_choices", title: "Change a reader's newsletter choices for one town",
+      description: "Writes, with the `token` the reader gave you from their own \"Manage your cities\" link and only as they asked: for their town `slug`, any of `frequency` (`daily`, or `weekly` on `weeklyDay`), `deliveryTime` (05:00 to 09:00 local) and `hiddenSections` (replaces the list), the others kept, answering the town's choices as stored.",
+      input: { describe: { token: TOKEN_MCP } },
+      // Changes only this reader's own row (closed world); the same change twice is one; nothing is
+      // lost that another call cannot set back.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
   },
 } satisfies Record<string, Operation>;
