@@ -123,13 +123,36 @@ export function inputJsonSchema(raw: JsonObject, describe: Readonly<Record<strin
   let schema = without(portableSchema(raw), INPUT_DROPS) as JsonObject;
   if (schema.type !== "object") return schema;
   const properties = { ...(schema.properties as Record<string, JsonObject> | undefined) };
+  const defs = (schema.$defs ?? {}) as Record<string, JsonObject>;
   for (const [name, description] of Object.entries(describe)) {
     if (!properties[name]) continue;
     const { examples: _, ...rest } = properties[name]!;
-    properties[name] = { ...rest, description };
+    properties[name] = { ...withDefsInlined(rest, defs), description };
   }
   schema = { ...schema, properties, additionalProperties: false };
+  // A definition only a described field used is gone with its words (the tool says them its own way).
+  const used = Object.keys(defs).filter((d) => JSON.stringify({ ...schema, $defs: undefined }).includes(`"#/$defs/${d}"`) || Object.values(defs).some((o) => JSON.stringify(o).includes(`"#/$defs/${d}"`)));
+  if (schema.$defs !== undefined) {
+    const { $defs: __, ...bare } = schema;
+    schema = used.length ? { ...bare, $defs: Object.fromEntries(used.map((d) => [d, defs[d]!])) } : bare;
+  }
   return schema;
+}
+
+/**
+ * A described field with its type and constraints in place of a `$ref` (its own, or its items'),
+ * without the definition's description and examples: the field's description replaces them.
+ */
+function withDefsInlined(field: JsonObject, defs: Record<string, JsonObject>): JsonObject {
+  const plain = (node: JsonObject): JsonObject => {
+    const ref = typeof node.$ref === "string" ? /^#\/\$defs\/([^/]+)$/.exec(node.$ref)?.[1] : undefined;
+    if (!ref || !defs[ref]) return node;
+    const { $ref: _, ...rest } = node;
+    const { description: __, examples: ___, ...def } = defs[ref]!;
+    return { ...def, ...rest };
+  };
+  const inlined = plain(field);
+  return inlined.items && typeof inlined.items === "object" && !Array.isArray(inlined.items) ? { ...inlined, items: plain(inlined.items as JsonObject) } : inlined;
 }
 
 type JsonConverter = StandardSchemaWithJSON["~standard"]["jsonSchema"];

@@ -6,8 +6,16 @@ import { ReaderCity, ReaderCityParams, ReaderPreferencesUpdate, ReaderSubscripti
 // every email; it proves the address and never expires, so the tools say it is to be used only when
 // the reader gave it (docs/readers.md).
 
-/** How a model is told what `token` is, and the care it asks for. */
-const TOKEN_MCP = "The last part of the reader's own \"Manage your cities\" link (at the foot of every citydaily email); it acts as their password, so use only a token the reader gave you for their own subscriptions";
+/** The tool arguments in a model's words (the contract's speak HTTP and repeat the section names get_my_newsletter_choices answers). */
+const TOKEN_MCP = "The reader's manage-link token, as they gave it";
+const CHOICES_MCP = {
+  token: TOKEN_MCP,
+  slug: "One of the reader's towns",
+  frequency: "`weekly`: once a week on `weeklyDay`",
+  weeklyDay: "Day of the weekly, town's time",
+  deliveryTime: "Send time, town's time",
+  hiddenSections: "Sections to leave out (replaces the list)",
+};
 
 const TOKEN_NOTE = "`token` is the last part of the \"Manage your cities\" link at the foot of every citydaily email (`{base_url}/subscriptions/{token}`): it stands for the address and reaches every town of it. It does not expire; treat it like a password. An unknown or altered token is `404 not_found`.";
 
@@ -23,8 +31,8 @@ export const readerOperations = {
     params: ReaderSubscriptionsParams, response: ReaderSubscriptions,
     errors: ["validation_error", "not_found"], cache: CACHE.none,
     mcp: {
-      tool: "get_my_newsletter_choices", title: "A reader's towns and their newsletter choices",
-      description: "Reads, with the `token` the reader gave you from their own \"Manage your cities\" link, every town their address gets with its `status`, `timezone` and `preferences` (`frequency`, `weeklyDay`, `deliveryTime`, `hiddenSections`), and the `sections` that may be hidden, for set_newsletter_choices.",
+      tool: "get_my_newsletter_choices", title: "Read newsletter choices",
+      description: "A reader's towns, each with its `preferences`, and the `sections` they may hide; `token` is the last part of the reader's own \"Manage your cities\" link: use it only when they gave it to you.",
       input: { describe: { token: TOKEN_MCP } },
       annotations: READ_ONLY,
     },
@@ -42,9 +50,9 @@ export const readerOperations = {
     params: ReaderCityParams, body: ReaderPreferencesUpdate, response: ReaderCity,
     errors: ["validation_error", "invalid_json", "payload_too_large", "not_found"], cache: CACHE.none,
     mcp: {
-      tool: "set_newsletter_choices", title: "Change a reader's newsletter choices for one town",
-      description: "Writes, with the `token` the reader gave you from their own \"Manage your cities\" link and only as they asked: for their town `slug`, any of `frequency` (`daily`, or `weekly` on `weeklyDay`), `deliveryTime` (05:00 to 09:00 local) and `hiddenSections` (replaces the list), the others kept, answering the town's choices as stored.",
-      input: { describe: { token: TOKEN_MCP } },
+      tool: "set_newsletter_choices", title: "Set newsletter choices",
+      description: "Changes a reader's choices for one town (fields left out stay) as they asked; `token` is the last part of the reader's own \"Manage your cities\" link: use it only when they gave it to you.",
+      input: { describe: CHOICES_MCP },
       // Changes only this reader's own row (closed world); the same change twice is one; nothing is
       // lost that another call cannot set back.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
