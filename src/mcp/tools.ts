@@ -207,7 +207,9 @@ export function registerTools(server: McpServer, ctx: AppContext, caller: Caller
       description: mcp.description ?? [op.summary, op.description].filter(Boolean).join("\n\n"),
       inputSchema,
       outputSchema,
-      annotations: { title: mcp.title, ...mcp.annotations },
+      // The display name is the tool's `title` (2025-06-18 on); `annotations.title`, its older place,
+      // would only repeat it in every tools/list a model reads.
+      annotations: mcp.annotations,
     };
     const register = (cb: (args: unknown) => Promise<CallToolResult>) => mcp.ui
       // A tool with an MCP Apps view (src/mcp/apps.ts): the extension's helper writes its `_meta.ui`.

@@ -273,7 +273,9 @@ describe.each(CLIENTS)("MCP %s", (revision, connect) => {
     for (const t of tools) {
       expect(t.description, t.name).not.toMatch(/\bHTTP\b|\bGET |\bPOST |\/api\/|Retry-After|Cache-Control|\b(400|404|409|429)\b/);
       // Complete annotations: every hint stated, none left to the client's pessimistic defaults.
-      expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"]);
+      // The four hints; the display name is the tool's own `title`, not repeated in the annotations.
+      expect(Object.keys(t.annotations ?? {}).sort(), t.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"]);
+      expect(t.title, t.name).toBeTruthy();
       // Schemas strict validators accept: `examples` (not `example`), no `type` arrays.
       const schemas = JSON.stringify([t.inputSchema, t.outputSchema]);
       expect(schemas, t.name).not.toContain('"example":');
