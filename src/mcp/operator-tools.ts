@@ -130,7 +130,7 @@ const answer = (data: unknown, replayed = false): CallToolResult => ({
 export function registerOperatorTools(server: McpServer, ctx: AppContext, operator: OperatorCaller): void {
   for (const tool of OPERATOR_TOOLS) {
     const schema = z.strictObject(tool.input);
-    const annotations = { title: tool.title, readOnlyHint: !tool.write, destructiveHint: tool.name === "pause_source", idempotentHint: !tool.write || tool.name !== "decide_listing", openWorldHint: false };
+    const annotations = { readOnlyHint: !tool.write, destructiveHint: tool.name === "pause_source", idempotentHint: !tool.write || tool.name !== "decide_listing", openWorldHint: false };
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: schema, annotations }, async (args: unknown): Promise<CallToolResult> => {
       try {
         if (tool.scope && !operator.scopes.has(tool.scope)) {
