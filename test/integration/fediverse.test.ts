@@ -49,6 +49,10 @@ describe("Ely on the fediverse, followed from another server", () => {
     expect(jrd.subject).toBe(`acct:${ELY}@${host}`);
     const self = jrd.links.find((l) => l.rel === "self" && l.type === "application/activity+json");
     expect(self?.href).toBe(`${server.url}/fediverse/towns/${ELY}`);
+    // A town without an edition has no actor yet, and the answer says whom it asked for.
+    const unknown = await server.get(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:nowhere-nevada@${host}`)}`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { detail: string }).detail).toBe(`No town here answers to acct:nowhere-nevada@${host}: a town has an actor, @{slug}@host, once it has an edition.`);
     const actor = await alice().lookupObject(self!.href!);
     expect(actor).toBeInstanceOf(Service);
     ely = actor as Service;

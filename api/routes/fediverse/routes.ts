@@ -10,6 +10,12 @@ const FEDIFY_PATHS = ["/.well-known/webfinger", "/.well-known/nodeinfo", "/nodei
 
 const MAX_ACTIVITY_BYTES = 1024 * 1024;
 
+/** A WebFinger lookup of no town says whom it asked for, and when a town has an actor. */
+function notFoundDetail(pathname: string, resource: string | null): string {
+  if (pathname === "/.well-known/webfinger" && resource) return `No town here answers to ${resource}: a town has an actor, @{slug}@host, once it has an edition.`;
+  return `Nothing at ${pathname}.`;
+}
+
 /**
  * The fediverse's paths, answered by Fedify's own `fetch` (its h3 adapter lags its major version).
  * The request reaches Fedify on BASE_URL's origin, so ids and WebFinger handles are the public ones
@@ -37,7 +43,7 @@ export function fediverseRoutes(app: H3, ctx: AppContext): void {
     const request = new Request(url, { method, headers, body });
     return fediverse.federation.fetch(request, {
       contextData: ctx,
-      onNotFound: () => problemResponse(ctx.config.baseUrl, "not_found", `Nothing at ${pathname}.`, { instance: pathname }),
+      onNotFound: () => problemResponse(ctx.config.baseUrl, "not_found", notFoundDetail(pathname, event.url.searchParams.get("resource")), { instance: pathname }),
       onNotAcceptable: () => {
         const town = /^\/fediverse\/towns\/([a-z0-9-]+)/.exec(pathname)?.[1];
         if (town) return Response.redirect(`${ctx.config.baseUrl}/${town}`, 303);
