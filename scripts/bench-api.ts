@@ -175,5 +175,5 @@ try {
 console.log(`\nload average: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")}`);
 console.log(`\n| path | ours req/s | ours p50 | ours p99 | bare node:http req/s | bare p99 | ours / bare |\n|---|---|---|---|---|---|---|`);
 for (const row of rows) console.log(row);
-if (verdicts.length) console.log(`\nGoals of issues #14 and #20 in this run:\n${verdicts.join("\n")}`);
+if (verdicts.length) console.log(`\nGoals in this run:\n${verdicts.join("\n")}`);
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { buildSite, publishEditions } from "../src/services/site/publish.ts";
 import { templateDb } from "./bench/template-db.ts";
 
 // BENCH_CITIES=15000 gives the biggest slot of a national morning (the Eastern one: about 15,000 new
-// editions at once, issue #26) over the same archive size.
+// editions at once) over the same archive size.
 const CITIES = Number(process.env.BENCH_CITIES ?? 1000);
 /** The morning publishes one new edition per city. */
 const MORNING = CITIES;
@@ -203,7 +203,7 @@ async function bench(n: number): Promise<void> {
     row("  editions/s", (MORNING / morning.seconds).toFixed(0));
     row("  files/s", (morning.pagesWritten / morning.seconds).toFixed(0));
     // The morning's cost per file against the full rebuild's, same run: 1 or more means a morning file
-    // costs no more than a rebuild file (the goal of issue #22).
+    // costs no more than a rebuild file (the goal).
     row("morning files/s ÷ rebuild files/s", ((morning.pagesWritten / morning.seconds) / (full.pagesWritten / full.seconds)).toFixed(2));
     row("load average (1, 5, 15 min) at the end", os.loadavg().map((l) => l.toFixed(1)).join(", "));
   } finally {

@@ -1,5 +1,5 @@
 // `npm run bench:national [-- --towns 32000 --baseline-towns 3000 --latency 150]`: the morning at
-// national size (issue #26). The most populous N places get one subscriber each; Open-Meteo (forecast
+// national size. The most populous N places get one subscriber each; Open-Meteo (forecast
 // and air quality) and the NWS are served by local stand-ins in their real formats, every answer
 // after `--latency` ms, in a separate process (so a phase's CPU and profile are the app's own). Two
 // phases, each in its own child process on a fresh copy of the database, compose and store without

@@ -10,7 +10,7 @@ import { allPlaceZones, saveSourceAnswers, sourceAnswer, sourceAnswers, touchSou
 import type { AppContext } from "../platform/context.ts";
 import { SourceGuard, type GuardResult, type ProviderStats } from "./source-guard.ts";
 
-// The morning's run snapshot (issue #26): before composing, each outside source is asked once per
+// The morning's run snapshot: before composing, each outside source is asked once per
 // thing towns share, at its own grain, and every town is then composed from memory:
 //   - forecast (Open-Meteo): one location per 0.1° grid cell and timezone, up to FORECAST_BATCH cells
 //     per request (comma-separated coordinates; the answer is a list in the same order);
