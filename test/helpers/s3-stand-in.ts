@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
 
 /**
  * A small S3 stand-in for tests: node:http on 127.0.0.1 (a free port), path-style addressing only
@@ -68,7 +69,7 @@ const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffe
  * An aws-chunked body (`x-amz-content-sha256: STREAMING-...` or `Content-Encoding: aws-chunked`):
  * `<hex size>[;chunk-signature=...]\r\n<bytes>\r\n` ... `0...\r\n` then optional trailers.
  */
-export function decodeAwsChunked(raw: Buffer): Buffer {
+export function decodeAwsChunked(raw: Buffer, trailers: Record<string, string> = {}): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
@@ -76,7 +77,13 @@ export function decodeAwsChunked(raw: Buffer): Buffer {
     if (eol < 0) throw new S3Error(400, "IncompleteBody", "aws-chunked body ends inside a chunk header");
     const size = parseInt(raw.subarray(at, eol).toString("latin1").split(";")[0], 16);
     if (!Number.isFinite(size)) throw new S3Error(400, "InvalidRequest", "aws-chunked chunk size unreadable");
-    if (size === 0) return Buffer.concat(parts);
+    if (size === 0) {
+      for (const line of raw.subarray(eol + 2).toString("latin1").split("\r\n")) {
+        const colon = line.indexOf(":");
+        if (colon > 0) trailers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      return Buffer.concat(parts);
+    }
     parts.push(raw.subarray(eol + 2, eol + 2 + size));
     at = eol + 2 + size + 2;
   }
@@ -239,11 +246,21 @@ function metadataOf(req: http.IncomingMessage): Record<string, string> {
   return meta;
 }
 
-/** The object bytes of a PutObject / UploadPart / DeleteObjects body: aws-chunked decoded, Content-MD5 checked. */
+/**
+ * The object bytes of a PutObject / UploadPart / DeleteObjects body: aws-chunked decoded, Content-MD5
+ * and a CRC32 checksum (header or trailer, as @aws-sdk/client-s3 sends by default) checked.
+ */
 function uploadBody(req: http.IncomingMessage, raw: Buffer): Buffer {
   const sha = String(req.headers["x-amz-content-sha256"] ?? "");
   const chunked = sha.startsWith("STREAMING-") || /aws-chunked/.test(String(req.headers["content-encoding"] ?? ""));
-  const data = chunked ? decodeAwsChunked(raw) : raw;
+  const trailers: Record<string, string> = {};
+  const data = chunked ? decodeAwsChunked(raw, trailers) : raw;
+  const crc32 = req.headers["x-amz-checksum-crc32"] ?? trailers["x-amz-checksum-crc32"];
+  if (crc32) {
+    const want = Buffer.alloc(4);
+    want.writeUInt32BE(zlib.crc32(data));
+    if (want.toString("base64") !== crc32) throw new S3Error(400, "BadDigest", "The CRC32 you specified did not match the calculated checksum.");
+  }
   const decoded = req.headers["x-amz-decoded-content-length"];
   if (chunked && decoded !== undefined && Number(decoded) !== data.length) throw new S3Error(400, "IncompleteBody", `x-amz-decoded-content-length ${decoded}, body ${data.length} bytes`);
   const contentMd5 = req.headers["content-md5"];
