@@ -3,6 +3,7 @@ import type { FeedRow } from "../../core/sources/feed-parts.ts";
 import type { OrderRow } from "../commerce/orders.ts";
 import type { NoteRow } from "../commerce/notes.ts";
 import type { LeaseTerm } from "../../core/commerce/lease-end.ts";
+import { FEED_RUNS } from "../sources/feeds.ts";
 import { cachedStatement as stmt, type DB } from "../db.ts";
 
 // What the morning reads of its own rows to compose a batch of towns: one statement per kind of row
@@ -34,7 +35,7 @@ export function editionsOf(db: DB, towns: Array<{ geoid: string; date: string }>
 export function feedRowsOf(db: DB, geoids: string[], nowIso: string): Map<string, Array<FeedRow & { g: string }>> {
   return group(stmt(db, `SELECT f.place_geoid AS g, f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
     FROM json_each(?) j CROSS JOIN town_feeds f ON f.place_geoid = j.value JOIN feed_sources s ON s.id = f.source_id
-    WHERE f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > ?))
+    WHERE ${FEED_RUNS}
     ORDER BY f.place_geoid, f.id`).all(JSON.stringify(geoids), nowIso) as Array<FeedRow & { g: string }>);
 }
 

@@ -55,8 +55,10 @@ export interface TownFeedView {
 /**
  * A feed an operator added runs only while the lease they added it under runs (one bound parameter:
  * the instant, for a cancellation the sweep has not applied yet); staff's and the directory's always.
+ * The SQL form of `leaseRunning` (src/core/commerce/lease-end.ts), on `town_feeds f`, for every
+ * statement that reads the running feeds (here and src/store/morning/town-reads.ts).
  */
-const RUNS = `(f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > ?)))`;
+export const FEED_RUNS = `(f.lease_id IS NULL OR EXISTS (SELECT 1 FROM leases l WHERE l.id = f.lease_id AND l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > ?)))`;
 
 /** What a town's edition reads of one feed: its items and how fresh they are. */
 export interface TownFeedItems {
@@ -144,7 +146,7 @@ export function deleteTownFeed(db: DB, id: number): TownFeedView | undefined {
 export function sourcesOfPlaces(db: DB, geoids: string[], nowIso: string): FeedSourceRow[] {
   if (geoids.length === 0) return [];
   return stmt(db, `SELECT * FROM feed_sources WHERE id IN
-    (SELECT f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${RUNS}) ORDER BY id`).all(JSON.stringify(geoids), nowIso) as FeedSourceRow[];
+    (SELECT f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${FEED_RUNS}) ORDER BY id`).all(JSON.stringify(geoids), nowIso) as FeedSourceRow[];
 }
 
 /** A good fetch: new items and validators; failures forgiven. */
@@ -168,7 +170,7 @@ export function recordFetchFailure(db: DB, id: number, error: string, nowIso: st
 /** The running feeds of one town with their sources' items. */
 export function feedItemsOfPlace(db: DB, placeGeoid: string, nowIso: string): TownFeedItems[] {
   return stmt(db, `SELECT f.id, f.source_id, s.kind, f.title, f.scope, f.home_url, s.items_json, s.items_fetched_at
-    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? AND ${RUNS} ORDER BY f.id`).all(placeGeoid, nowIso) as TownFeedItems[];
+    FROM town_feeds f JOIN feed_sources s ON s.id = f.source_id WHERE f.place_geoid = +? AND ${FEED_RUNS} ORDER BY f.id`).all(placeGeoid, nowIso) as TownFeedItems[];
 }
 
 /** Of these headline keys, those an edition of the town dated before `date` showed. */
@@ -197,7 +199,7 @@ export function forgetHeadlinesShown(db: DB, beforeDate: string, beforeInstant: 
 export function sourceIdsByPlace(db: DB, geoids: string[], nowIso: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
   if (geoids.length === 0) return out;
-  const rows = stmt(db, `SELECT f.place_geoid, f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${RUNS}`)
+  const rows = stmt(db, `SELECT f.place_geoid, f.source_id FROM town_feeds f WHERE f.place_geoid IN (SELECT value FROM json_each(?)) AND ${FEED_RUNS}`)
     .all(JSON.stringify(geoids), nowIso) as Array<{ place_geoid: string; source_id: number }>;
   for (const r of rows) out.set(r.place_geoid, [...(out.get(r.place_geoid) ?? []), r.source_id]);
   return out;
