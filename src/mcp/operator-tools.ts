@@ -4,10 +4,12 @@ import { IdempotencyKey } from "../contract/common.ts";
 import { OPERATOR_SCOPES, type OperatorScope } from "../contract/oauth.ts";
 import { RejectForm } from "../contract/operator.ts";
 import { AppError } from "../core/errors.ts";
-import { decideListing, operatorTowns, removeDeskFeed, restoreDeskDirectorySource, saveNote, townDesk } from "../services/commerce/operator-desk.ts";
+import { decideListing, nextEditionDate, operatorTowns, removeDeskFeed, restoreDeskDirectorySource, saveNote, townDesk } from "../services/commerce/operator-desk.ts";
+import { removedDirectorySources } from "../services/directory/sources.ts";
 import { runningLease, type OperatorCaller } from "../services/oauth/tokens.ts";
 import { runOnce } from "../services/operations/run-once.ts";
 import type { AppContext } from "../services/platform/context.ts";
+import { listFeeds } from "../services/sources/feeds.ts";
 import { Reply } from "../services/platform/reply.ts";
 import { toolError } from "./tools.ts";
 
@@ -88,16 +90,16 @@ export const OPERATOR_TOOLS: readonly OperatorTool[] = [
     description: "Saves the short markdown note your town's edition of `date` (the next one by default) carries under its greeting, signed with `authorName`.",
     input: { slug: Slug, markdown: z.string().max(4000), authorName: z.string().max(80), date: z.iso.date().optional().describe("The edition's date (YYYY-MM-DD); the next edition when left out."), ...key },
     run: (ctx, op, { slug, markdown, authorName, date }) => {
-      const view = desk(ctx, op, slug);
-      return saveNote(ctx, op.email, view.lease.slug, { date: String(date ?? view.notes.nextEdition), markdown: String(markdown), authorName: String(authorName) });
+      const lease = runningLease(ctx, op, String(slug));
+      return saveNote(ctx, op.email, lease.slug, { date: String(date ?? nextEditionDate(ctx, lease)), markdown: String(markdown), authorName: String(authorName) });
     },
   },
   {
     name: "list_sources", title: "Sources", scope: "sources:manage", description: "Your town's feeds (calendars and news), and the town directory's sources you paused, which restore_source brings back.",
     input: { slug: Slug },
     run: (ctx, op, { slug }) => {
-      const view = desk(ctx, op, slug);
-      return { feeds: view.feeds, paused: view.directoryRemoved };
+      const lease = runningLease(ctx, op, String(slug));
+      return { feeds: listFeeds(ctx, lease.slug).feeds, paused: removedDirectorySources(ctx, lease.slug) };
     },
   },
   {
@@ -113,7 +115,7 @@ export const OPERATOR_TOOLS: readonly OperatorTool[] = [
     run: async (ctx, op, { slug, url }) => {
       const lease = runningLease(ctx, op, String(slug));
       await restoreDeskDirectorySource(ctx, op.email, lease.slug, String(url));
-      return { restored: true, sources: townDesk(ctx, op.email, lease.slug).feeds };
+      return { restored: true, sources: listFeeds(ctx, lease.slug).feeds };
     },
   },
 ];
