@@ -1,8 +1,9 @@
 import { feedEventToCalendar } from "../../core/calendar/event-time.ts";
 import { composeWeekly } from "../../core/edition/weekly.ts";
+import { fiveAmInstant } from "../../core/readers/preferences.ts";
 import { feedParts } from "../../core/sources/feed-parts.ts";
 import { readStoredWeather } from "../../core/weather/snapshot.ts";
-import { addDays, localDate, wallTimeToInstant } from "../../lib/time.ts";
+import { addDays, localDate } from "../../lib/time.ts";
 import { listingsOf } from "../../site/city-listings.ts";
 import { feedRowsOf, publishedOrdersOfTowns } from "../../store/morning/town-reads.ts";
 import { enqueueWeekly, insertWeekly, weekEditionsOf, weekliesOf, weeklyReaderTowns, type WeeklyTown } from "../../store/morning/weekly.ts";
@@ -61,8 +62,7 @@ export function queueWeeklies(ctx: AppContext, now: Date): number {
         events: [...listings.events.filter((e) => e.featured), ...parts.events.map(feedEventToCalendar)],
         directory: listings.directory,
       });
-      // Minute 300 after midnight is 5:00 AM whatever the day's offset (clocks change at 2 AM).
-      const fiveAm = wallTimeToInstant(`${date}T05:00`, town.timezone).getTime();
+      const fiveAm = fiveAmInstant(date, town.timezone);
       const n = ctx.db.transaction(() => {
         const id = insertWeekly(ctx.db, { placeGeoid: town.geoid, date, subject: composed.subject, markdown: composed.markdown, html: composed.html, editions: composed.editions }, nowIso);
         return id === undefined ? 0 : enqueueWeekly(ctx.db, { id, placeGeoid: town.geoid, weekday }, fiveAm, now.getTime(), nowIso);
