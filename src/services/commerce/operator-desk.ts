@@ -50,7 +50,7 @@ const TOKEN = /^[\w-]{43}$/;
  * or ran a town gets the email, any other gets nothing, and the caller answers alike. Limited per
  * address and client (429 `rate_limited` for any address past its allowance, so that says nothing either).
  */
-export function requestSignIn(ctx: AppContext, rawEmail: string, clientAddress = "local"): void {
+export function requestSignIn(ctx: AppContext, rawEmail: string, clientAddress: string): void {
   const email = rawEmail.trim().toLowerCase();
   // Counted per address AND client: a stranger asking for an operator's address uses up only their
   // own allowance, and the operator, asking from another network, still gets the link.
