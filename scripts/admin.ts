@@ -40,6 +40,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { FEDIVERSE_USAGE, fediverseCommand } from "./cli/fediverse.ts";
+import type { AdminLeaseList } from "../src/contract/commerce.ts";
 import { operationsById } from "../src/contract/operations/index.ts";
 import type { Operation } from "../src/contract/operation.ts";
 import { AppError } from "../src/core/errors.ts";
@@ -303,7 +304,7 @@ async function leases(sub: string | undefined, args: string[]): Promise<number> 
   if (!result.ok) return 1;
   if (sub === "end") console.log(JSON.stringify(result.data, null, 2));
   else {
-    const list = (result.data as { leases: Array<{ id: string; status: string; town: { slug: string }; operatorEmail: string | null; cancelAt: string | null }> }).leases;
+    const list = (result.data as z.infer<typeof AdminLeaseList>).leases;
     for (const l of list) console.log(`${l.id}  ${l.status.padEnd(8)} ${l.town.slug}  ${l.operatorEmail ?? "-"}${l.cancelAt ? `  ends ${l.cancelAt}` : ""}`);
     console.log(`${list.length} lease(s)`);
   }
