@@ -4,6 +4,7 @@ import { IdempotencyKey } from "../contract/common.ts";
 import { OPERATOR_SCOPES, type OperatorScope } from "../contract/oauth.ts";
 import { RejectForm } from "../contract/operator.ts";
 import { AppError } from "../core/errors.ts";
+import { NOTE_AUTHOR_MAX } from "../core/edition/note.ts";
 import { decideListing, nextEditionDate, operatorTowns, removeDeskFeed, restoreDeskDirectorySource, saveNote, townDesk } from "../services/commerce/operator-desk.ts";
 import { removedDirectorySources } from "../services/directory/sources.ts";
 import { runningLease, type OperatorCaller } from "../services/oauth/tokens.ts";
@@ -88,7 +89,7 @@ export const OPERATOR_TOOLS: readonly OperatorTool[] = [
   {
     name: "write_note", title: "Write a note", scope: "notes:write", write: true,
     description: "Saves the short markdown note your town's edition of `date` (the next one by default) carries under its greeting, signed with `authorName`.",
-    input: { slug: Slug, markdown: z.string().max(4000), authorName: z.string().max(80), date: z.iso.date().optional().describe("The edition's date (YYYY-MM-DD); the next edition when left out."), ...key },
+    input: { slug: Slug, markdown: z.string().max(4000), authorName: z.string().max(NOTE_AUTHOR_MAX), date: z.iso.date().optional().describe("The edition's date (YYYY-MM-DD); the next edition when left out."), ...key },
     run: (ctx, op, { slug, markdown, authorName, date }) => {
       const lease = runningLease(ctx, op, String(slug));
       return saveNote(ctx, op.email, lease.slug, { date: String(date ?? nextEditionDate(ctx, lease)), markdown: String(markdown), authorName: String(authorName) });
