@@ -15,6 +15,10 @@ export const OPERATOR_SCOPES = {
 export type OperatorScope = keyof typeof OPERATOR_SCOPES;
 export const OPERATOR_SCOPE_NAMES = Object.keys(OPERATOR_SCOPES) as OperatorScope[];
 
+/** The operator's scopes named in a space-separated scope string (any other name left out). */
+export const operatorScopesIn = (scope: string): OperatorScope[] =>
+  scope.split(" ").filter((s): s is OperatorScope => (OPERATOR_SCOPE_NAMES as string[]).includes(s));
+
 /** Access tokens last an hour; a client keeps working through its refresh token, which rotates at each use. */
 export const ACCESS_TOKEN_SECONDS = 3600;
 /** A refresh token unused for 30 days expires (the operator signs the client in again). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseCookies, type H3, type H3Event } from "h3";
 import type { InteractionDetails } from "oidc-provider";
-import { ConsentForm, OPERATOR_SCOPES, OPERATOR_SCOPE_NAMES, type OperatorScope } from "../../../src/contract/oauth.ts";
+import { ConsentForm, OPERATOR_SCOPES, OPERATOR_SCOPE_NAMES, operatorScopesIn, type OperatorScope } from "../../../src/contract/oauth.ts";
 import { SignInForm } from "../../../src/contract/operator.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
@@ -34,7 +34,7 @@ const node = (event: H3Event) => event.runtime!.node as unknown as { req: Incomi
 
 /** The scopes a client asked for that are the operator's (all of them when it named none). */
 function askedScopes(details: InteractionDetails): OperatorScope[] {
-  const asked = String(details.params.scope ?? "").split(" ").filter((s): s is OperatorScope => (OPERATOR_SCOPE_NAMES as string[]).includes(s));
+  const asked = operatorScopesIn(String(details.params.scope ?? ""));
   return asked.length ? asked : OPERATOR_SCOPE_NAMES;
 }
 

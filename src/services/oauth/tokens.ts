@@ -1,4 +1,4 @@
-import { OPERATOR_SCOPE_NAMES, type OperatorScope } from "../../contract/oauth.ts";
+import { operatorScopesIn, type OperatorScope } from "../../contract/oauth.ts";
 import { AppError } from "../../core/errors.ts";
 import { operatorTowns } from "../commerce/operator-desk.ts";
 import type { LeaseView } from "../../store/commerce/leases.ts";
@@ -25,7 +25,7 @@ export async function checkAccessToken(ctx: AppContext, oauth: OAuthServer, valu
   const audiences = [token.aud].flat().filter(Boolean);
   if (audiences.length !== 1 || audiences[0] !== mcpResource(ctx)) return { ok: false, description: `The access token is not for ${mcpResource(ctx)}.` };
   if (!(await oauth.provider().Grant.find(token.grantId))) return { ok: false, description: "The access token's grant was revoked." };
-  const scopes = new Set(String(token.scope ?? "").split(" ").filter((s): s is OperatorScope => (OPERATOR_SCOPE_NAMES as string[]).includes(s)));
+  const scopes = new Set(operatorScopesIn(String(token.scope ?? "")));
   return { ok: true, operator: { email: token.accountId, scopes, clientId: token.clientId, grantId: token.grantId } };
 }
 
