@@ -71,7 +71,7 @@ function derIntegers(der: Buffer): bigint[] {
 }
 
 /** One spelling per signature: r and the low s as hex. */
-export function signatureKey(der: Buffer): string {
+function signatureKey(der: Buffer): string {
   const [r, s] = derIntegers(der);
   const low = s > P256_ORDER / 2n ? P256_ORDER - s : s;
   return `${r.toString(16)}.${low.toString(16)}`;
