@@ -2,7 +2,7 @@ import { localDate } from "../../lib/time.ts";
 import { enqueueMail, enqueueWelcomeAgain } from "../../store/mail/outbox.ts";
 import { findEdition } from "../../store/morning/editions.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
-import { liftSuppressionConfirmed, reactivateConfirmed } from "../../store/readers/resubscribe.ts";
+import { liftSuppressionConfirmed } from "../../store/readers/resubscribe.ts";
 import { insertSubscriber, reactivateSubscriber, recordMailEvent, type NewSubscriber } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
 
@@ -45,7 +45,7 @@ export async function startSubscription(ctx: AppContext, place: PlaceRow, email:
       return "subscribed";
     }
     // A subscription this reader had left: active again, welcomed again (asked for by this very request).
-    const again = (opts.byOwner ? reactivateConfirmed : reactivateSubscriber)(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso });
+    const again = reactivateSubscriber(ctx.db, { email, placeGeoid: place.geoid, firstDigestPending: !today, now: nowIso }, opts.byOwner);
     if (again === undefined) return "already"; // already active: nothing to do
     enqueueWelcomeAgain(ctx.db, again.id, `welcome:${again.id}:${nowIso}`, now.getTime(), nowIso);
     // A weekly reader (the choice outlives leaving) gets their weekly on their day, not today's daily.

@@ -1,5 +1,5 @@
 import { cachedStatement as stmt, type DB } from "../db.ts";
-import { recordMailEvent, type Reactivated } from "./subscribers.ts";
+import { recordMailEvent } from "./subscribers.ts";
 
 // Confirmation links of suppressed addresses asked to subscribe again (table resubscribe_requests,
 // migration 031). Callers pass token hashes only; the raw token is only in the email.
@@ -41,14 +41,6 @@ export function liftSuppressionConfirmed(db: DB, email: string, source: string, 
   const row = stmt(db, "DELETE FROM suppressions WHERE email = ? AND reason IN ('unsubscribed', 'bounced', 'complained') RETURNING reason").get(email) as { reason: string } | undefined;
   if (row) recordMailEvent(db, { email, kind: "suppression_lifted", source, detail: `${row.reason}; confirmed by the address`, now: nowIso });
   return stmt(db, "SELECT EXISTS (SELECT 1 FROM suppressions WHERE email = ?)").pluck().get(email) === 0;
-}
-
-/** A subscription of the address to the place that ended for any reason is active again; its id and frequency when it changed. */
-export function reactivateConfirmed(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): Reactivated | undefined {
-  const row = stmt(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
-    WHERE email = @email AND place_geoid = @placeGeoid AND status IN ('unsubscribed', 'bounced', 'complained') RETURNING id, frequency`)
-    .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as Reactivated | undefined;
-  return row;
 }
 
 /** The link's email no longer needs its link once used: the outbox keeps the message, not the token. */

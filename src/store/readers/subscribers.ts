@@ -56,26 +56,15 @@ export interface Reactivated {
 }
 
 /**
- * A subscription the reader had left (`unsubscribed`) or that a bounce ended (`bounced`, once
- * `liftSuppression` lifted the bounce) is active again; complained ones stay as they are. Returns its
- * id and frequency when it changed.
+ * A subscription the reader had left (`unsubscribed`) or that a bounce ended (`bounced`) is active
+ * again; complained ones stay as they are unless `byOwner`: the address's owner confirmed, so one
+ * ended for any of those reasons is active again. Returns its id and frequency when it changed.
  */
-export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }): Reactivated | undefined {
-  const row = cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
-    WHERE email = @email AND place_geoid = @placeGeoid AND status IN ('unsubscribed', 'bounced') RETURNING id, frequency`)
+export function reactivateSubscriber(db: DB, s: { email: string; placeGeoid: string; firstDigestPending: boolean; now: string }, byOwner = false): Reactivated | undefined {
+  const ended = byOwner ? "'unsubscribed', 'bounced', 'complained'" : "'unsubscribed', 'bounced'";
+  return cachedStatement(db, `UPDATE subscribers SET status = 'active', first_digest_pending = @pending, updated_at = @now
+    WHERE email = @email AND place_geoid = @placeGeoid AND status IN (${ended}) RETURNING id, frequency`)
     .get({ email: s.email, placeGeoid: s.placeGeoid, pending: s.firstDigestPending ? 1 : 0, now: s.now }) as Reactivated | undefined;
-  return row;
-}
-
-/**
- * Lifts the address's suppression when it is of `reason`: the reader's own "unsubscribe from every
- * city", or a bounce (the relay's fault, or the mailbox is back; a lifted bounce leaves a line in the
- * history). Never a complaint or staff's. Returns true when it was lifted.
- */
-export function liftSuppression(db: DB, email: string, reason: "unsubscribed" | "bounced", source: string, now: string): boolean {
-  const lifted = cachedStatement(db, "DELETE FROM suppressions WHERE email = ? AND reason = ?").run(email, reason).changes === 1;
-  if (lifted && reason === "bounced") recordMailEvent(db, { email, kind: "bounce_lifted", source, detail: "subscribed again", now });
-  return lifted;
 }
 
 const SUBSCRIPTION_COLUMNS = `s.id, s.email, s.place_geoid, s.status, s.first_digest_pending, p.slug, p.name, p.state_name, p.timezone,
