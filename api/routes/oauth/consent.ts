@@ -7,7 +7,8 @@ import { AppError } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { csrfToken, csrfValid, operatorTowns, requestSignIn, SIGN_IN_LINK_MINUTES } from "../../../src/services/commerce/operator-desk.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { INTERACTION_PREFIX, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
+import { allowClient } from "../../../src/services/oauth/grants.ts";
+import { INTERACTION_PREFIX, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { clientAddress } from "../../client-address.ts";
 import { htmlDocument, htmlHeaders, htmlPage } from "../../html-page.ts";
 import { sitePagePolicy } from "../../security-headers.ts";
@@ -132,13 +133,8 @@ export function consentRoutes(app: H3, ctx: AppContext, oauth: OAuthServer): voi
     if (parsed.data.decision === "deny") {
       result = { error: "access_denied", error_description: "The operator denied the client access." };
     } else {
-      const { Grant } = oauth.provider();
-      const existing = details.grantId ? await Grant.find(details.grantId) : undefined;
-      const grant = existing && existing.accountId === email ? existing : new Grant({ accountId: email, clientId: details.params.client_id });
-      const scopes = askedScopes(details).join(" ");
-      grant.addOIDCScope(scopes);
-      grant.addResourceScope(mcpResource(ctx), scopes);
-      result = { login: { accountId: email }, consent: { grantId: await grant.save() } };
+      const grantId = await allowClient(ctx, oauth, { grantId: details.grantId, clientId: details.params.client_id }, email, askedScopes(details));
+      result = { login: { accountId: email }, consent: { grantId } };
     }
     const to = await oauth.provider().interactionResult(node(event).req, node(event).res, result, { mergeWithLastSubmission: false });
     return see(to, [cookie(ctx, RETURN_COOKIE, "", 0)]);

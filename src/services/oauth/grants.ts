@@ -1,8 +1,10 @@
+import type { OperatorScope } from "../../contract/oauth.ts";
 import { AppError } from "../../core/errors.ts";
 import { grantsOfAccount } from "../../store/oauth/models.ts";
 import type { AppContext } from "../platform/context.ts";
 import { destroyGrant } from "./adapter.ts";
 import { storedClientName } from "./client-documents.ts";
+import { mcpResource, type OAuthServer } from "./provider.ts";
 
 /** An AI client holding access to an operator's towns (one grant: what they allowed it, when). */
 export interface ConnectedClient {
@@ -32,4 +34,18 @@ export function revokeClient(ctx: AppContext, email: string, grantId: string): C
   destroyGrant(ctx, grantId, true);
   ctx.log.info({ grantId, clientId: client.clientId }, "operator revoked an AI client's access");
   return client;
+}
+
+/**
+ * The operator's Allow on the consent page: the client's grant (the one the sign-in request names,
+ * when it is this operator's, else a new one) now holds `scopes` on the MCP endpoint. Returns its id.
+ */
+export async function allowClient(ctx: AppContext, oauth: OAuthServer, request: { grantId?: string; clientId: string }, email: string, scopes: readonly OperatorScope[]): Promise<string> {
+  const { Grant } = oauth.provider();
+  const existing = request.grantId ? await Grant.find(request.grantId) : undefined;
+  const grant = existing && existing.accountId === email ? existing : new Grant({ accountId: email, clientId: request.clientId });
+  const scope = scopes.join(" ");
+  grant.addOIDCScope(scope);
+  grant.addResourceScope(mcpResource(ctx), scope);
+  return grant.save();
 }
