@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import type { ReplicaConfig } from "../../config/replication.ts";
 import type { S3TargetConfig } from "../../config/targets.ts";
 import { s3Client } from "../publish/s3.ts";
@@ -113,6 +113,15 @@ export type S3ReplicaCursor = Map<string, { key: string; at: number }>;
  */
 export async function s3ReplicaLastMoved(target: S3TargetConfig, cursor: S3ReplicaCursor = new Map(), signal?: AbortSignal): Promise<Date | null> {
   const client = s3Client(target);
+  try {
+    return await newestReplicaObject(client, target, cursor, signal);
+  } finally {
+    // A client a look: its connections are closed with it, not left to linger until the next one.
+    client.destroy();
+  }
+}
+
+async function newestReplicaObject(client: S3Client, target: S3TargetConfig, cursor: S3ReplicaCursor, signal: AbortSignal | undefined): Promise<Date | null> {
   const root = `${target.prefix}generations/`;
   const list = async (prefix: string, startAfter?: string, delimiter?: string) => {
     const keys: Array<{ key: string; at: number }> = [];
