@@ -1,4 +1,4 @@
-import { int } from "./parse.ts";
+import { positiveInt } from "./parse.ts";
 import { publishTargetConfig, type S3TargetConfig } from "./targets.ts";
 
 /**
@@ -35,11 +35,10 @@ export function replicaConfig(env: NodeJS.ProcessEnv): ReplicaConfig {
     retention: duration(env, "REPLICA_RETENTION", "72h"),
     snapshotInterval: duration(env, "REPLICA_SNAPSHOT_INTERVAL", "1h"),
     syncInterval: duration(env, "REPLICA_SYNC_INTERVAL", "1s"),
-    failAfterSeconds: int(env.REPLICA_FAIL_AFTER_SECONDS, 60, "REPLICA_FAIL_AFTER_SECONDS"),
+    failAfterSeconds: positiveInt(env, "REPLICA_FAIL_AFTER_SECONDS", 60),
     logLevel: (env.REPLICA_LOG_LEVEL || "warn") as ReplicaConfig["logLevel"],
   };
   if (!["debug", "info", "warn", "error"].includes(base.logLevel)) throw new Error(`REPLICA_LOG_LEVEL must be debug, info, warn or error, got "${base.logLevel}"`);
-  if (base.failAfterSeconds < 1) throw new Error("REPLICA_FAIL_AFTER_SECONDS must be a positive integer");
   const url = env.REPLICA_URL || undefined;
   if (!url) return base;
   if (url.startsWith("file://")) {
