@@ -2,9 +2,9 @@ import { HIDEABLE_SECTIONS, SECTION_KEYS, type ReaderCity, type ReaderPreference
 import { AppError } from "../../core/errors.ts";
 import { applyUpdate, deliveryInstant, fromStored, type StoredPreferences } from "../../core/readers/preferences.ts";
 import { pendingDigests, savePreferences } from "../../store/readers/preferences.ts";
-import { findSuppression, subscriptionsOf, type SubscriptionRow } from "../../store/readers/subscribers.ts";
+import { subscriptionsOf, type SubscriptionRow } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
-import { resolveToken } from "./unsubscribe.ts";
+import { manageView, resolveToken } from "./unsubscribe.ts";
 
 // A reader's choices per town: how often, at what time, without which sections. The manage page,
 // the footer's "once a week" page and the API all come here; the token of the manage link (in
@@ -16,14 +16,14 @@ export function readerCity(s: SubscriptionRow): ReaderCity {
   return { slug: s.slug, name: s.name, state: s.state_name, status: s.status, timezone: s.timezone, preferences: fromStored(s) };
 }
 
-/** Every town of the token's address with its choices, and the sections that may be hidden. */
+/** Every town of the token's address with its choices, and the sections that may be hidden: what the manage page shows. */
 export function readerSubscriptions(ctx: AppContext, token: string): ReaderSubscriptions {
-  const sub = resolveToken(ctx, token);
-  if (!sub) throw noToken();
+  const view = manageView(ctx, token);
+  if (!view) throw noToken();
   return {
-    email: sub.email,
-    suppressed: findSuppression(ctx.db, sub.email) !== undefined,
-    cities: subscriptionsOf(ctx.db, sub.email).map(readerCity),
+    email: view.email,
+    suppressed: view.suppressed,
+    cities: view.subscriptions.map(readerCity),
     sections: SECTION_KEYS.map((key) => ({ key, label: HIDEABLE_SECTIONS[key] })),
   };
 }
