@@ -1,7 +1,7 @@
 import { DELIVERY_TIMES, HIDEABLE_SECTIONS, SECTION_KEYS, WEEKDAYS, type ReaderPreferences } from "../../../src/contract/preferences.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { timeZoneName } from "../../../src/core/places/zone-names.ts";
-import { timeLabel, timeToMinute } from "../../../src/core/readers/preferences.ts";
+import { timeLabel, timeToMinute, WEEKDAY_NAMES } from "../../../src/core/readers/preferences.ts";
 import type { ManageView } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { readerCity } from "../../../src/services/readers/preferences.ts";
@@ -10,8 +10,7 @@ import { readerCity } from "../../../src/services/readers/preferences.ts";
 // the reader's choices with visible labels, errors next to their field; no JavaScript.
 
 export const place = (s: { name: string; state_name: string }) => `${s.name}, ${s.state_name}`;
-const DAY_NAMES = WEEKDAYS.map((d) => d[0]!.toUpperCase() + d.slice(1));
-export const dayName = (day: string) => DAY_NAMES[WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number])] ?? day;
+export const dayName = (day: string) => WEEKDAY_NAMES[WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number])] ?? day;
 
 /** What the reader sent for a town that did not pass, and why, by field. */
 export interface FormErrors {
@@ -32,7 +31,7 @@ function choicesForm(s: SubscriptionRow, errors: FormErrors | undefined): string
   const id = (name: string) => `${name}-${s.slug}`;
   const radio = (value: string, label: string) =>
     `<label class="choice"><input type="radio" name="frequency" value="${value}"${v.frequency === value ? " checked" : ""}${invalid(id("frequency"), err.frequency)}> ${label}</label>`;
-  const days = WEEKDAYS.map((d, i) => `<option value="${d}"${v.weeklyDay === d ? " selected" : ""}>${DAY_NAMES[i]}</option>`).join("");
+  const days = WEEKDAYS.map((d, i) => `<option value="${d}"${v.weeklyDay === d ? " selected" : ""}>${WEEKDAY_NAMES[i]}</option>`).join("");
   const times = DELIVERY_TIMES.map((t) => `<option value="${t}"${v.deliveryTime === t ? " selected" : ""}>${timeLabel(timeToMinute(t)!)}</option>`).join("");
   const hidden = new Set(v.hiddenSections);
   const boxes = SECTION_KEYS.map((k) => `<label class="choice"><input type="checkbox" name="hiddenSections[]" value="${k}"${hidden.has(k) ? " checked" : ""}> ${e(HIDEABLE_SECTIONS[k])}</label>`).join("\n");

@@ -7,6 +7,7 @@
 import { PRIVACY_LINE } from "./privacy.ts";
 import { convert } from "html-to-text";
 import { listHeaders, mailLinks, type CityInfo, type MailLinks, type Recipient, type Sender } from "./email-headers.ts";
+import { WEEKDAY_NAMES } from "../readers/preferences.ts";
 import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
 
 // The addressing the renderers take, for their callers.
@@ -234,13 +235,11 @@ export function renderWelcome(sender: Sender, to: Recipient, city: CityInfo, fir
   return { to: to.email, from: sender.from, subject, text, html, headers: listHeaders(sender, city, links, "welcome") };
 }
 
-const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
 /** A reader who chose once a week (one coming back to a town they had set so) is welcomed to the weekly, not the daily. */
 function renderWeeklyWelcome(sender: Sender, to: Recipient, city: CityInfo, weeklyDay: number): RenderedEmail {
   const links = mailLinks(sender, to, city);
   const place = `${city.name}, ${city.state}`;
-  const day = DAY_NAMES[weeklyDay] ?? "Saturday";
+  const day = WEEKDAY_NAMES[weeklyDay] ?? "Saturday";
   const what = `Every ${day} morning you will get ${city.name}'s week: its headlines, what is coming up in the next seven days, the forecast, and any warning still in force.`;
   const subject = `Welcome to ${place}, once a week`;
   const text = [`Welcome to the ${place} newsletter, once a week.`, "", what, "", `Read the daily editions: ${links.city}`, "", footerText(sender, to, city, links)].join("\n");

@@ -23,6 +23,9 @@ export function timeToMinute(time: string): number | undefined {
   return minute >= first && minute <= last && (minute - first) % step === 0 ? minute : undefined;
 }
 
+/** "Saturday" for each of the contract's WEEKDAYS (0 = Sunday), as pages and emails say it. */
+export const WEEKDAY_NAMES: readonly string[] = WEEKDAYS.map((d) => d[0]!.toUpperCase() + d.slice(1));
+
 /** "6:30 AM", as pages say it. */
 export function timeLabel(minute: number): string {
   const h = Math.floor(minute / 60);
