@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { articleOf, firstSections, summarySentence, townHandle, withoutClickLinks } from "../../src/core/fediverse/article.ts";
+import { articleOf, firstSections, summarySentence, townHandle } from "../../src/core/fediverse/article.ts";
+import { withoutClickLinks } from "../../src/core/edition/click-links.ts";
 
 const BASE = "https://citydaily.example";
 const weather = (code: number, high: number, low: number) => JSON.stringify({

@@ -36,6 +36,20 @@ export function withClickLinks(html: string, baseUrl: string, key: string, slug:
   });
 }
 
+/** An attribute value where the link leaves our pages (the fediverse's Article): `<` escaped too. */
+const encodeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/** The edition's HTML with every counting link (`{baseUrl}/go/...?to=URL`) back to the address it leads to. */
+export function withoutClickLinks(html: string, baseUrl: string): string {
+  const prefix = `${baseUrl}/go/`;
+  return html.replace(/<a href="([^"]*)"/g, (whole, raw: string) => {
+    const href = decode(raw);
+    if (!href.startsWith(prefix)) return whole;
+    const to = new URL(href).searchParams.get("to");
+    return to && /^https?:\/\//i.test(to) ? `<a href="${encodeAttr(to)}"` : whole;
+  });
+}
+
 /** A click that a link scanner, not a person, most likely made. */
 const SCANNER_AGENT = /bot\b|crawl|spider|slurp|preview|scanner|proofpoint|mimecast|barracuda|safelinks|urldefense|python-|curl\/|wget\/|go-http-client|java\/|okhttp|libwww|headlesschrome/i;
 

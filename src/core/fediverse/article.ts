@@ -1,3 +1,4 @@
+import { withoutClickLinks } from "../edition/click-links.ts";
 import { webHtml } from "../edition/web-edition.ts";
 import { describeWeatherCode } from "../weather/wmo.ts";
 import { readStoredWeather } from "../weather/snapshot.ts";
@@ -33,20 +34,8 @@ export interface ArticleShape {
   content: string;
 }
 
-const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 const encodeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
-/** The edition's HTML with every counting link (`{baseUrl}/go/...?to=URL`) back to the address it leads to. */
-export function withoutClickLinks(html: string, baseUrl: string): string {
-  const prefix = `${baseUrl}/go/`;
-  return html.replace(/<a href="([^"]*)"/g, (whole, raw: string) => {
-    const href = decode(raw);
-    if (!href.startsWith(prefix)) return whole;
-    const to = new URL(href).searchParams.get("to");
-    return to && /^https?:\/\//i.test(to) ? `<a href="${encodeAttr(to)}"` : whole;
-  });
-}
 
 /** The greeting and the first `sections` h2 sections of an edition's HTML, without its h1 title. */
 export function firstSections(html: string, sections: number): string {
