@@ -3,7 +3,7 @@ import { PRIVACY_LINE } from "./privacy.ts";
 import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
-import { WEEKLY_HEADLINES_HEADING } from "./weekly.ts";
+import { withoutSections } from "../readers/hidden-sections.ts";
 
 // The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
 // in the email's frame, with the reader's own footer. It has no web page of its own: it links the
@@ -36,7 +36,6 @@ export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
  */
 export const WEEKLY_HIDEABLE: readonly SectionKey[] = ["headlines"];
 
-const HEADLINES = new RegExp(`<h2>${WEEKLY_HEADLINES_HEADING}</h2>\\s*<(ul|p)>[\\s\\S]*?</\\1>\\n?`);
 /** The opening's count of headlines ("10 headlines from this week's editions, "), which would promise what is cut. */
 const HEADLINES_COUNT = /(Here is your week: )(?:the headline|\d+ headlines) from this week's editions, (.*?), and the forecast\./;
 
@@ -47,7 +46,7 @@ const HEADLINES_COUNT = /(Here is your week: )(?:the headline|\d+ headlines) fro
  */
 export function weeklyWithoutSections(html: string, hidden: readonly SectionKey[]): string {
   if (!hidden.includes("headlines")) return html;
-  return html.replace(HEADLINES, "").replace(HEADLINES_COUNT, "$1$2 and the forecast.");
+  return withoutSections(html, hidden).replace(HEADLINES_COUNT, "$1$2 and the forecast.");
 }
 
 const MUTED = 'class="muted-link" style="color:#4a5560"';

@@ -1,11 +1,12 @@
 import type { SectionKey } from "../../contract/preferences.ts";
+import { WEEKLY_HEADLINES_HEADING } from "../edition/weekly.ts";
 
 // A reader's copy of an edition without the sections they hid. The edition is stored once, as HTML
 // rendered from its markdown (src/core/edition/render-html.ts): each section a reader may hide is a
 // heading and one block after it (a paragraph or a list), and the air-quality line is a paragraph of
 // the weather section. Pure; the sender runs it once per edition and set of hidden sections.
 
-/** The heading each hideable section has in a stored edition (src/core/edition/compose.ts, sections.ts). */
+/** The heading each hideable section has in a stored edition (src/core/edition/compose.ts, sections.ts) or weekly. */
 const HEADINGS: Record<string, SectionKey> = {
   "Holidays and observances": "holidays",
   "Did you know?": "did-you-know",
@@ -13,6 +14,7 @@ const HEADINGS: Record<string, SectionKey> = {
   "From the archive": "archive",
   "Local headlines": "headlines",
   "More local headlines": "headlines",
+  [WEEKLY_HEADLINES_HEADING]: "headlines",
 };
 
 const SECTION = /<h2>([^<]*)<\/h2>\s*<(p|ul)>[\s\S]*?<\/\2>\n?/g;
