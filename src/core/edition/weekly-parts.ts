@@ -23,7 +23,7 @@ export interface InForce {
 }
 
 /** The sections of an edition's markdown: heading (without "## ") and its lines. */
-export function sectionsOf(markdown: string): Array<{ heading: string; lines: string[] }> {
+function sectionsOf(markdown: string): Array<{ heading: string; lines: string[] }> {
   const out: Array<{ heading: string; lines: string[] }> = [];
   for (const line of markdown.split("\n")) {
     if (line.startsWith("## ")) out.push({ heading: line.slice(3).trim(), lines: [] });

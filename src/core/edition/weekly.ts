@@ -13,9 +13,9 @@ import { declarationsOf, markdownWords, warningsOf, weekHeadlines, type InForce,
 // pure, like the edition (no database, no clock).
 
 /** At most this many headlines: the week's best, not its every line. */
-export const WEEKLY_HEADLINES = 10;
+const WEEKLY_HEADLINES = 10;
 /** The days ahead the weekly's calendar covers: today and the six after it. */
-export const WEEKLY_DAYS = 7;
+const WEEKLY_DAYS = 7;
 const EVENTS_MAX = 15;
 
 export interface WeeklyInputs {
@@ -98,7 +98,7 @@ function comingEvents(events: CalendarEvent[], date: string): CalendarEvent[] {
 export const WEEKLY_HEADLINES_HEADING = "The week's headlines";
 
 /** How the weekly is made, said where its sources are credited. */
-export const WEEKLY_MADE_BY = "**How this is made:** put together automatically from this week's editions, which are made each morning from the public sources they credit; no one writes it.";
+const WEEKLY_MADE_BY = "**How this is made:** put together automatically from this week's editions, which are made each morning from the public sources they credit; no one writes it.";
 
 export function composeWeekly(i: WeeklyInputs): ComposedWeekly {
   const town = escapeMarkdown(i.town.name, TITLE_MAX);
