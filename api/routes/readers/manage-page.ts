@@ -26,7 +26,8 @@ import { dayName, manageBody, place, summary, type FormErrors } from "./manage-m
 const invalid = (ctx: AppContext) =>
   htmlPage(ctx, 404, "This link is not valid", "<p>The link may be incomplete. Use the \"Manage your cities\" link from your most recent email.</p>");
 
-async function formBody(event: H3Event): Promise<URLSearchParams> {
+/** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
+export async function formBody(event: H3Event): Promise<URLSearchParams> {
   return new URLSearchParams(await readBodyText(event).catch(() => ""));
 }
 

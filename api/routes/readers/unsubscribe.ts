@@ -1,11 +1,11 @@
-import type { H3, H3Event } from "h3";
+import type { H3 } from "h3";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
-import { readBodyText } from "../../body.ts";
 import { htmlPage } from "../../html-page.ts";
-import { managePageRoutes } from "./manage-page.ts";
+import { place } from "./manage-markup.ts";
+import { formBody, managePageRoutes } from "./manage-page.ts";
 import { resubscribeRoutes } from "./resubscribe.ts";
 
 /**
@@ -22,12 +22,6 @@ import { resubscribeRoutes } from "./resubscribe.ts";
 const invalid = (ctx: AppContext) =>
   htmlPage(ctx, 404, "This link is not valid", "<p>The link may be incomplete. Use the unsubscribe link from your most recent email, or reply to it and we will remove you by hand.</p>");
 
-/** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
-async function formBody(event: H3Event): Promise<URLSearchParams> {
-  return new URLSearchParams(await readBodyText(event).catch(() => ""));
-}
-
-const place = (s: SubscriptionRow) => `${s.name}, ${s.state_name}`;
 /** The town's page stays open to everyone, subscribed or not. */
 const townLink = (s: SubscriptionRow) => `<a href="/${encodeURIComponent(s.slug)}">Read the ${e(s.name)} edition on the web</a>`;
 
