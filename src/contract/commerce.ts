@@ -132,7 +132,8 @@ export const OperatorActionRequest = z.object({
   action: z.literal("guest-checkout"),
   city: z.string().trim().min(1).max(120),
   state: z.string().trim().min(1).max(60).meta({ description: "Full state name" }),
-  email: z.email().max(254).meta({ description: "Required: who holds the town while it is reserved. Prefills the payment page; the email entered there becomes the operator account" }),
+  // Optional, as the interface spec documents the body (action, city, state): the payment page asks for it.
+  email: z.email().max(254).optional().meta({ description: "Optional: who the hold is for; prefills the payment page. The email entered on the payment page becomes the operator account" }),
 }).meta({ id: "OperatorActionRequest" });
 
 export const OperatorActionResponse = z.object({

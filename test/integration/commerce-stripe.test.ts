@@ -64,6 +64,21 @@ describe("Stripe mode", () => {
     expect(sink.messages.find((m) => m.to.includes("op@example.com"))?.parsed.subject).toBe("You now operate the Boise, Idaho daily");
   });
 
+  it("a lease asked for with action, city and state alone (the spec's body): Stripe's page collects the email, and the callback's becomes the operator", async () => {
+    const res = await server.post("/api/operator-actions", { action: "guest-checkout", city: "Meridian", state: "Idaho" });
+    expect(res.status).toBe(200);
+    const lease = await res.json();
+    const f = Object.fromEntries(stripe.requests.at(-1)!.form);
+    expect(f).toMatchObject({ mode: "subscription", client_reference_id: lease.leaseId });
+    expect(f.customer_email).toBeUndefined(); // nothing prefilled: Stripe asks the buyer
+    const session = stripe.sessions().at(-1)!;
+    const cb = await postCallback(server, completed(session, { subscription: "sub_standin_2", customer_details: { email: "Meridian-Op@example.com" } }), { secret: WEBHOOK_SECRET });
+    expect(cb.status).toBe(200);
+    expect((await (await server.get("/api/territories")).json()).claimed).toContainEqual({ slug: "meridian-idaho", city: "Meridian", state: "Idaho" });
+    await sendPendingMail(server.ctx);
+    expect(sink.messages.find((m) => m.to.includes("meridian-op@example.com"))?.parsed.subject).toBe("You now operate the Meridian, Idaho daily");
+  });
+
   it("the buying page for people sends the buyer to Stripe's page, whose success URL is the order page", async () => {
     // Browsers apply the page's form-action to the redirect after the post: Stripe's page must be in it.
     for (const path of ["/advertise/boise-idaho", "/lease/caldwell-idaho"]) {

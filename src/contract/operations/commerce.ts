@@ -93,7 +93,7 @@ export const commerceOperations = {
   operatorAction: {
     operationId: "operatorAction", method: "POST", idempotent: true, path: "/api/operator-actions", tags: ["Town leases"],
     summary: "Reserve a town and get the payment link for its monthly lease",
-    description: "`action: guest-checkout` with `city`, `state` and `email` (required: `400 validation_error` without it): reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. One client (its address) holds at most 3 unpaid reservations at once: the next is `429 rate_limited` with `Retry-After`, the seconds until its earliest reservation lapses. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.\n\n" + IDEMPOTENCY_HTTP,
+    description: "`action: guest-checkout` with `city` and `state` (and, optionally, `email`: who the hold is for, prefilled on the payment page): reserves the town for the reservation window (30 minutes by default, `RESERVATION_MINUTES`) and returns the payment link of the monthly lease. The email entered on the payment page becomes the operator account; the lease activates on the payment callback. A town already leased, or reserved by another checkout that has not expired: `409 conflict`. An expired reservation frees the town. Of buyers racing for one town exactly one gets a link. One client (its address) holds at most 3 unpaid reservations at once: the next is `429 rate_limited` with `Retry-After`, the seconds until its earliest reservation lapses. Unknown place: `404 city_not_found`; unknown state: `400 validation_error`.\n\n" + IDEMPOTENCY_HTTP,
     body: OperatorActionRequest,
     response: OperatorActionResponse,
     errors: ["validation_error", "invalid_json", "payload_too_large", "city_not_found", "conflict", "rate_limited", "upstream_error"],
@@ -101,7 +101,7 @@ export const commerceOperations = {
     rateLimit: "checkout",
     mcp: {
       tool: "start_town_checkout", title: "Reserve a town and get its lease payment link", annotations: PURCHASE,
-      description: "Writes: reserves a town for its buyer (`action: \"guest-checkout\"`, `city`, `state` and the buyer's own `email`) for a short window and answers the payment link of its monthly lease (get_town_quote gives the price first; pass an `idempotencyKey` to retry safely).",
+      description: "Writes: reserves a town (`action: \"guest-checkout\"`, `city`, `state`; an optional `email` prefills the payment page, where the email the buyer enters becomes the operator account) for a short window and answers the payment link of its monthly lease (get_town_quote gives the price first; pass an `idempotencyKey` to retry safely).",
     },
   },
   getListingOrder: {

@@ -75,9 +75,10 @@ const holdKey = (ctx: AppContext, clientAddress: string) =>
 
 /**
  * `guest-checkout`: reserves the town (one write transaction; of racing buyers exactly one insert
- * succeeds, the rest get 409) and returns the monthly lease's payment link. A reservation needs an
- * email (the contract requires it) and one client holds at most MAX_HOLDS_PER_CLIENT towns at once
- * (429 until the earliest lapses). If the provider fails the reservation is released at once.
+ * succeeds, the rest get 409) and returns the monthly lease's payment link. The email is optional
+ * (the spec's body is action, city and state; the payment page collects it and the callback makes it
+ * the operator account); one client holds at most MAX_HOLDS_PER_CLIENT towns at once (429 until the
+ * earliest lapses). If the provider fails the reservation is released at once.
  */
 export async function operatorAction(ctx: AppContext, input: OperatorActionRequest, clientAddress: string): Promise<OperatorActionResponse> {
   const place = placeOf(ctx, input.city, input.state);
