@@ -1,4 +1,4 @@
-import { EMBED_SIZES, type OEmbedResponse } from "../../contract/operations/oembed.ts";
+import { EMBED_SIZE, type OEmbedResponse } from "../../contract/operations/oembed.ts";
 import { AppError } from "../../core/errors.ts";
 import { isWellFormedSlug } from "../../contract/slug.ts";
 import { findEdition, latestEditionDate } from "../../store/morning/editions.ts";
@@ -64,19 +64,15 @@ function pageOf(baseUrl: string, url: string): { slug: string; date?: string } |
   return undefined;
 }
 
-export function getOEmbed(ctx: AppContext, input: { url: string; format: "json" | "xml"; maxwidth?: number; maxheight?: number }): OEmbedResponse {
+export function getOEmbed(ctx: AppContext, input: { url: string; format: "json" | "xml" }): OEmbedResponse {
   if (input.format === "xml") throw new AppError("not_implemented", "format=xml is not implemented; ask for format=json (the default).");
   const page = pageOf(ctx.config.baseUrl, input.url);
   const card = page && embedCard(ctx, page.slug, page.date);
   if (!card) {
     throw new AppError("not_found", `${input.url.slice(0, 200)} is not a city page or a dated edition page of ${ctx.config.baseUrl}.`);
   }
-  // The largest size the card is drawn at that the consumer can show (oEmbed 2.2.1: never above maxwidth/maxheight).
-  const size = EMBED_SIZES.find((s) => s.width <= (input.maxwidth ?? Infinity) && s.height <= (input.maxheight ?? Infinity));
-  if (!size) {
-    const smallest = EMBED_SIZES.at(-1)!;
-    throw new AppError("not_found", `No embed fits within ${input.maxwidth ?? "any"} x ${input.maxheight ?? "any"} pixels; the smallest card is ${smallest.width} x ${smallest.height}.`);
-  }
+  // The interface spec (section 4) fixes the size: `maxwidth` and `maxheight` are accepted and ignored.
+  const size = EMBED_SIZE;
   const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return {
     type: "rich",
