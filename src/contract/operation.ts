@@ -5,7 +5,7 @@ import type { ProblemCode } from "./problems.ts";
  * Write limiters kept on the context (`ctx.limits`); each operation names the one it takes from
  * (the OAuth ones are taken by the authorization server's routes, api/routes/oauth/routes.ts).
  */
-export type LimiterName = "subscribe" | "checkout" | "operatorSignIn" | "oauthRegister" | "oauthToken";
+export type LimiterName = "subscribe" | "checkout" | "operatorSignIn" | "oauthRegister" | "oauthToken" | "oauthClientDocument";
 
 /** How an operation appears as an MCP tool (the MCP server iterates the operations that have one). */
 export interface McpProjection {

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Parser } from "htmlparser2";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { leaseTown } from "../helpers/commerce.ts";
@@ -24,6 +25,8 @@ import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprot
 const NOW = "2026-11-22T12:00:00.000Z";
 const OPERATOR = "agent-operator@example.com";
 const ALL = "town:read listings:decide notes:write sources:manage";
+const MARKUP_NAME = "<img src=x onerror=alert(1)>";
+const LONG_NAME = `Claude ${"and a very trustworthy assistant ".repeat(100)}`;
 let sink: SmtpSink;
 let server: TestServer;
 let client: { url: string; close: () => Promise<void>; callbacks: URLSearchParams[] };
@@ -39,6 +42,12 @@ async function startClientSite(): Promise<typeof client> {
     if (url.pathname === "/client.json") {
       res.writeHead(200, { "Content-Type": "application/json" });
       return res.end(JSON.stringify({ client_id: `${base}/client.json`, client_name: "Test Assistant", redirect_uris: [`${base}/callback`], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }));
+    }
+    // Clients whose client_name is markup, or very long (the consent page shows each as text, cut short).
+    const named: Record<string, string> = { "/markup.json": MARKUP_NAME, "/long.json": LONG_NAME };
+    if (named[url.pathname]) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end(JSON.stringify({ client_id: `${base}${url.pathname}`, client_name: named[url.pathname], redirect_uris: [`${base}/callback`] }));
     }
     if (url.pathname === "/impostor.json") {
       res.writeHead(200, { "Content-Type": "application/json" });
@@ -241,6 +250,33 @@ describe("an operator signs an AI client in, and runs their town from it", () =>
     expect(refresh.length).toBeGreaterThan(20);
   });
 
+  it("shows a client_name holding markup as text, and a very long one cut short", async () => {
+    const consentFor = async (doc: string) => {
+      const query = new URLSearchParams({ response_type: "code", client_id: `${client.url}${doc}`, redirect_uri: `${client.url}/callback`, scope: "town:read", state: "named", code_challenge: pkce().challenge, code_challenge_method: "S256", resource: `${server.url}/mcp` });
+      const page = await browse(browser, `${server.url}/oauth/authorize?${query}`, server.url);
+      expect(page.status).toBe(200);
+      return page.text();
+    };
+    // As a browser parses the page: the name is text (in the heading, the title and the page), never an element.
+    const markup = await consentFor("/markup.json");
+    const elements: Array<{ name: string; attributes: Record<string, string> }> = [];
+    const texts: string[] = [];
+    new Parser({ onopentag: (name, attributes) => elements.push({ name, attributes }), ontext: (t) => texts.push(t) }, { decodeEntities: true }).end(markup);
+    expect(elements.filter((el) => el.name === "img" || Object.keys(el.attributes).some((a) => a.startsWith("on")))).toEqual([]);
+    expect(markup).toContain('<strong data-testid="client-name">&lt;img src=x onerror=alert(1)&gt;</strong>');
+    expect(texts.join("")).toContain(`Allow ${MARKUP_NAME} to act for you?`);
+
+    const long = await consentFor("/long.json");
+    const shown = /<strong data-testid="client-name">([^<]*)<\/strong>/.exec(long)![1];
+    expect(shown).toBe("Claude and a very trustworthy assistant and a very trustwor…");
+    expect([...shown].length).toBeLessThanOrEqual(60);
+    expect(/<title>([^<]*)<\/title>/.exec(long)![1]).toContain(`Allow ${shown}`);
+    // What matters next to it stays in the page: where the browser returns, and the buttons.
+    expect(long).toContain(`<strong data-testid="redirect-host">${new URL(client.url).host}</strong>`);
+    expect(long).toContain('value="allow">Allow</button>');
+    expect(long).not.toContain("trustworthy assistant and a very trustworthy assistant and a very");
+  });
+
   it("calls the operator tools with the token through both SDK clients", async () => {
     for (const connect of [connectV1, connectV2]) {
       const c = await connect(`${server.url}/mcp`, withToken(access));
@@ -433,7 +469,7 @@ describe("dynamically registered clients are not kept forever", () => {
   /** A refresh with a token that never existed: invalid_grant from a known client, invalid_client from a forgotten one. */
   const knock = async (clientId: string) => (await token(server, { client_id: clientId, grant_type: "refresh_token", refresh_token: "never-issued" })).json.error;
 
-  it("forgets a registration never used after a day, keeps the one the operator allowed, and forgets it 30 days after its grant is revoked", async () => {
+  it("forgets a registration (or a metadata document) never used after a day, keeps the one the operator allowed, and forgets it 30 days after its grant is revoked", async () => {
     const sdk = registered!;
     const sdkId = String(sdk.info!.client_id);
     const unused = await register("Registered and never used");
@@ -446,6 +482,9 @@ describe("dynamically registered clients are not kept forever", () => {
       expect(await knock(unused)).toBe("invalid_client");
       await register("The next registration prunes"); // expired rows go with each registration
       expect(stored(unused)).toBe(0);
+      // Metadata documents alike: those that never led to a grant are gone, the allowed client's is kept.
+      const documents = server.ctx.db.prepare("SELECT id FROM oauth_models WHERE model = 'Client' AND id LIKE 'document %' ORDER BY id").pluck().all();
+      expect(documents).toEqual([`document ${client.url}/client.json`]);
 
       // The allowed client carries on: its refresh token gets a new access token a day later.
       expect(stored(sdkId)).toBe(1);

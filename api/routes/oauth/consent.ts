@@ -7,6 +7,7 @@ import { AppError } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { csrfToken, csrfValid, operatorTowns, requestSignIn, SIGN_IN_LINK_MINUTES } from "../../../src/services/commerce/operator-desk.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
+import { clientDisplayName } from "../../../src/core/oauth/client-name.ts";
 import { allowClient } from "../../../src/services/oauth/grants.ts";
 import { INTERACTION_PREFIX, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { clientAddress } from "../../client-address.ts";
@@ -58,7 +59,8 @@ ${opts.error ? `<p class="field-error" id="email-error">${e(opts.error)}</p>` : 
 
 async function consentPage(ctx: AppContext, oauth: OAuthServer, desk: OperatorDesk, event: H3Event, details: InteractionDetails, email: string): Promise<Response> {
   const client = await oauth.provider().Client.find(details.params.client_id);
-  const name = client?.clientName?.trim() || details.params.client_id;
+  // Shown tidied and cut short (clientDisplayName), and escaped like everything the client chose.
+  const name = clientDisplayName(client?.clientName, details.params.client_id);
   const redirect = URL.parse(String(details.params.redirect_uri ?? client?.redirectUris[0] ?? ""));
   const towns = operatorTowns(ctx, email).filter((l) => l.status === "active");
   const scopes = askedScopes(details);

@@ -4,6 +4,7 @@ import { OPERATOR_SCOPE_NAMES } from "../../../src/contract/oauth.ts";
 import type { LimiterName } from "../../../src/contract/operation.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createOAuthServer, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
+import { markClientAddress } from "../../../src/services/oauth/client-documents.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { htmlDocument } from "../../html-page.ts";
 import { clientAddress } from "../../client-address.ts";
@@ -54,6 +55,8 @@ export function oauthRoutes(app: H3, ctx: AppContext): OAuthServer {
     const refused = throttled(ctx, event);
     if (refused) return refused;
     const node = event.runtime?.node as { req: IncomingMessage; res: ServerResponse } | undefined;
+    // Who is asking, for the limit on client metadata documents fetched (looked up inside oidc-provider).
+    if (node) markClientAddress(node.req, clientAddress(event, ctx.config.mail.trustProxyHops));
     // The answers of the authorization server carry the headers every answer of the site carries.
     node?.res.setHeader("X-Content-Type-Options", "nosniff");
     node?.res.setHeader("Referrer-Policy", "no-referrer");

@@ -3,22 +3,14 @@ import {
   clientOfGrant, consumeModel, destroyByGrant, destroyModel, findModel, findModelByUid, keepClientAfterGrants, pruneExpired, upsertModel, type OAuthRow,
 } from "../../store/oauth/models.ts";
 import type { AppContext } from "../platform/context.ts";
-import { clientByMetadataDocument } from "./client-documents.ts";
+import { clientByMetadataDocument, type DocumentFetcher } from "./client-documents.ts";
+import { CLIENT_AFTER_GRANTS_SECONDS, UNUSED_CLIENT_SECONDS } from "./retention.ts";
 
 // oidc-provider's storage, in the project's SQLite (src/store/oauth/models.ts): one class per app,
 // one instance per model. Expiry is oidc-provider's own clock (epoch seconds of the real time),
 // which it also writes into every payload's `exp`.
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-// Anyone may register a client, so registrations are not kept forever: one never used (no grant)
-// is gone a day after it was made, one whose grants have all ended 30 days after the last ended.
-// The deadline is the Client row's expiry, so an expired registration is refused at once and its
-// row goes with the other expired rows.
-/** A registration with no grant is kept this long. */
-export const UNUSED_CLIENT_SECONDS = 86_400;
-/** A registered client is kept this long after its last grant expires or is revoked. */
-export const CLIENT_AFTER_GRANTS_SECONDS = 30 * 86_400;
 
 /** Removes a grant (and, with `withTokens`, its tokens and codes); its client's deadline follows. */
 export function destroyGrant(ctx: AppContext, grantId: string, withTokens: boolean): void {
@@ -37,7 +29,7 @@ function payloadOf(row: OAuthRow | undefined): AdapterPayload | undefined {
 }
 
 /** The adapter class for this app: clients that are not registered are resolved from their metadata document. */
-export function sqliteAdapter(ctx: AppContext): new (name: string) => Adapter {
+export function sqliteAdapter(ctx: AppContext, documents: DocumentFetcher): new (name: string) => Adapter {
   return class SqliteAdapter implements Adapter {
     readonly name: string;
     constructor(name: string) {
@@ -64,7 +56,7 @@ export function sqliteAdapter(ctx: AppContext): new (name: string) => Adapter {
     async find(id: string): Promise<AdapterPayload | undefined> {
       const found = payloadOf(findModel(ctx.db, this.name, id, nowSeconds()));
       if (found || this.name !== "Client") return found;
-      return clientByMetadataDocument(ctx, id);
+      return clientByMetadataDocument(ctx, documents, id);
     }
 
     async findByUserCode(): Promise<AdapterPayload | undefined> {

@@ -50,9 +50,22 @@ declare module "oidc-provider" {
     isExpired: boolean;
   }
 
+  /** Koa's context of a request, as far as the project reads it. */
+  export interface KoaContext {
+    req: IncomingMessage;
+    request: object;
+    status: number;
+    oidc?: { route?: string };
+    set(name: string, value: string): void;
+  }
+
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);
+    /** The context of the request being answered (oidc-provider's AsyncLocalStorage), if any. */
+    static readonly ctx: KoaContext | undefined;
     proxy: boolean;
+    /** Adds a Koa middleware in front of oidc-provider's own. */
+    use(middleware: (koa: KoaContext, next: () => Promise<void>) => Promise<void>): this;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionResult(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
@@ -62,5 +75,8 @@ declare module "oidc-provider" {
     AccessToken: { find(value: string): Promise<AccessTokenInstance | undefined> };
   }
 
-  export const errors: Record<string, new (description?: string) => Error>;
+  export const errors: Record<string, new (description?: string) => Error> & {
+    /** An OAuth error of any code (`error`) and description; status 400 unless changed. */
+    CustomOIDCProviderError: new (error: string, description: string) => Error & { status: number; statusCode: number; allow_redirect: boolean };
+  };
 }

@@ -4,6 +4,8 @@ import { ACCESS_TOKEN_SECONDS, OPERATOR_SCOPE_NAMES, REFRESH_TOKEN_SECONDS } fro
 import { keepSigningKeys, signingKeys } from "../../store/oauth/models.ts";
 import type { AppContext } from "../platform/context.ts";
 import { sqliteAdapter } from "./adapter.ts";
+import { createDocumentFetcher, type DocumentFetcher } from "./client-documents.ts";
+import { publicClientsOnly } from "./client-policy.ts";
 
 // The authorization server operators sign their AI clients in with, on oidc-provider: OAuth 2.1's
 // authorization code flow with PKCE (S256 only), resource indicators (every token's audience is the
@@ -33,10 +35,10 @@ export interface ProviderHooks {
   renderError(title: string, detail: string): Promise<string>;
 }
 
-function configuration(ctx: AppContext, hooks: ProviderHooks): Record<string, unknown> {
+function configuration(ctx: AppContext, hooks: ProviderHooks, documents: DocumentFetcher): Record<string, unknown> {
   const resource = () => mcpResource(ctx);
   return {
-    adapter: sqliteAdapter(ctx),
+    adapter: sqliteAdapter(ctx, documents),
     jwks: keys(ctx),
     cookies: { keys: [ctx.secrets.stored("oauth_cookie_secret")], long: { signed: true, sameSite: "lax" }, short: { signed: true, sameSite: "lax" } },
     routes: {
@@ -51,13 +53,17 @@ function configuration(ctx: AppContext, hooks: ProviderHooks): Record<string, un
     responseTypes: ["code"],
     pkce: { required: () => true },
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
+    // Public clients only (PKCE is their proof): no client secret is ever issued or accepted, and a
+    // redirect in plain http goes to this machine only (client-policy.ts).
+    clientAuthMethods: ["none"],
+    extraClientMetadata: publicClientsOnly,
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       introspection: { enabled: false },
       // A client revokes only the tokens issued to it (another's is ignored, as RFC 7009 answers an unknown one).
       revocation: { enabled: true, allowedPolicy: async (_koa: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
-      registration: { enabled: true, idFactory: () => crypto.randomUUID(), secretFactory: () => crypto.randomBytes(32).toString("base64url") },
+      registration: { enabled: true, idFactory: () => crypto.randomUUID() },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource(),
@@ -96,16 +102,40 @@ export interface OAuthServer {
   provider(): Provider;
 }
 
+/**
+ * oidc-provider builds every URL it advertises or redirects to (its metadata's endpoints, `jwks_uri`,
+ * the way back from the consent page) from the request: Koa's host and protocol, which come from
+ * `Host`, `X-Forwarded-Host` and `X-Forwarded-Proto`, or from an absolute request target. A poisoned
+ * one would put another origin into answers a shared cache may keep, sending clients' codes and PKCE
+ * verifiers there. So each request is answered as if it came to BASE_URL, the one origin: the host,
+ * protocol and URL oidc-provider reads are BASE_URL's, and no forwarded header is read (`proxy` off).
+ * An https BASE_URL stays https here, so the cookies are still Secure behind a TLS proxy.
+ */
+function pinOrigin(request: object, base: URL): void {
+  const path = (request as { originalUrl: string }).originalUrl;
+  const target = URL.parse(path, base.origin) ?? base;
+  const pinned = { host: base.host, hostname: base.hostname, protocol: base.protocol.slice(0, -1), origin: base.origin, href: `${base.origin}${target.pathname}${target.search}` };
+  for (const [name, value] of Object.entries(pinned)) Object.defineProperty(request, name, { value, configurable: true });
+}
+
+/** Its metadata is built from BASE_URL alone (pinOrigin): any cache may keep it an hour. */
+const METADATA_CACHE = "public, max-age=3600";
+
 export function createOAuthServer(ctx: AppContext, hooks: ProviderHooks): OAuthServer {
   let made: { issuer: string; provider: Provider } | undefined;
+  const documents = createDocumentFetcher(ctx);
   return {
     provider() {
       const issuer = ctx.config.baseUrl;
       if (made?.issuer !== issuer) {
-        const provider = new Provider(issuer, configuration(ctx, hooks));
-        // An https site is served through a TLS proxy (Node listens in plain http): its
-        // X-Forwarded-Proto says the request was https, or the secure cookies could not be set.
-        provider.proxy = ctx.config.mail.trustProxyHops > 0 || issuer.startsWith("https:");
+        const provider = new Provider(issuer, configuration(ctx, hooks, documents));
+        provider.proxy = false;
+        const base = new URL(issuer);
+        provider.use(async (koa, next) => {
+          pinOrigin(koa.request, base);
+          await next();
+          if (koa.oidc?.route === "discovery" && koa.status === 200) koa.set("Cache-Control", METADATA_CACHE);
+        });
         provider.on("server_error", (_koa: unknown, err: unknown) => ctx.log.error({ err }, "OAuth server error"));
         made = { issuer, provider };
       }

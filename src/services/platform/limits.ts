@@ -6,7 +6,7 @@ import { RateLimiter } from "../../lib/rate-limiter.ts";
 /** The write limiters of one running app, shared by every way in (HTTP routes, MCP tools). */
 export type Limits = Record<LimiterName, RateLimiter>;
 
-const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in", oauthRegister: "client registration", oauthToken: "token" };
+const WHAT: Record<LimiterName, string> = { subscribe: "subscribe", checkout: "checkout", operatorSignIn: "sign-in", oauthRegister: "client registration", oauthToken: "token", oauthClientDocument: "client metadata document" };
 
 export function createLimits(config: Config): Limits {
   const { subscribeRateLimit, subscribeRateWindowSeconds } = config.mail;
@@ -23,6 +23,9 @@ export function createLimits(config: Config): Limits {
     // then one a second (a client asks one per hour per connection, more only when something is wrong).
     oauthRegister: new RateLimiter(10, 3600),
     oauthToken: new RateLimiter(60, 60),
+    // Client metadata documents fetched (src/services/oauth/client-documents.ts): a document is
+    // another way to register, so the registrations' allowance; one fetched within ten minutes is free.
+    oauthClientDocument: new RateLimiter(10, 3600),
   };
 }
 

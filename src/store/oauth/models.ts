@@ -52,15 +52,21 @@ export function pruneExpired(db: DB, nowSeconds: number): void {
 }
 
 /**
- * Sets how long a dynamically registered client is kept: `keepSeconds` after the last of its grants
- * ends (the latest grant expiry still ahead, else now: all revoked or expired). A client that never
- * had a grant keeps the deadline it was registered with. Past the deadline the row counts as expired
+ * Sets how long a client is kept: `keepSeconds` after the last of its grants ends (the latest grant
+ * expiry still ahead, else now: all revoked or expired). Both rows a client may have are moved: its
+ * registration, and its metadata document (id `document {client_id}`). A client that never had a
+ * grant keeps the deadline it was stored with. Past the deadline the row counts as expired
  * (findModel no longer returns it) and pruneExpired deletes it.
  */
 export function keepClientAfterGrants(db: DB, clientId: string, nowSeconds: number, keepSeconds: number): void {
   stmt(db, `UPDATE oauth_models SET expires_at = ? + MAX(?, COALESCE((SELECT MAX(expires_at) FROM oauth_models
       WHERE model = 'Grant' AND json_extract(payload, '$.clientId') = ?), 0))
-    WHERE model = 'Client' AND id = ?`).run(keepSeconds, nowSeconds, clientId, clientId);
+    WHERE model = 'Client' AND id IN (?, 'document ' || ?)`).run(keepSeconds, nowSeconds, clientId, clientId, clientId);
+}
+
+/** Whether a client holds a grant, live or not yet pruned (its document is then kept as its grants say). */
+export function clientHasGrant(db: DB, clientId: string): boolean {
+  return stmt(db, "SELECT 1 FROM oauth_models WHERE model = 'Grant' AND json_extract(payload, '$.clientId') = ? LIMIT 1").pluck().get(clientId) !== undefined;
 }
 
 /** The client a grant was given to, if the grant is stored. */
