@@ -17,6 +17,10 @@ export interface Instance {
   received: Received[];
   /** The path (and query) of every POST, answered or not. */
   posts: string[];
+  /** Every POST as it arrived: its path, User-Agent and body. */
+  requests: Array<{ path: string; userAgent: string | null; body: string }>;
+  /** Alice's key pair (RSA), to sign requests by hand. */
+  keys: CryptoKeyPair[];
   /** Inbox paths that answer 410 Gone to every POST, as a server does for an account it deleted. */
   gone: Set<string>;
   close: () => Promise<void>;
@@ -27,6 +31,7 @@ export async function startInstance(): Promise<Instance> {
   const keys = [await generateCryptoKeyPair("RSASSA-PKCS1-v1_5")];
   const received: Received[] = [];
   const posts: string[] = [];
+  const requests: Instance["requests"] = [];
   const gone = new Set<string>();
   federation.setActorDispatcher("/users/{identifier}", async (c, identifier) => identifier !== "alice" ? null : new Person({
     id: c.getActorUri(identifier), preferredUsername: identifier, name: "Alice",
@@ -46,6 +51,7 @@ export async function startInstance(): Promise<Instance> {
   app.all("/**", async (event) => {
     if (event.req.method === "POST") {
       posts.push(event.url.pathname + event.url.search);
+      requests.push({ path: event.url.pathname + event.url.search, userAgent: event.req.headers.get("user-agent"), body: await event.req.clone().text() });
       if (gone.has(event.url.pathname)) return new Response("Gone", { status: 410 });
       const copy = event.req.clone();
       const signedWith = copy.headers.has("signature-input") ? "rfc9421" : "draft-cavage-http-signatures-12";
@@ -59,7 +65,7 @@ export async function startInstance(): Promise<Instance> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received, posts, gone,
+    origin: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, federation, received, posts, requests, keys, gone,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

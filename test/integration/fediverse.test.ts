@@ -107,7 +107,8 @@ describe("Ely on the fediverse, followed from another server", () => {
     expect(edition.subject).toBe("Ely, Nov 23: Heavy snow, high 30°F");
     expect(article.summary?.toString()).toBe("Heavy snow, high 30°F.");
     const content = article.content?.toString() ?? "";
-    expect(content).toContain("<h2>Weather</h2>");
+    expect(content.startsWith("<p><strong>Ely, Nov 23: Heavy snow, high 30°F</strong></p>")).toBe(true);
+    expect(content).toContain("<p><strong>Weather</strong></p>");
     expect(content).toContain("Good morning, Ely, Nevada.");
     expect(content).not.toContain("/go/");
     expect(content).toContain(`<a href="${server.url}/${ELY}/2026-11-23">Read the whole edition of Ely Daily</a>`);
@@ -116,6 +117,32 @@ describe("Ely on the fediverse, followed from another server", () => {
     expect(((await fetched.json()) as { name: string }).name).toBe(edition.subject);
     // One delivery, to the server's shared inbox.
     expect(mastodon.received.slice(before).filter((r) => r.activity instanceof Create)).toHaveLength(1);
+  });
+
+  it("shapes the Article for Mastodon and Misskey, writes Public in full and names the service on the delivery", async () => {
+    const delivered = mastodon.requests.find((r) => (JSON.parse(r.body) as { type: string }).type === "Create")!;
+    // The delivery says who sent it: the service and its address, not undici's `node`.
+    expect(delivered.userAgent).toMatch(new RegExp(`^citydaily \\(Fedify/[\\d.]+; Node\\.js/[\\d.]+; \\+${server.url.replace(/[.]/g, "\\.")}/\\)$`));
+    type Doc = { to: unknown; cc: unknown; summary?: string; summaryMap?: Record<string, string>; content: string; name: string };
+    const create = JSON.parse(delivered.body) as { to: unknown; object: Doc };
+    const res = await server.get(`/fediverse/towns/${ELY}/editions/2026-11-23`, { headers: { Accept: "application/activity+json" } });
+    const dereferenced = (await res.json()) as Doc;
+    for (const article of [create.object, dereferenced]) {
+      // Mastodon shows name, summary and link; Misskey would make a plain `summary` a content warning
+      // and reads only `summary`, so it goes language-tagged (Mastodon reads `summaryMap`).
+      expect(article.summary).toBeUndefined();
+      expect(article.summaryMap).toEqual({ en: "Heavy snow, high 30°F." });
+      // Misskey shows the content without the name, and flattens headings and tables: none are left.
+      expect(article.content.startsWith(`<p><strong>${article.name}</strong></p>`)).toBe(true);
+      expect(article.content).not.toMatch(/<h[1-6]|<table/);
+      expect(article.content).toContain("<p>Mon, Nov 23: Heavy snow, High (°F) 30, Low (°F) 18, Precipitation (%) 93<br>");
+      expect([article.to].flat()).toEqual(["https://www.w3.org/ns/activitystreams#Public"]);
+    }
+    expect([create.to].flat()).toEqual(["https://www.w3.org/ns/activitystreams#Public"]);
+    // The actor says its posts may be searched (Mastodon reads a missing `indexable` as false).
+    const actor = (await (await server.get(`/fediverse/towns/${ELY}`, { headers: { Accept: "application/activity+json" } })).json()) as { indexable?: boolean; discoverable?: boolean };
+    expect(actor.indexable).toBe(true);
+    expect(actor.discoverable).toBe(true);
   });
 
   it("after an Undo(Follow), the morning after sends nothing", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { articleOf, firstSections, summarySentence, townHandle } from "../../src/core/fediverse/article.ts";
+import { articleOf, fediverseHtml, firstSections, summarySentence, townHandle } from "../../src/core/fediverse/article.ts";
 import { withoutClickLinks } from "../../src/core/edition/click-links.ts";
 
 const BASE = "https://citydaily.example";
@@ -47,10 +47,18 @@ describe("an edition as a fediverse Article", () => {
     const a = articleOf({ baseUrl: BASE, slug: "ely-nevada", name: "Ely", date: "2026-11-22", subject: "Ely, Nov 22: Council meeting at 6 PM", html: HTML, weatherJson: weather(3, 45, 20) });
     expect(a.name).toBe("Ely, Nov 22: Council meeting at 6 PM");
     expect(a.url).toBe(`${BASE}/ely-nevada/2026-11-22`);
-    expect(a.content).toContain("<h2>Weather</h2>");
+    // Opens with the subject (Misskey does not show the name); headings as bold paragraphs (Misskey flattens them).
+    expect(a.content.startsWith("<p><strong>Ely, Nov 22: Council meeting at 6 PM</strong></p>\n<p>Good morning")).toBe(true);
+    expect(a.content).toContain("<p><strong>Weather</strong></p>");
+    expect(a.content).not.toContain("<h2>");
     expect(a.content).toContain("Did you know?");
-    expect(a.content).not.toContain("<h2>Sun</h2>");
+    expect(a.content).not.toContain("Sunrise");
     expect(a.content.endsWith(`<p><a href="${BASE}/ely-nevada/2026-11-22">Read the whole edition of Ely Daily</a></p>`)).toBe(true);
+  });
+
+  it("writes a table as a line per row, numbers with their column's heading", () => {
+    const table = `<div class="table-scroll"><table>\n<thead>\n<tr>\n<th>Day</th>\n<th>Conditions</th>\n<th class="num">High (°F)</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>Sun, Nov 22</td>\n<td>Snow</td>\n<td class="num">30</td>\n</tr>\n<tr>\n<td>Mon, Nov 23</td>\n<td>Clear sky</td>\n<td class="num">41</td>\n</tr>\n</tbody></table></div>`;
+    expect(fediverseHtml(`<h2>Weather</h2>\n${table}`)).toBe("<p><strong>Weather</strong></p>\n<p>Sun, Nov 22: Snow, High (°F) 30<br>\nMon, Nov 23: Clear sky, High (°F) 41</p>");
   });
 
   it("names a town by a handle on the site's host", () => {

@@ -4,9 +4,16 @@ import { describeWeatherCode } from "../weather/wmo.ts";
 import { readStoredWeather } from "../weather/snapshot.ts";
 import { plainText, temperature } from "../edition/escape.ts";
 
-// An edition as the fediverse gets it: an Article shaped like Ghost's (a title, the edition's page,
-// a one-sentence summary and the opening of the edition in HTML), and the town actor's profile.
-// Pure: everything comes in as arguments.
+// An edition as the fediverse gets it: an Article (a title, the edition's page, a one-sentence
+// summary and the opening of the edition in HTML), and the town actor's profile. Pure: everything
+// comes in as arguments.
+//
+// Shaped for what the two big servers show of an Article (docs/fediverse.md):
+// - Mastodon shows its name, its summary and its link, never its content;
+// - Misskey shows its content (flattening headings and dropping tables' shape), never its name, and
+//   turns a `summary` into a content warning hiding everything else.
+// So the summary is sent language-tagged only (`summaryMap`, which Mastodon reads and Misskey does
+// not: no warning), and the content opens with the subject and has no headings or tables to flatten.
 
 /** Sections of the edition the Article carries after its greeting; the rest is one link away. */
 export const ARTICLE_SECTIONS = 3;
@@ -30,7 +37,10 @@ export interface ArticleShape {
   url: string;
   /** The lead and the forecast, in a sentence. */
   summary: string;
-  /** The greeting and the first sections, without the title and without counted links. */
+  /**
+   * The subject, then the greeting and the first sections, without counted links, its headings as
+   * bold paragraphs and its tables as lines (`fediverseHtml`), then a link to the whole edition.
+   */
   content: string;
 }
 
@@ -62,18 +72,42 @@ export function summarySentence(subject: string, weatherJson: string | null): st
   return plainText(`${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}${/[.!?]$/.test(sentence) ? "" : "."}`);
 }
 
+const cellsOf = (row: string) => [...row.matchAll(/<t([hd])([^>]*)>([\s\S]*?)<\/t\1>/g)].map((m) => ({ text: m[3].trim(), numeric: /class="num"/.test(m[2]) }));
+
+/** A table as one paragraph, a line per row: "Sun, Nov 22: Heavy snow, High (°F) 30, Low (°F) 18". */
+function tableAsLines(table: string): string {
+  const rows = [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => cellsOf(m[1]));
+  const [head, ...body] = /<thead>/.test(table) ? rows : [[], ...rows];
+  const lines = body.map((cells) => {
+    const rest = cells.slice(1).map((c, i) => (c.numeric && head[i + 1] ? `${head[i + 1].text} ${c.text}` : c.text));
+    return rest.length ? `${cells[0]?.text ?? ""}: ${rest.join(", ")}` : cells[0]?.text ?? "";
+  });
+  return `<p>${lines.join("<br>\n")}</p>`;
+}
+
+/**
+ * An edition's HTML as servers that flatten it still read it well: headings become bold paragraphs,
+ * tables a line per row (Misskey would run a table's cells together), their scrolling wrappers gone.
+ */
+export function fediverseHtml(html: string): string {
+  return html
+    .replace(/<div class="table-scroll">\s*(<table[\s\S]*?<\/table>)\s*<\/div>/g, "$1")
+    .replace(/<table[\s\S]*?<\/table>/g, tableAsLines)
+    .replace(/<h[2-6][^>]*>([\s\S]*?)<\/h[2-6]>/g, "<p><strong>$1</strong></p>");
+}
+
 export function editionPageUrl(baseUrl: string, slug: string, date: string): string {
   return `${baseUrl}/${slug}/${date}`;
 }
 
 export function articleOf(e: ArticleEdition): ArticleShape {
   const url = editionPageUrl(e.baseUrl, e.slug, e.date);
-  const opening = firstSections(withoutClickLinks(webHtml(e.html), e.baseUrl), ARTICLE_SECTIONS);
+  const opening = fediverseHtml(firstSections(withoutClickLinks(webHtml(e.html), e.baseUrl), ARTICLE_SECTIONS));
   return {
     name: e.subject,
     url,
     summary: summarySentence(e.subject, e.weatherJson),
-    content: `${opening}\n<p><a href="${encodeAttr(url)}">Read the whole edition of ${escapeHtml(e.name)} Daily</a></p>`,
+    content: `<p><strong>${escapeHtml(e.subject)}</strong></p>\n${opening}\n<p><a href="${encodeAttr(url)}">Read the whole edition of ${escapeHtml(e.name)} Daily</a></p>`,
   };
 }
 

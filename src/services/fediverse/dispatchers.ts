@@ -1,6 +1,7 @@
-import type { Context, Federation } from "@fedify/fedify";
+import { LanguageString, type Context, type Federation } from "@fedify/fedify";
 import { Temporal } from "@js-temporal/polyfill";
 import { Article, Create, Endpoints, Image, PUBLIC_COLLECTION, Service } from "@fedify/fedify/vocab";
+import { isWellFormedSlug } from "../../contract/slug.ts";
 import { actorProfile, articleOf } from "../../core/fediverse/article.ts";
 import { followerCount, followersPage } from "../../store/fediverse/followers.ts";
 import { recentTownEditions, townEdition, type DuePost } from "../../store/fediverse/posts.ts";
@@ -20,14 +21,18 @@ type Edition = Omit<DuePost, "slug" | "name" | "state">;
 /** Fedify's vocabulary takes the Temporal polyfill's instants, typed as the global Temporal it stands in for. */
 const instant = (iso: string) => Temporal.Instant.from(iso) as unknown as NonNullable<ConstructorParameters<typeof Article>[0]["published"]>;
 
-/** An edition as an Article, shaped like Ghost's: to the public, cc the town's followers. */
+/**
+ * An edition as an Article: to the public, cc the town's followers. Its summary is language-tagged, so
+ * it goes out as `summaryMap`: Mastodon shows it under the title, Misskey does not make it a content
+ * warning (core/fediverse/article.ts).
+ */
 export function editionArticle(c: Context<AppContext>, town: ActorTown, e: Edition): Article {
   const shape = articleOf({ baseUrl: c.data.config.baseUrl, slug: town.slug, name: town.name, date: e.date, subject: e.subject, html: e.html, weatherJson: e.weatherJson });
   return new Article({
     id: c.getObjectUri(Article, { identifier: town.slug, date: e.date }),
     attribution: c.getActorUri(town.slug),
     name: shape.name,
-    summary: shape.summary,
+    summary: new LanguageString(shape.summary, "en"),
     content: shape.content,
     mediaType: "text/html",
     url: new URL(shape.url),
@@ -48,6 +53,19 @@ export function editionCreate(c: Context<AppContext>, town: ActorTown, e: Editio
     to: PUBLIC_COLLECTION,
     cc: c.getFollowersUri(town.slug),
   });
+}
+
+/**
+ * The slug a WebFinger username names: `acct:Ely-Nevada@host` and `acct:ely%2Dnevada@host` are Ely
+ * (people type handles in any case); a username that is not a slug's spelling is no town (404).
+ */
+function handleSlug(username: string): string | null {
+  try {
+    const slug = decodeURIComponent(username).toLowerCase();
+    return isWellFormedSlug(slug) ? slug : null;
+  } catch {
+    return null;
+  }
 }
 
 function registerActor(federation: Federation<AppContext>): void {
@@ -71,11 +89,13 @@ function registerActor(federation: Federation<AppContext>): void {
       assertionMethods: keys.map((k) => k.multikey),
       manuallyApprovesFollowers: false,
       discoverable: true,
+      // Editions are public: Mastodon leaves an actor's posts out of its search unless this says true.
+      indexable: true,
     });
   }).setKeyPairsDispatcher(async (c, identifier) => {
     const town = actorTown(c.data, identifier);
     return town ? townKeyPairs(c.data, town.geoid) : [];
-  });
+  }).mapHandle((_c, username) => handleSlug(username));
 }
 
 function registerCollections(federation: Federation<AppContext>): void {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { validatePublicUrl, type Federation, type InboxContext } from "@fedify/fedify";
 import { Accept, Follow, isActor, Reject, Undo } from "@fedify/fedify/vocab";
 import { addFollower, isInstanceBlocked, removeFollowById, removeFollower } from "../../store/fediverse/followers.ts";
+import { blockCandidates, urlHost } from "../../core/fediverse/hosts.ts";
 import type { AppContext } from "../platform/context.ts";
 import { INBOX_PATH, SHARED_INBOX_PATH } from "./paths.ts";
 import { actorTown } from "./towns.ts";
@@ -32,9 +33,11 @@ async function onFollow(c: InboxContext<AppContext>, follow: Follow): Promise<vo
   if (!follow.id || !follow.actorId || !town) return;
   const follower = await follow.getActor(c);
   if (!follower || !isActor(follower) || !follower.id || !follower.inboxId) return;
-  const host = follower.id.host.toLowerCase();
+  const host = urlHost(follower.id);
   const me = c.getActorUri(town.slug);
-  if (isInstanceBlocked(c.data.db, host)) {
+  // The actor's server, and the servers its inboxes are on: an actor elsewhere cannot bring a blocked server's inbox in.
+  const hosts = [follower.id, follower.inboxId, follower.endpoints?.sharedInbox].flatMap((u) => (u ? blockCandidates(urlHost(u)) : []));
+  if (isInstanceBlocked(c.data.db, hosts)) {
     c.data.log.info({ town: town.slug, follower: follower.id.href }, "fediverse follow refused: the instance is blocked");
     await c.sendActivity({ identifier: town.slug }, follower, new Reject({ id: new URL(`${me.href}#rejects/${randomUUID()}`), actor: me, object: follow }));
     return;

@@ -19,6 +19,11 @@ export interface QueueOptions {
    * or undefined to go on.
    */
   refuse?: (message: { type?: string; inbox?: string }) => Promise<string | undefined>;
+  /**
+   * Headers every delivery carries (a `User-Agent` naming the service): Fedify sends a delivery with
+   * the headers its task holds and nothing else, so without them undici's own `node` goes out.
+   */
+  deliveryHeaders?: () => Record<string, string>;
   log: Logger;
 }
 
@@ -95,9 +100,10 @@ export class SqliteMessageQueue implements MessageQueue {
   }
 
   async #run(handler: (message: unknown) => Promise<void> | void, task: QueuedTask): Promise<void> {
-    const { log, refuse } = this.#options;
+    const { log, refuse, deliveryHeaders } = this.#options;
     try {
-      const message = JSON.parse(task.message) as { type?: string; inbox?: string };
+      const message = JSON.parse(task.message) as { type?: string; inbox?: string; headers?: Record<string, string> };
+      if (message.type === "outbox" && deliveryHeaders) message.headers = { ...deliveryHeaders(), ...message.headers };
       const refused = refuse ? await refuse(message) : undefined;
       if (refused) log.warn({ inbox: message.inbox, reason: refused }, "fediverse delivery dropped");
       else await handler(message);

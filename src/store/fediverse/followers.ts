@@ -66,16 +66,21 @@ export interface BlockedInstance {
   createdAt: string;
 }
 
-export function isInstanceBlocked(db: DB, host: string): boolean {
-  return stmt(db, "SELECT EXISTS (SELECT 1 FROM fediverse_blocked_instances WHERE host = ?)").pluck().get(host.toLowerCase()) === 1;
+/** Whether any of `hosts` (a host and the names that would cover it: core/fediverse/hosts.ts) is blocked. */
+export function isInstanceBlocked(db: DB, hosts: readonly string[]): boolean {
+  return stmt(db, "SELECT EXISTS (SELECT 1 FROM fediverse_blocked_instances WHERE host IN (SELECT value FROM json_each(?)))").pluck().get(JSON.stringify(hosts)) === 1;
 }
 
-/** Blocks an instance and removes its followers, in one transaction; returns the followers removed. */
-export function blockInstance(db: DB, host: string, reason: string | null, at: string): number {
+/**
+ * Blocks an instance and removes the followers on every host it covers (`covers`: the host itself,
+ * its other ports, its subdomains), in one transaction; returns the followers removed.
+ */
+export function blockInstance(db: DB, host: string, reason: string | null, at: string, covers: (followerHost: string) => boolean): number {
   return db.transaction(() => {
     stmt(db, `INSERT INTO fediverse_blocked_instances (host, reason, created_at) VALUES (?, ?, ?)
       ON CONFLICT (host) DO UPDATE SET reason = excluded.reason`).run(host, reason, at);
-    return stmt(db, "DELETE FROM fediverse_followers WHERE host = ?").run(host).changes;
+    const hosts = (stmt(db, "SELECT DISTINCT host FROM fediverse_followers").pluck().all() as string[]).filter(covers);
+    return stmt(db, "DELETE FROM fediverse_followers WHERE host IN (SELECT value FROM json_each(?))").run(JSON.stringify(hosts)).changes;
   })();
 }
 
