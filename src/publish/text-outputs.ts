@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { operations } from "../contract/operations/index.ts";
-import { withoutWeatherEmoji } from "../core/edition/web-edition.ts";
+import { withoutMissingForecastCredit, withoutWeatherEmoji } from "../core/edition/web-edition.ts";
 import { CITY_FEED_ITEMS, createSiteData, type CitiesView, type CityLink, type FeedEntry, type PlacedEdition, type SiteData } from "../site/views.ts";
 import type { DB } from "../store/db.ts";
 import {
@@ -246,8 +246,9 @@ function keptFeedItems(file: string): Map<string, Buffer> | undefined {
 }
 
 function rssItem(base: string, e: FeedEntry & { html: string }): RssItem {
-  // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds.
-  return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutWeatherEmoji(e.html), category: `${e.name}, ${e.state_name}` };
+  // Editions stored with weather emoji (before the text went emoji-free) carry only the words in feeds,
+  // and one of a morning without a forecast credits none.
+  return { title: e.subject, link: `${base}/${e.slug}/${e.date}`, publishedAt: e.published_at, html: withoutMissingForecastCredit(withoutWeatherEmoji(e.html)), category: `${e.name}, ${e.state_name}` };
 }
 
 function maxOf(values: readonly string[]): string | undefined {

@@ -85,11 +85,20 @@ describe("the manage page without JavaScript", () => {
     await ely.getByLabel("Day of the weekly email").selectOption({ label: "Tuesday" });
     await ely.getByLabel(/Delivery time/).selectOption({ label: "7:30 AM" });
     await ely.getByLabel("Sunrise and sunset").check();
+    const methods: string[] = [];
+    page.on("request", (r) => { if (r.isNavigationRequest()) methods.push(r.method()); });
     const [answer] = await Promise.all([page.waitForNavigation(), ely.getByRole("button", { name: "Save choices for Ely" }).click()]);
     expect(answer!.status()).toBe(200);
     const html = await answer!.text();
     await check(html, "manage-page-saved");
-    expect(await page.getByRole("status").textContent()).toBe("Saved. Ely, Nevada: once a week, on Tuesdays at 7:30 AM Pacific Time, without Sunrise and sunset.");
+    const saved = "Saved. Ely, Nevada: once a week, on Tuesdays at 7:30 AM Pacific Time, without Sunrise and sunset.";
+    expect(await page.getByRole("status").textContent()).toBe(saved);
+    // The post is answered with a redirect (303) to a page of its own: a reload shows it again and posts nothing.
+    expect(answer!.request().redirectedFrom()?.method()).toBe("POST");
+    expect(page.url()).toBe(`${manage}?done=saved&city=ely-nevada`);
+    await page.reload();
+    expect(methods).toEqual(["POST", "GET", "GET"]);
+    expect(await page.getByRole("status").textContent()).toBe(saved);
     expect(prefs("ely-nevada")).toEqual({ frequency: "weekly", weekly_day: 2, delivery_minute: 450, hidden_sections: "sun" });
     // The other town is as it was; the form shows what is kept.
     expect(prefs("boise-idaho")).toEqual({ frequency: "daily", weekly_day: 6, delivery_minute: 360, hidden_sections: "" });
@@ -99,6 +108,25 @@ describe("the manage page without JavaScript", () => {
     expect(await again.getByLabel("Sunrise and sunset").isChecked()).toBe(true);
     expect(await townForm(page, "Boise, Idaho").getByLabel("Every morning").isChecked()).toBe(true);
     await page.close();
+  });
+
+  it("the day of the weekly email is greyed while Every morning is chosen, and a day sent with it changes nothing", async () => {
+    const page = await noJs.newPage();
+    page.setDefaultTimeout(5000);
+    await page.goto(manage);
+    const boise = townForm(page, "Boise, Idaho");
+    const day = boise.getByLabel("Day of the weekly email");
+    expect(await boise.getByLabel("Every morning").isChecked()).toBe(true);
+    const look = () => day.evaluate((el) => ({ pointer: getComputedStyle(el).pointerEvents, border: getComputedStyle(el).borderStyle }));
+    expect(await look()).toEqual({ pointer: "none", border: "dashed" });
+    await boise.getByLabel("Once a week").check();
+    expect(await look()).toEqual({ pointer: "auto", border: "solid" });
+    await page.close();
+    // Without JavaScript the field is still sent: with "Every morning" the server keeps the stored day.
+    const before = prefs("boise-idaho");
+    const res = await fetch(manage, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "city=boise-idaho&frequency=daily&weeklyDay=tuesday&deliveryTime=06%3A00" });
+    expect(res.status).toBe(303);
+    expect(prefs("boise-idaho")).toEqual(before);
   });
 
   it("a value the page never offers is refused next to its field, and nothing is saved", async () => {
@@ -133,6 +161,37 @@ describe("the manage page without JavaScript", () => {
     await check(await done!.text(), "weekly-page-done");
     expect(await page.getByRole("status").textContent()).toBe("Done: reader@example.org gets Boise once a week, on Saturdays, instead of every morning.");
     expect(prefs("boise-idaho")).toMatchObject({ frequency: "weekly", weekly_day: 6 });
+    await page.close();
+  });
+});
+
+describe("the manage page with JavaScript", () => {
+  it("disables the day of the weekly email while Every morning is chosen, and saves the day chosen with Once a week", async () => {
+    const page = await withJs.newPage();
+    page.setDefaultTimeout(5000);
+    const errors: string[] = [];
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    // A daily town (Ely) and a weekly one (Boise): in the daily one the day is disabled as the page opens.
+    const set = server.ctx.db.prepare("UPDATE subscribers SET frequency = ?, weekly_day = 6 WHERE email = ? AND place_geoid = (SELECT geoid FROM places WHERE slug = ?)");
+    set.run("daily", READER, "ely-nevada");
+    set.run("weekly", READER, "boise-idaho");
+    await page.goto(manage);
+    expect(await townForm(page, "Ely, Nevada").getByLabel("Day of the weekly email").isDisabled()).toBe(true);
+    const boise = townForm(page, "Boise, Idaho");
+    const day = boise.getByLabel("Day of the weekly email");
+    // In the weekly one it is there to change.
+    expect(await boise.getByLabel("Once a week").isChecked()).toBe(true);
+    expect(await day.isEnabled()).toBe(true);
+    await boise.getByLabel("Every morning").check();
+    expect(await day.isDisabled()).toBe(true);
+    await boise.getByLabel("Once a week").check();
+    expect(await day.isEnabled()).toBe(true);
+    await day.selectOption({ label: "Wednesday" });
+    await Promise.all([page.waitForNavigation(), boise.getByRole("button", { name: "Save choices for Boise" }).click()]);
+    expect(await page.getByRole("status").textContent()).toBe("Saved. Boise, Idaho: once a week, on Wednesdays at 6:00 AM Mountain Time.");
+    expect(prefs("boise-idaho")).toMatchObject({ frequency: "weekly", weekly_day: 3 });
+    // The page's script runs under the site's Content-Security-Policy (no violation reported).
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

@@ -45,7 +45,7 @@ describe("the subscribe form with JavaScript disabled", () => {
 
     await page.locator("#email").fill("nojs.reader@example.com");
     await Promise.all([page.waitForLoadState("load"), page.locator("main button[type=submit]").click()]);
-    expect(await page.locator("h1").textContent()).toBe("Thanks: the Boise, Idaho daily is on its way");
+    expect(await page.locator("h1").textContent()).toBe("Thanks: the Boise, Idaho newsletter is on its way");
     expect(subscribedTo("nojs.reader@example.com")).toEqual(["boise-idaho"]);
     // No sideways scrolling on a phone, and the way back leads to the town.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -107,7 +107,7 @@ describe("forward to a neighbor", () => {
       expect(await page.locator("h1").textContent()).toBe("Please check your subscription");
       await page.locator("#email").fill("hal@example.org");
       await Promise.all([page.waitForLoadState("load"), page.locator("main button[type=submit]").click()]);
-      expect(await page.locator("h1").textContent()).toBe("Thanks: the Ely, Nevada daily is on its way");
+      expect(await page.locator("h1").textContent()).toBe("Thanks: the Ely, Nevada newsletter is on its way");
       expect(referrerOf("hal@example.org")).toBe("bob@example.org");
       await context.close();
     });

@@ -43,8 +43,8 @@ describe("POST /subscribe (the form without JavaScript)", () => {
     const res = await postForm(server, { email: "form.reader@example.com", ...ST_LOUIS, honeypot: "" });
     expect(res.status).toBe(200);
     const html = await htmlOf(res);
-    expect(html).toContain("<title>Thanks: the St. Louis, Missouri daily is on its way · citydaily</title>");
-    expect(html).toContain("form.reader@example.com will get the St. Louis, Missouri edition each morning.");
+    expect(html).toContain("<title>Thanks: the St. Louis, Missouri newsletter is on its way · citydaily</title>");
+    expect(html).toContain("form.reader@example.com will get the St. Louis, Missouri newsletter every morning, or once a week if the address chose that before.");
     expect(html).toContain('<a href="/st-louis-missouri">Back to St. Louis, Missouri</a>');
     expect(subscriptionsOf("form.reader@example.com")).toEqual([{ slug: "st-louis-missouri", landing_path: "/st-louis-missouri" }]);
     // The welcome email is queued and delivered as for the JSON route.
@@ -56,7 +56,7 @@ describe("POST /subscribe (the form without JavaScript)", () => {
   it("takes the town from the picker's slug alone (the home page's select sends no city or state)", async () => {
     const res = await postForm(server, { email: "picker@example.com", slug: "boise-idaho", landing_path: "/" });
     expect(res.status).toBe(200);
-    expect(await htmlOf(res)).toContain("picker@example.com will get the Boise, Idaho edition each morning.");
+    expect(await htmlOf(res)).toContain("picker@example.com will get the Boise, Idaho newsletter every morning, or once a week if the address chose that before.");
     expect(subscriptionsOf("picker@example.com").map((s) => s.slug)).toEqual(["boise-idaho"]);
   });
 
@@ -89,7 +89,7 @@ describe("POST /subscribe (the form without JavaScript)", () => {
   it("answers a filled honeypot exactly like a success, and stores nothing", async () => {
     const res = await postForm(server, { email: "bot@example.com", ...ST_LOUIS, honeypot: "http://spam.example" });
     expect(res.status).toBe(200);
-    expect(await htmlOf(res)).toContain("Thanks: the St. Louis, Missouri daily is on its way");
+    expect(await htmlOf(res)).toContain("Thanks: the St. Louis, Missouri newsletter is on its way");
     expect(subscriptionsOf("bot@example.com")).toEqual([]);
   });
 

@@ -243,12 +243,18 @@ describe("the weekly email over seven mornings", () => {
     const editions = section("This week's editions");
     const days = ["Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
     for (const [n, date] of DATES.slice(0, 5).entries()) expect(editions).toMatch(new RegExp(`<a href="${server.url}/${ELY}/${date}"[^>]*>${days[n]}</a>`));
+    // In the order they came, Tuesday to Saturday.
+    expect([...editions.matchAll(/>([A-Z][a-z]+day)<\/a>/g)].map((m) => m[1])).toEqual(days);
     expect(editions).not.toContain("2026-11-29");
     expect(html()).toContain("put together automatically from this week's editions");
     expect(text()).not.toMatch(/\*\*|\]\(|^#+ /m);
-    expect(text()).toContain("chose to get the Ely, Nevada newsletter from citydaily once a week");
+    expect(text()).toContain("chose to get the Ely, Nevada newsletter from citydaily once a week, on Saturdays.");
+    // As in the daily: "Read on the web" first (the town's page, where the editions are), the forward box last.
+    expect(text().split("\n")[0]).toBe(`Read this week's editions on the web: ${server.url}/${ELY}`);
+    expect(html()).toMatch(/<div class="share"[^>]*>\s*<p[^>]*><strong>Forward to a neighbor\.<\/strong>/);
     expect(Buffer.byteLength(html())).toBeGreaterThan(4_800);
-    expect(Buffer.byteLength(html())).toBeLessThan(14_000);
+    // (With "Read on the web" and the daily's forward box, as the daily has them.)
+    expect(Buffer.byteLength(html())).toBeLessThan(15_000);
   });
 
   it("every daily edition says how it is made, near its sources: email, web page and markdown twin", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { composeEdition } from "../../src/core/edition/compose.ts";
-import { madeByLine } from "../../src/core/edition/sections.ts";
-import { composeWeekly, weeklySubject } from "../../src/core/edition/weekly.ts";
+import { prepareEdition } from "../../src/core/edition/email-render.ts";
+import { madeByLine, sourcesLine } from "../../src/core/edition/sections.ts";
+import { webHtml, webMarkdown, withoutMissingForecastCredit } from "../../src/core/edition/web-edition.ts";
+import { composeWeekly, weeklyOpening, weeklySubject } from "../../src/core/edition/weekly.ts";
 import { weeklyWithoutSections } from "../../src/core/edition/weekly-email.ts";
 import { declarationsOf, headlinesOf, warningsOf, weekHeadlines } from "../../src/core/edition/weekly-parts.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
@@ -50,9 +52,30 @@ describe("what the weekly reads from an edition", () => {
 
 describe("the weekly", () => {
   it("says it is the week in its subject: a warning in force first, else the newest headline, then the weather to come", () => {
-    expect(weeklySubject("Ely", [{ line: "", event: "Wind Advisory" }], [], [], "snow Tuesday")).toBe("Ely this week: Wind Advisory · snow Tuesday");
-    expect(weeklySubject("Ely", [], [{ title: "Council approves the water tank", url: null, outlet: "T", date: "2026-11-28" }], [], null)).toBe("Ely this week: Council approves the water tank");
-    expect(weeklySubject("Ely", [], [], [], null)).toBe("Ely this week: the week's editions");
+    expect(weeklySubject("Ely", [{ line: "", event: "Wind Advisory" }], [], [], "snow Tuesday", "Nov 22 to Nov 28")).toBe("Ely this week: Wind Advisory · snow Tuesday");
+    expect(weeklySubject("Ely", [], [{ title: "Council approves the water tank", url: null, outlet: "T", date: "2026-11-28" }], [], null, "Nov 22 to Nov 28")).toBe("Ely this week: Council approves the water tank");
+    // With no news and no weather, the subject names the week itself, never "the week's editions".
+    expect(weeklySubject("Ely", [], [], [], null, "Nov 22 to Nov 28")).toBe("Ely this week: Nov 22 to Nov 28");
+  });
+
+  it("opens with only what it has: no count of nothing, no forecast it lacks", () => {
+    expect(weeklyOpening(10, 3, true)).toBe("Here is your week: 10 headlines from this week's editions, 3 events in the coming seven days, and the forecast.");
+    expect(weeklyOpening(1, 0, true)).toBe("Here is your week: the headline from this week's editions and the forecast.");
+    expect(weeklyOpening(0, 1, false)).toBe("Here is your week: one event in the coming seven days.");
+    expect(weeklyOpening(0, 0, true)).toBe("A quiet week: no local headlines in this week's editions. Here is the forecast for the days ahead.");
+    expect(weeklyOpening(0, 0, false)).toBe("A quiet week: no local headlines in this week's editions.");
+  });
+
+  it("a week without headlines, events or forecast says only what is there, lists its editions in the order they came, credits no forecast", () => {
+    const w = composeWeekly({
+      town: { name: "New York", stateName: "New York", slug: "new-york-new-york" }, date: "2026-11-28", baseUrl: "https://citydaily.example",
+      editions: [edition("2026-11-28", ""), edition("2026-11-23", ""), edition("2026-11-25", "")], forecast: [], events: [], directory: [],
+    });
+    expect(w.subject).toBe("New York this week: Nov 23 to Nov 28");
+    expect(w.markdown).toContain("Good morning, New York. A quiet week: no local headlines in this week's editions.\n");
+    expect(w.markdown).not.toMatch(/\b0 (headlines|events)|forecast|this morning|Open-Meteo|The week's headlines/i);
+    expect(w.markdown).toContain("[Monday](https://citydaily.example/new-york-new-york/2026-11-23) · [Wednesday](https://citydaily.example/new-york-new-york/2026-11-25) · [Saturday](https://citydaily.example/new-york-new-york/2026-11-28).");
+    expect(w.markdown.endsWith("no one writes it.\n")).toBe(true);
   });
 
   it("is made of the week's editions and what is coming, and links each edition", () => {
@@ -64,7 +87,9 @@ describe("the weekly", () => {
     });
     expect(w.subject).toBe("Ely this week: A story · snow Sunday");
     expect(w.editions).toEqual(["2026-11-28", "2026-11-27"]);
-    expect(w.markdown).toContain("[Saturday](https://citydaily.example/ely-nevada/2026-11-28) · [Friday](https://citydaily.example/ely-nevada/2026-11-27).");
+    expect(w.markdown).toContain("[Friday](https://citydaily.example/ely-nevada/2026-11-27) · [Saturday](https://citydaily.example/ely-nevada/2026-11-28).");
+    expect(w.markdown).toContain("Here is your week: the headline from this week's editions and the forecast.");
+    expect(w.markdown).toContain("Forecast: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).");
     expect(w.markdown).toContain("- [A story](https://a.example/1) (A, Friday)");
     expect(w.markdown).toContain("Nothing on the town calendar for the coming seven days yet.");
     expect(w.html).toContain("<strong>How this is made:</strong> put together automatically from this week's editions");
@@ -75,13 +100,24 @@ describe("the weekly", () => {
       town: { name: "Ely", stateName: "Nevada", slug: "ely-nevada" }, date: "2026-11-28", baseUrl: "https://citydaily.example",
       editions: [edition("2026-11-28", body)], forecast: [], events: [], directory: [],
     }).html;
+    const withEvents = composeWeekly({
+      town: { name: "Ely", stateName: "Nevada", slug: "ely-nevada" }, date: "2026-11-28", baseUrl: "https://citydaily.example",
+      editions: [edition("2026-11-28", "## Local headlines\n\n- [A story](https://a.example/1) (A)\n- [B story](https://a.example/2) (A)")],
+      forecast: [{ date: "2026-11-28", high: 40, low: 20, code: 3, precipitationChance: 0 }],
+      events: [{ id: "e1", title: "Book sale", description: "", startsAt: "2026-11-29T10:00", url: null, featured: false, sponsored: false }], directory: [],
+    }).html;
+    expect(withEvents).toContain("Here is your week: 2 headlines from this week's editions, one event in the coming seven days, and the forecast.");
+    expect(weeklyWithoutSections(withEvents, ["headlines"])).toContain("Here is your week: one event in the coming seven days and the forecast.</p>");
+    // A weekly stored before the opening said only what it has loses its count the same way.
+    expect(weeklyWithoutSections("<p>Good morning. Here is your week: 10 headlines from this week's editions, 0 events in the coming seven days, and the forecast.</p>", ["headlines"]))
+      .toBe("<p>Good morning. Here is your week: 0 events in the coming seven days and the forecast.</p>");
+    expect(weeklyWithoutSections(weekOf("## Local headlines\n\n- [A story](https://a.example/1) (A)"), ["headlines"])).toContain("Good morning, Ely, Nevada. Here is your week.</p>");
     for (const html of [weekOf("## Local headlines\n\n- [A story](https://a.example/1) (A)"), weekOf("")]) {
       const cut = weeklyWithoutSections(html, ["headlines", "sun"]);
       expect(cut).not.toContain("The week's headlines");
-      expect(cut).not.toMatch(/A story|No local headlines/);
-      expect(cut).toContain("Here is your week: 0 events in the coming seven days and the forecast.</p>");
+      expect(cut).not.toMatch(/A story|\d+ headlines|the headline/);
       expect(cut).toContain("<h2>Coming up</h2>");
-      expect(cut.length).toBeLessThan(html.length);
+      if (html.includes("A story")) expect(cut.length).toBeLessThan(html.length);
       // Sections the weekly does not have change nothing.
       expect(weeklyWithoutSections(html, ["sun", "holidays", "did-you-know", "air-quality", "archive"])).toBe(html);
     }
@@ -99,6 +135,27 @@ describe("how an edition is made", () => {
     });
     const lines = markdown.trimEnd().split("\n\n");
     expect(lines.at(-2)).toContain("with the note from Jo Reyes; no one writes the rest.");
-    expect(lines.at(-1)).toMatch(/^Forecast: \[Open-Meteo/);
+    // A morning without a forecast credits none.
+    expect(lines.at(-1)).toBe("Census figures: U.S. Census Bureau.");
+  });
+});
+
+describe("credits for what is there", () => {
+  it("the sources line credits the forecast only with one, air quality on its own", () => {
+    expect(sourcesLine(false, false, null)).toBe("Forecast: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0). Census figures: U.S. Census Bureau.");
+    expect(sourcesLine(false, true, null, [], false)).toBe("Air quality: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0). Census figures: U.S. Census Bureau.");
+    expect(sourcesLine(true, false, null, [], false)).toBe("Warnings: National Weather Service. Census figures: U.S. Census Bureau.");
+  });
+
+  it("a stored edition of a morning without a forecast shows no forecast credit on the web, in feeds and in email", () => {
+    const md = "## Weather\n\nThe forecast was not available this morning.\n\nWarnings: National Weather Service. Forecast and air quality: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0). Census figures: U.S. Census Bureau.\n";
+    expect(withoutMissingForecastCredit(md)).toContain("Warnings: National Weather Service. Air quality: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0). Census figures: U.S. Census Bureau.");
+    const html = '<h2>Weather</h2>\n<p>The forecast was not available this morning.</p>\n<p>Forecast: <a href="https://c.example/go/ely-nevada/2026-11-28/abc?to=https%3A%2F%2Fopen-meteo.com%2F">Open-Meteo.com</a> (CC BY 4.0). Census figures: U.S. Census Bureau.</p>';
+    expect(webHtml(html)).toContain("<p>Census figures: U.S. Census Bureau.</p>");
+    expect(prepareEdition({ date: "2026-11-28", subject: "s", markdown: md, html }).html).not.toContain("Open-Meteo");
+    // With a forecast, nothing changes.
+    const withForecast = html.replace("The forecast was not available this morning.", "<strong>Sunny</strong>, 40°F at publication.");
+    expect(webHtml(withForecast)).toBe(withForecast);
+    expect(webMarkdown(md.replace("The forecast was not available this morning.", "Sunny."))).toBe(md.replace("The forecast was not available this morning.", "Sunny."));
   });
 });

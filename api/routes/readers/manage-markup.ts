@@ -35,14 +35,17 @@ function choicesForm(s: SubscriptionRow, errors: FormErrors | undefined): string
   const times = DELIVERY_TIMES.map((t) => `<option value="${t}"${v.deliveryTime === t ? " selected" : ""}>${timeLabel(timeToMinute(t)!)}</option>`).join("");
   const hidden = new Set(v.hiddenSections);
   const boxes = SECTION_KEYS.map((k) => `<label class="choice"><input type="checkbox" name="hiddenSections[]" value="${k}"${hidden.has(k) ? " checked" : ""}> ${e(HIDEABLE_SECTIONS[k])}</label>`).join("\n");
-  return `<form method="post" aria-label="Choices for ${e(place(s))}">
+  // The day counts only with "Once a week": greyed by site.css (`.weekly-day`) and disabled by the
+  // server page's script while "Every morning" is chosen; the server ignores a day sent with it.
+  return `<form method="post" class="choices" aria-label="Choices for ${e(place(s))}">
 <input type="hidden" name="city" value="${e(s.slug)}">
 <fieldset><legend>How often</legend>
 ${radio("daily", "Every morning")}
 ${radio("weekly", "Once a week: the week in town, on the day below")}
 ${fieldError(id("frequency"), err.frequency)}
-<div class="field"><label for="${id("day")}">Day of the weekly email</label>
-<select id="${id("day")}" name="weeklyDay"${invalid(id("day"), err.weeklyDay)}>${days}</select>
+<div class="field weekly-day"><label for="${id("day")}">Day of the weekly email</label>
+<p class="help" id="${id("day")}-help">Only with once a week.</p>
+<select id="${id("day")}" name="weeklyDay" aria-describedby="${id("day")}-help${err.weeklyDay ? ` ${id("day")}-error` : ""}"${err.weeklyDay ? ' aria-invalid="true"' : ""}>${days}</select>
 ${fieldError(id("day"), err.weeklyDay)}</div>
 </fieldset>
 <div class="field"><label for="${id("time")}">Delivery time (${e(timeZoneName(s.timezone))})</label>

@@ -38,11 +38,16 @@ const FIELD_WORDS: Record<string, string> = {
   hiddenSections: "Choose only sections from this list.",
 };
 
-/** The form's choices as the contract takes them; each field that does not pass gets its message. */
+/**
+ * The form's choices as the contract takes them; each field that does not pass gets its message.
+ * The day of the weekly counts only with "Once a week": the page greys it out (and with JavaScript
+ * disables it) while "Every morning" is chosen, and a day sent anyway changes nothing.
+ */
 function readChoices(form: URLSearchParams): { update?: ReaderPreferencesUpdate; errors?: FormErrors["byField"]; values: FormErrors["values"] } {
+  const frequency = form.get("frequency") ?? undefined;
   const values = {
-    frequency: form.get("frequency") ?? undefined,
-    weeklyDay: form.get("weeklyDay") ?? undefined,
+    frequency,
+    weeklyDay: frequency === "daily" ? undefined : form.get("weeklyDay") ?? undefined,
     deliveryTime: form.get("deliveryTime") ?? undefined,
     hiddenSections: form.getAll("hiddenSections[]"),
   };
@@ -56,44 +61,68 @@ function readChoices(form: URLSearchParams): { update?: ReaderPreferencesUpdate;
   return { errors, values };
 }
 
+/** What a post did, said by the page it redirects to (`?done=`): fixed words, never text from the address. */
+type Done = "saved" | "all" | "again" | "unsubscribed" | "unchanged";
+const DONE: Record<Done, string> = {
+  saved: "Saved.",
+  all: "You are unsubscribed from every city.",
+  again: "Subscribed again: a welcome email is on its way.",
+  unsubscribed: "Unsubscribed.",
+  unchanged: "Nothing changed.",
+};
+const doneOf = (q: string | null): Done | undefined => (q !== null && Object.hasOwn(DONE, q) ? (q as Done) : undefined);
+
+/** After a post that did something (or nothing), the page is a GET of its own (303): a reload shows it again and posts nothing. */
+function seeManagePage(token: string, done: Done, slug?: string): Response {
+  const location = `/subscriptions/${encodeURIComponent(token)}?done=${done}${slug ? `&city=${encodeURIComponent(slug)}` : ""}`;
+  // The address carries the token: no Referer, no cache, as for the page itself.
+  return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
+}
+
 export function managePageRoutes(app: H3, ctx: AppContext): void {
   const managePage = (token: string, notice?: string, errors?: FormErrors) => {
     const view = manageView(ctx, token);
     if (!view) return invalid(ctx);
     return htmlPage(ctx, errors ? 400 : 200, "Your citydaily newsletters", manageBody(view, notice, errors));
   };
-
-  app.get("/subscriptions/:token", (event) => managePage(event.context.params!.token));
+  app.get("/subscriptions/:token", (event) => {
+    const token = event.context.params!.token;
+    const query = event.url.searchParams;
+    const done = doneOf(query.get("done"));
+    if (done !== "saved") return managePage(token, done && DONE[done]);
+    // "Saved." with what the town's reader gets now.
+    const saved = manageView(ctx, token)?.subscriptions.find((s) => s.slug === query.get("city") && s.status === "active");
+    return managePage(token, saved ? `${DONE.saved} ${summary(saved)}` : DONE.saved);
+  });
 
   app.post("/subscriptions/:token", async (event) => {
     const token = event.context.params!.token;
     const form = await formBody(event);
+    if (!resolveToken(ctx, token)) return invalid(ctx);
     if (form.has("city")) return saveChoices(token, form.get("city")!, form);
     if (form.get("all") === "1") {
       if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid(ctx);
-      return managePage(token, "You are unsubscribed from every city.");
+      return seeManagePage(token, "all");
     }
     if (form.has("resubscribe")) {
       const again = Number(form.get("resubscribe"));
-      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return managePage(token, "Nothing changed.");
-      return managePage(token, "Subscribed again: a welcome email is on its way.");
+      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return seeManagePage(token, "unchanged");
+      return seeManagePage(token, "again");
     }
     const id = Number(form.get("subscription"));
-    if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return managePage(token, "Nothing changed.");
-    return managePage(token, "Unsubscribed.");
+    if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return seeManagePage(token, "unchanged");
+    return seeManagePage(token, "unsubscribed");
   });
 
   const saveChoices = async (token: string, slug: string, form: URLSearchParams) => {
-    const sub = resolveToken(ctx, token);
-    if (!sub) return invalid(ctx);
     const { update, errors, values } = readChoices(form);
+    // A form that does not pass is the answer itself (400), with what was sent and why, next to each field.
     if (!update) return managePage(token, undefined, { slug, values, byField: errors! });
     try {
       const city = await updateCityPreferences(ctx, token, slug, update);
-      const saved = manageView(ctx, token)?.subscriptions.find((s) => s.slug === city.slug);
-      return managePage(token, `Saved. ${saved ? summary(saved) : ""}`);
+      return seeManagePage(token, "saved", city.slug);
     } catch {
-      return managePage(token, "Nothing changed.");
+      return seeManagePage(token, "unchanged");
     }
   };
 

@@ -2,6 +2,8 @@ import type { H3 } from "h3";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { confirmResubscribe, resubscribeLink } from "../../../src/services/readers/resubscribe.ts";
+import { cadenceWords } from "../../../src/core/readers/preferences.ts";
+import { resubscribeWhat } from "../../../src/core/readers/resubscribe-email.ts";
 import { htmlPage } from "../../html-page.ts";
 
 /**
@@ -21,7 +23,9 @@ export function resubscribeRoutes(app: H3, ctx: AppContext): void {
     const view = resubscribeLink(ctx, event.context.params!.token);
     if (!view) return gone();
     const town = `${view.place.name}, ${view.place.state_name}`;
-    return htmlPage(ctx, 200, `Subscribe to the ${town} daily again?`, `<p>${e(view.email)} gets no citydaily email now. Press the button to get the ${e(town)} edition each morning again.</p>
+    // A reader who had chosen once a week comes back to it: the page says so (the link proves the address).
+    const again = view.weeklyDay === undefined ? `the ${e(town)} edition each morning` : `${e(town)} ${e(cadenceWords("weekly", view.weeklyDay))}`;
+    return htmlPage(ctx, 200, `Subscribe to ${resubscribeWhat(town, view.weeklyDay)} again?`, `<p>${e(view.email)} gets no citydaily email now. Press the button to get ${again} again.</p>
 <form method="post"><button type="submit">Subscribe to ${e(view.place.name)} again</button></form>
 <p>Not you? Close this page: nothing changes.</p>`, quiet);
   });
@@ -33,7 +37,7 @@ export function resubscribeRoutes(app: H3, ctx: AppContext): void {
     if (!done.started) {
       return htmlPage(ctx, 200, "This address cannot be subscribed", `<p>${e(done.email)} was stopped by citydaily's staff. Reply to any citydaily email to ask about it.</p>`, quiet);
     }
-    return htmlPage(ctx, 200, `Subscribed to the ${town} daily`, `<p class="notice" role="status">${e(done.email)} is subscribed again: a welcome email is on its way.</p>
+    return htmlPage(ctx, 200, `Subscribed to ${resubscribeWhat(town, done.weeklyDay)}`, `<p class="notice" role="status">${e(done.email)} is subscribed again: a welcome email is on its way.</p>
 <p><a href="/${encodeURIComponent(done.place.slug)}">Read the ${e(done.place.name)} edition on the web</a></p>`, quiet);
   });
 }

@@ -37,11 +37,15 @@ function localPath(p: string): string | undefined {
   return /^\/(?![/\\])[^\s]*$/.test(p) ? p : undefined;
 }
 
+/**
+ * The thanks are the same for every address (as the operation's answer is): how often a reader coming
+ * back gets the town is theirs to read in the welcome email, never told to whoever typed the address.
+ */
 function thanksPage(ctx: AppContext, typed: Typed, place: string, message: string): Promise<Response> {
   const back = `/${encodeURIComponent(typed.slug)}`;
-  return htmlPage(ctx, 200, `Thanks: the ${place} daily is on its way`, `<div class="card">
+  return htmlPage(ctx, 200, `Thanks: the ${place} newsletter is on its way`, `<div class="card">
 <p class="notice" role="status">${e(message)}</p>
-<p>${e(typed.email)} will get the ${e(place)} edition each morning. The welcome email says when the first one arrives.</p>
+<p>${e(typed.email)} will get the ${e(place)} newsletter every morning, or once a week if the address chose that before. The welcome email says which, and when the first one arrives.</p>
 </div>
 <p><a href="${e(back)}">Back to ${e(place)}</a></p>`);
 }

@@ -1,7 +1,8 @@
 import type { H3 } from "h3";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
+import { cadenceWords } from "../../../src/core/readers/preferences.ts";
+import { manageView, resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { htmlPage } from "../../html-page.ts";
 import { place } from "./manage-markup.ts";
@@ -34,9 +35,9 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     if (!sub) return invalid(ctx);
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
     if (sub.status !== "active") {
-      return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} daily.</p><p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
+      return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} newsletter.</p><p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
     }
-    return htmlPage(ctx, 200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} daily newsletter.</p>
+    return htmlPage(ctx, 200, `Unsubscribe from ${place(sub)}?`, `<p>${e(sub.email)} gets the ${e(place(sub))} newsletter ${e(cadenceWords(sub.frequency, sub.weekly_day))}.</p>
 <form method="post"><button type="submit">Unsubscribe from ${e(sub.name)}</button></form>
 <form method="post"><input type="hidden" name="scope" value="all"><button type="submit" class="secondary">Unsubscribe from every city</button></form>
 <p><a href="${manage}">Manage your cities</a> · ${townLink(sub)}</p>`);
@@ -51,8 +52,10 @@ export function unsubscribeRoutes(app: H3, ctx: AppContext): void {
     const sub = await unsubscribeByToken(ctx, token, scope, source);
     if (!sub) return invalid(ctx);
     const manage = `/subscriptions/${encodeURIComponent(token)}`;
-    return htmlPage(ctx, 200, "You are unsubscribed", scope === "all"
-      ? `<p>${e(sub.email)} will get no more email from citydaily.</p>`
-      : `<p>${e(sub.email)} will get no more ${e(place(sub))} editions.</p><p><a href="${manage}">Manage your other cities</a> · ${townLink(sub)}</p>`);
+    if (scope === "all") return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} will get no more email from citydaily.</p>`);
+    // "Your other cities" only when the address follows another; else the page of the town just left, to undo it.
+    const others = manageView(ctx, token)?.subscriptions.some((s) => s.id !== sub.id && s.status === "active") ?? false;
+    const next = others ? "Manage your other cities" : `Changed your mind? Subscribe to ${e(sub.name)} again`;
+    return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} will get no more ${e(place(sub))} ${sub.frequency === "weekly" ? "weekly emails" : "editions"}.</p><p><a href="${manage}">${next}</a> · ${townLink(sub)}</p>`);
   });
 }

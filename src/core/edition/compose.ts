@@ -62,7 +62,7 @@ export function composeEdition(i: EditionInputs): ComposedEdition {
   if (i.censusFact) lines.push("## Did you know?", "", escapeMarkdown(i.censusFact.text), "");
   lines.push(...sunSection(i.sun), ...holidaySection(i.holidays));
   lines.push(madeByLine(i.note?.authorName), "");
-  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, i.sources.hazards ?? null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming])), "");
+  lines.push(sourcesLine(alerts.length > 0, i.sources.airQuality !== null, i.sources.hazards ?? null, creditsUsed(i.sources.credits ?? [], i.sources.headlines, [...cal.today, ...cal.coming]), i.weather !== null), "");
   const draft = lines.join("\n");
   const minutes = readingMinutes(draft);
   const markdown = draft.replace(READ_TIME_MARK, `a ${minutes}-minute read`);

@@ -7,8 +7,8 @@
 import { PRIVACY_LINE } from "./privacy.ts";
 import { convert } from "html-to-text";
 import { listHeaders, mailLinks, type CityInfo, type MailLinks, type Recipient, type Sender } from "./email-headers.ts";
-import { WEEKDAY_NAMES } from "../readers/preferences.ts";
-import { withoutLegacyFooter, withoutWeatherEmoji } from "./web-edition.ts";
+import { cadenceWords, WEEKDAY_NAMES } from "../readers/preferences.ts";
+import { withoutLegacyFooter, withoutMissingForecastCredit, withoutWeatherEmoji } from "./web-edition.ts";
 
 // The addressing the renderers take, for their callers.
 
@@ -32,11 +32,21 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-/** `daily`: the footer of a daily digest, which offers the weekly email instead. */
-function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false): string {
+/**
+ * Why the reader gets the email, naming how often they get it: the daily's words, or for a reader
+ * of the weekly (`weeklyDay`, 0 = Sunday) once a week on their day.
+ */
+function whyLine(email: string, city: CityInfo, weeklyDay?: number): string {
+  return weeklyDay === undefined
+    ? `You get this email because ${email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`
+    : `You get this email because ${email} subscribed to the ${city.name}, ${city.state} newsletter from citydaily, ${cadenceWords("weekly", weeklyDay)}.`;
+}
+
+/** `daily`: the footer of a daily digest, which offers the weekly email instead; `weeklyDay`: a weekly reader's. */
+function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false, weeklyDay?: number): string {
   return [
     "--",
-    `You get this email because ${to.email} subscribed to the ${city.name}, ${city.state} daily newsletter from citydaily.`,
+    whyLine(to.email, city, weeklyDay),
     PRIVACY_LINE,
     `Manage your cities: ${links.manage}`,
     ...(daily ? [`Get this once a week instead: ${links.weekly}`] : []),
@@ -47,10 +57,10 @@ function footerText(sender: Sender, to: Recipient, city: CityInfo, links: MailLi
   ].join("\n");
 }
 
-function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false): string {
+function footerHtml(sender: Sender, to: Recipient, city: CityInfo, links: MailLinks, daily = false, weeklyDay?: number): string {
   const weekly = daily ? ` &middot; <a href="${e(links.weekly)}" class="muted-link" style="color:#4a5560">Get this once a week instead</a>` : "";
   return mailFooter(
-    `You get this email because ${e(to.email)} subscribed to the ${e(city.name)}, ${e(city.state)} daily newsletter from citydaily. ${PRIVACY_LINE}`,
+    `${e(whyLine(to.email, city, weeklyDay))} ${PRIVACY_LINE}`,
     `<a href="${e(links.manage)}" class="muted-link" style="color:#4a5560">Manage your cities</a>${weekly} &middot; <a href="${e(links.unsubscribe)}" class="muted-link" style="color:#4a5560">Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" class="muted-link" style="color:#4a5560">Advertise in ${e(city.name)}</a> &middot; <a href="${e(links.calendar)}" class="muted-link" style="color:#4a5560">Add the ${e(city.name)} calendar</a>`,
     sender.postalAddress,
   );
@@ -242,11 +252,11 @@ function renderWeeklyWelcome(sender: Sender, to: Recipient, city: CityInfo, week
   const day = WEEKDAY_NAMES[weeklyDay] ?? "Saturday";
   const what = `Every ${day} morning you will get ${city.name}'s week: its headlines, what is coming up in the next seven days, the forecast, and any warning still in force.`;
   const subject = `Welcome to ${place}, once a week`;
-  const text = [`Welcome to the ${place} newsletter, once a week.`, "", what, "", `Read the daily editions: ${links.city}`, "", footerText(sender, to, city, links)].join("\n");
+  const text = [`Welcome to the ${place} newsletter, once a week.`, "", what, "", `Read the daily editions: ${links.city}`, "", footerText(sender, to, city, links, false, weeklyDay)].join("\n");
   const body = styleForEmail(`<h1>Welcome to ${e(place)}, once a week</h1>
 <p>${e(what)}</p>
 <p><a href="${e(links.city)}">Read the daily editions of ${e(city.name)}</a></p>`);
-  const html = page(subject, `${body}\n${footerHtml(sender, to, city, links)}`, {
+  const html = page(subject, `${body}\n${footerHtml(sender, to, city, links, false, weeklyDay)}`, {
     preheader: `Your ${city.name} week arrives every ${day}: headlines, what is coming up, the forecast.`,
     dateline: `${place} · weekly newsletter`,
   });
@@ -266,7 +276,7 @@ export interface PreparedEdition {
 
 export function prepareEdition(edition: EditionInfo): PreparedEdition {
   // Editions stored before the text went emoji-free lose their weather emoji here (the words stay).
-  const html = withoutLegacyFooter(withoutWeatherEmoji(edition.html));
+  const html = withoutLegacyFooter(withoutMissingForecastCredit(withoutWeatherEmoji(edition.html)));
   return { date: edition.date, subject: edition.subject, text: htmlToPlainText(html), html: styleForEmail(html), preheader: editionPreheader(html), longDate: longDate(edition.date) };
 }
 
@@ -280,7 +290,7 @@ export function renderDigest(sender: Sender, to: Recipient, city: CityInfo, edit
     `FORWARD TO A NEIGHBOR`, `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
     footerText(sender, to, city, links, true),
   ].join("\n");
-  const html = page(prepared.subject, `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(onWeb)}" class="muted-link" style="color:#4a5560">Read on the web</a></p>
+  const html = page(prepared.subject, `${readOnWebHtml(onWeb)}
 ${prepared.html}
 ${shareHtml(city, share)}
 ${footerHtml(sender, to, city, links, true)}`, { preheader: prepared.preheader, dateline: `${city.name}, ${city.state} · ${prepared.longDate}` });
@@ -292,7 +302,13 @@ export function shareLink(links: MailLinks, to: Recipient): string {
   return to.ref ? `${links.city}?ref=${encodeURIComponent(to.ref)}` : links.city;
 }
 
-function shareHtml(city: CityInfo, share: string): string {
+/** The small link above an email's text to read it on the web. */
+export function readOnWebHtml(url: string, words = "Read on the web"): string {
+  return `<p style="font-family:${SANS};font-size:13px;color:#4a5560;margin:0 0 16px"><a href="${e(url)}" class="muted-link" style="color:#4a5560">${e(words)}</a></p>`;
+}
+
+/** The "Forward to a neighbor" box of the daily and the weekly. */
+export function shareHtml(city: CityInfo, share: string): string {
   // The link is shown in full and may be long: it breaks anywhere rather than widen a phone's screen.
   return `<div class="share" style="margin:28px 0 0;padding:14px 16px;border:1px solid #d9d4c7;border-radius:6px;font-family:${SANS};font-size:15px;line-height:1.5">
 <p style="margin:0 0 6px"><strong>Forward to a neighbor.</strong> Know someone in ${e(city.name)} who would like this? Send them this link to subscribe:</p>

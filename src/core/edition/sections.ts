@@ -282,9 +282,10 @@ export function madeByLine(noteAuthor: string | null | undefined): string {
 
 /**
  * Who the edition's figures come from (Open-Meteo's CC BY 4.0 and the tide database ask for the
- * credit), and the local outlets it drew on.
+ * credit), and the local outlets it drew on. Only what the edition has is credited: a morning
+ * without a forecast credits none.
  */
-export function sourcesLine(warnings: boolean, airQuality: boolean, hazards: TownHazards | null, local: SourceCredit[] = []): string {
+export function sourcesLine(warnings: boolean, airQuality: boolean, hazards: TownHazards | null, local: SourceCredit[] = [], forecast = true): string {
   const outlets = local.map((c) => `${safeUrl(c.url) ? `[${escapeMarkdown(c.name, TITLE_MAX)}](${safeUrl(c.url)})` : escapeMarkdown(c.name, TITLE_MAX)}${c.countyWide ? " (county-wide)" : ""}`);
   const tides = hazards?.tides && hazards.tides.extremes.length > 0 ? hazards.tides : null;
   return [
@@ -293,7 +294,7 @@ export function sourcesLine(warnings: boolean, airQuality: boolean, hazards: Tow
     hazards?.quakes.length ? "Earthquakes: [U.S. Geological Survey](https://earthquake.usgs.gov/)." : "",
     hazards?.declarations.length ? "Disaster declarations: [FEMA](https://www.fema.gov/about/openfema) (OpenFEMA)." : "",
     tides ? `Tides: NOAA harmonics, predicted with [Neaps](https://github.com/openwatersio/neaps); ${noticeText(tides.attribution)}.` : "",
-    `Forecast${airQuality ? " and air quality" : ""}: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).`,
+    forecast || airQuality ? `${forecast ? `Forecast${airQuality ? " and air quality" : ""}` : "Air quality"}: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).` : "",
     "Census figures: U.S. Census Bureau.",
   ].filter(Boolean).join(" ");
 }

@@ -1,9 +1,11 @@
 import type { SectionKey } from "../../contract/preferences.ts";
 import { PRIVACY_LINE } from "./privacy.ts";
-import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
+import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, readOnWebHtml, shareHtml, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
 import { withoutSections } from "../readers/hidden-sections.ts";
+import { cadenceWords } from "../readers/preferences.ts";
+import { HEADLINES_PART, listWords, OPENING_PART } from "./weekly.ts";
 
 // The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
 // in the email's frame, with the reader's own footer. It has no web page of its own: it links the
@@ -36,28 +38,36 @@ export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
  */
 export const WEEKLY_HIDEABLE: readonly SectionKey[] = ["headlines"];
 
-/** The opening's count of headlines ("10 headlines from this week's editions, "), which would promise what is cut. */
-const HEADLINES_COUNT = /(Here is your week: )(?:the headline|\d+ headlines) from this week's editions, (.*?), and the forecast\./;
+/** The opening's list of what the weekly has (weekly.ts `weeklyOpening`). */
+const OPENING = /Here is your week: ([^<.]*)\./;
 
 /**
  * A weekly (its stored HTML) without the sections a reader hid: the week's headlines and the
- * opening's count of them. The subject stays, as a daily's top story does. Pure; the sender runs it
- * once per weekly and set of hidden sections it has, not per reader.
+ * opening's count of them, which would promise what is cut. The subject stays, as a daily's top
+ * story does. Pure; the sender runs it once per weekly and set of hidden sections it has, not per reader.
  */
 export function weeklyWithoutSections(html: string, hidden: readonly SectionKey[]): string {
   if (!hidden.includes("headlines")) return html;
-  return withoutSections(html, hidden).replace(HEADLINES_COUNT, "$1$2 and the forecast.");
+  return withoutSections(html, hidden).replace(OPENING, (_all, list: string) => {
+    const kept = (list.match(OPENING_PART) ?? []).filter((part) => !HEADLINES_PART.test(part));
+    return kept.length ? `Here is your week: ${listWords(kept)}.` : "Here is your week.";
+  });
 }
 
 const MUTED = 'class="muted-link" style="color:#4a5560"';
+
+/** The weekday (0 = Sunday) of a YYYY-MM-DD date: a weekly comes on its readers' day. */
+const weekdayOf = (date: string) => new Date(`${date}T12:00:00Z`).getUTCDay();
 
 export function renderWeekly(sender: Sender, to: Recipient, city: CityInfo, weekly: WeeklyInfo | PreparedWeekly): RenderedEmail {
   const w = "preheader" in weekly ? weekly : prepareWeekly(weekly);
   const links = mailLinks(sender, to, city);
   const share = shareLink(links, to);
-  const why = `You get this email because ${to.email} chose to get the ${city.name}, ${city.state} newsletter from citydaily once a week.`;
+  const why = `You get this email because ${to.email} chose to get the ${city.name}, ${city.state} newsletter from citydaily ${cadenceWords("weekly", weekdayOf(w.date))}.`;
+  // The weekly has no page of its own: "Read on the web" leads to the town's page, where its editions are.
+  const onWeb = "Read this week's editions on the web";
   const text = [
-    w.text, "",
+    `${onWeb}: ${links.city}`, "", w.text, "",
     "FORWARD TO A NEIGHBOR", `Know someone in ${city.name} who would like this? Send them this link to subscribe: ${share}`, "",
     "--", why, PRIVACY_LINE,
     `Get it every morning, or on another day: ${links.manage}`,
@@ -68,7 +78,6 @@ export function renderWeekly(sender: Sender, to: Recipient, city: CityInfo, week
   const footer = mailFooter(`${e(why)} ${PRIVACY_LINE}`,
     `<a href="${e(links.manage)}" ${MUTED}>Get it every morning, or on another day</a> &middot; <a href="${e(links.unsubscribe)}" ${MUTED}>Unsubscribe from ${e(city.name)}</a> &middot; <a href="${e(links.advertise)}" ${MUTED}>Advertise in ${e(city.name)}</a>`,
     sender.postalAddress);
-  const shareBlock = `<p style="margin:28px 0 0;font-size:15px"><strong>Forward to a neighbor.</strong> Know someone in ${e(city.name)} who would like this? Send them this link: <a href="${e(share)}" style="color:#0b5c8a;word-break:break-all">${e(share)}</a></p>`;
-  const html = page(w.subject, `${w.html}\n${shareBlock}\n${footer}`, { preheader: w.preheader, dateline: `${city.name}, ${city.state} · the week to ${dateParts(w.date).long}` });
+  const html = page(w.subject, `${readOnWebHtml(links.city, onWeb)}\n${w.html}\n${shareHtml(city, share)}\n${footer}`, { preheader: w.preheader, dateline: `${city.name}, ${city.state} · the week to ${dateParts(w.date).long}` });
   return { to: to.email, from: sender.from, subject: w.subject, text, html, headers: listHeaders(sender, city, links, "weekly") };
 }

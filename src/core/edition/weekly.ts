@@ -62,16 +62,44 @@ function weatherWords(forecast: DailyForecast[], date: string): string | null {
   return lo === hi ? `highs near ${hi}°F` : `highs ${lo} to ${hi}°F`;
 }
 
-/** "Ely this week: Winter Storm Warning · snow Tuesday"; led by a warning in force, else the newest headline, else the next event. */
-export function weeklySubject(town: string, inForce: InForce[], headlines: WeekHeadline[], coming: CalendarEvent[], weather: string | null): string {
+/**
+ * "Ely this week: Winter Storm Warning · snow Tuesday"; led by a warning in force, else the newest
+ * headline, else the next event. A week with none of these and no forecast is named by its dates
+ * (`span`, "Nov 22 to Nov 28"): the subject promises nothing the email does not have.
+ */
+export function weeklySubject(town: string, inForce: InForce[], headlines: WeekHeadline[], coming: CalendarEvent[], weather: string | null, span: string): string {
   const lead = inForce.find((x) => x.event)?.event ?? (headlines[0] ? markdownWords(headlines[0].title) : undefined)
     ?? (coming[0] ? `${coming[0].title}, ${weekday(coming[0].startsAt.slice(0, 10))}` : undefined);
   const parts = [lead ? subjectText(lead, 70) : "", weather ?? ""].filter(Boolean);
-  return `${town} this week: ${parts.length ? parts.join(" · ") : "the week's editions"}`;
+  return `${town} this week: ${parts.length ? parts.join(" · ") : span}`;
+}
+
+/** "a", "a and b", "a, b, and c". */
+export function listWords(items: readonly string[]): string {
+  if (items.length < 3) return items.join(" and ");
+  return `${items.slice(0, -1).join(", ")}, and ${items.at(-1)}`;
+}
+
+/** The opening's parts, each a phrase of its own (weekly-email.ts takes the headlines' out for a reader who hid them). */
+export const OPENING_PART = /(?:the headline|\d+ headlines) from this week's editions|(?:one event|\d+ events) in the coming seven days|the forecast/g;
+export const HEADLINES_PART = /^(?:the headline|\d+ headlines) from this week's editions$/;
+
+/**
+ * The opening's sentence after the greeting: only what the weekly has (no count of nothing, no
+ * forecast it lacks). A week with neither headlines nor events says it was quiet (its "Coming up"
+ * says the calendar is empty and how to fill it).
+ */
+export function weeklyOpening(headlines: number, events: number, forecast: boolean): string {
+  if (headlines === 0 && events === 0) return `A quiet week: no local headlines in this week's editions${forecast ? ". Here is the forecast for the days ahead" : ""}.`;
+  const parts = [
+    headlines === 0 ? "" : headlines === 1 ? "the headline from this week's editions" : `${headlines} headlines from this week's editions`,
+    events === 0 ? "" : events === 1 ? "one event in the coming seven days" : `${events} events in the coming seven days`,
+    forecast ? "the forecast" : "",
+  ].filter(Boolean);
+  return `Here is your week: ${listWords(parts)}.`;
 }
 
 function forecastTable(days: DailyForecast[]): string[] {
-  if (days.length === 0) return ["The forecast was not available this morning.", ""];
   return [
     "| Day | Conditions | High (°F) | Low (°F) | Precipitation (%) |", "|---|---|---:|---:|---:|",
     ...days.map((d) => `| ${dateParts(d.date).short} | ${escapeMarkdown(describeWeatherCode(d.code).condition)} | ${Math.round(d.high)} | ${Math.round(d.low)} | ${d.precipitationChance == null ? "–" : Math.round(d.precipitationChance)} |`),
@@ -110,32 +138,34 @@ export function composeWeekly(i: WeeklyInputs): ComposedWeekly {
   const featured = i.directory.filter((l) => l.featured && l.endsOn >= i.date).sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
   const first = editions.at(-1)?.date ?? i.date;
   const span = first === i.date ? dateParts(i.date).monthDay : `${dateParts(first).monthDay} to ${dateParts(i.date).monthDay}`;
+  const forecast = i.forecast.filter((d) => d.date >= i.date);
   const lines = [
     `# ${town} this week: ${span}`, "",
-    `Good morning, ${greetingName(i.town.name, i.town.stateName)}. Here is your week: ${headlines.length === 1 ? "the headline" : `${headlines.length} headlines`} from this week's editions, ${coming.length === 1 ? "one event" : `${coming.length} events`} in the coming seven days, and the forecast.`, "",
+    `Good morning, ${greetingName(i.town.name, i.town.stateName)}. ${weeklyOpening(headlines.length, coming.length, forecast.length > 0)}`, "",
   ];
   if (inForce.length > 0) lines.push("## Still in force", "", ...inForce.map((x) => `- ${x.line}`), "");
-  lines.push(`## ${WEEKLY_HEADLINES_HEADING}`, "");
-  if (headlines.length > 0) lines.push(...headlines.map(headlineLine), "");
-  else lines.push("No local headlines this week.", "");
+  // A section only for what the week has: the opening already said there were no headlines.
+  if (headlines.length > 0) lines.push(`## ${WEEKLY_HEADLINES_HEADING}`, "", ...headlines.map(headlineLine), "");
   lines.push("## Coming up", "");
   if (coming.length > 0) lines.push(...coming.map((e) => eventLine(e, true)), "");
   else lines.push(`Nothing on the town calendar for the coming seven days yet. Events can be listed free on the [town page](${i.baseUrl}/${i.town.slug}).`, "");
-  lines.push("## The forecast", "", ...forecastTable(i.forecast.filter((d) => d.date >= i.date)));
+  if (forecast.length > 0) lines.push("## The forecast", "", ...forecastTable(forecast));
   if (featured.length > 0) lines.push("## From the directory", "", ...featured.map(directoryLine), "");
-  // The daily editions it draws on, each a link (their subjects are in the archive; the email stays short).
-  lines.push("## This week's editions", "", `${editions.map((e) => `[${weekday(e.date)}](${editionUrl(i, e.date)})`).join(" · ")}.`, "");
-  lines.push(WEEKLY_MADE_BY, "", weeklySources(headlines, inForce), "");
+  // The daily editions it draws on, each a link, in the order they came (their subjects are in the archive; the email stays short).
+  lines.push("## This week's editions", "", `${[...editions].reverse().map((e) => `[${weekday(e.date)}](${editionUrl(i, e.date)})`).join(" · ")}.`, "");
+  const sources = weeklySources(headlines, inForce, forecast.length > 0);
+  lines.push(WEEKLY_MADE_BY, "", ...(sources ? [sources, ""] : []));
   const markdown = lines.join("\n");
-  const subject = weeklySubject(i.town.name, inForce, headlines, coming, weatherWords(i.forecast, i.date));
+  const subject = weeklySubject(i.town.name, inForce, headlines, coming, weatherWords(i.forecast, i.date), span);
   return { subject, markdown, html: renderEditionHtml(markdown), editions: editions.map((e) => e.date) };
 }
 
-function weeklySources(headlines: WeekHeadline[], inForce: InForce[]): string {
+/** The sources of what the weekly has, and only those (the editions it draws on credit their own). */
+function weeklySources(headlines: WeekHeadline[], inForce: InForce[], forecast: boolean): string {
   const outlets = [...new Set(headlines.map((h) => h.outlet.replace(/, county-wide$/, "")))];
   return [
     outlets.length ? `Local news: ${outlets.join(", ")}.` : "",
     inForce.some((x) => x.event) ? "Warnings: National Weather Service." : "",
-    "Forecast: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0).",
+    forecast ? "Forecast: [Open-Meteo.com](https://open-meteo.com/) (CC BY 4.0)." : "",
   ].filter(Boolean).join(" ");
 }

@@ -26,6 +26,14 @@ export function timeToMinute(time: string): number | undefined {
 /** "Saturday" for each of the contract's WEEKDAYS (0 = Sunday), as pages and emails say it. */
 export const WEEKDAY_NAMES: readonly string[] = WEEKDAYS.map((d) => d[0]!.toUpperCase() + d.slice(1));
 
+/**
+ * How often a reader gets a town, as every page and email says it: "every morning", or "once a week,
+ * on Saturdays" (`weeklyDay` 0 = Sunday).
+ */
+export function cadenceWords(frequency: "daily" | "weekly", weeklyDay: number): string {
+  return frequency === "weekly" ? `once a week, on ${WEEKDAY_NAMES[weeklyDay] ?? "Saturday"}s` : "every morning";
+}
+
 /** "6:30 AM", as pages say it. */
 export function timeLabel(minute: number): string {
   const h = Math.floor(minute / 60);

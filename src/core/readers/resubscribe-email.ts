@@ -1,5 +1,6 @@
 import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
+import { cadenceWords } from "./preferences.ts";
 
 /** The outbox template of the email asking a suppressed address to confirm a new subscription. */
 export const RESUBSCRIBE_TEMPLATE = "resubscribe_confirm";
@@ -10,6 +11,13 @@ export interface ResubscribeMailData {
   confirmUrl: string;
   /** When the link stops working (ISO). */
   expiresAt: string;
+  /** Set when the address had chosen the town once a week, on this day (0 = Sunday): it would come back so. */
+  weeklyDay?: number;
+}
+
+/** "the Boise, Idaho daily", or "Boise, Idaho once a week, on Saturdays" for a weekly reader coming back. */
+export function resubscribeWhat(town: string, weeklyDay?: number): string {
+  return weeklyDay === undefined ? `the ${town} daily` : `${town} ${cadenceWords("weekly", weeklyDay)}`;
 }
 
 /**
@@ -18,10 +26,12 @@ export interface ResubscribeMailData {
  * the request's. It is not list mail (no List-Unsubscribe): ignoring it is how to say no.
  */
 export function renderResubscribeConfirm(sender: Sender, to: string, d: ResubscribeMailData): RenderedEmail {
-  const subject = `Confirm: subscribe to the ${d.town} daily again?`;
+  const what = resubscribeWhat(d.town, d.weeklyDay);
+  const subject = `Confirm: subscribe to ${what} again?`;
   const until = `${d.expiresAt.replace("T", " ").slice(0, 16)} UTC`;
+  const asked = d.weeklyDay === undefined ? `the ${d.town} daily newsletter` : `the ${d.town} newsletter, ${cadenceWords("weekly", d.weeklyDay)} as you had chosen`;
   const lines = [
-    `Someone asked to subscribe this address to the ${d.town} daily newsletter. This address had stopped getting citydaily email, so nothing changes unless you confirm.`,
+    `Someone asked to subscribe this address to ${asked}. This address had stopped getting citydaily email, so nothing changes unless you confirm.`,
     "If it was you, open the link and press the button. It works once, until " + until + ".",
     "If it was not you, ignore this email: you will get no other.",
   ];
@@ -29,7 +39,7 @@ export function renderResubscribeConfirm(sender: Sender, to: string, d: Resubscr
   const text = [lines[0], "", `Confirm: ${d.confirmUrl}`, "", lines[1], lines[2], "", "--", why, sender.postalAddress].join("\n");
   const body = styleForEmail(`<h1>${e(subject)}</h1>
 <p>${e(lines[0])}</p>
-<p><a href="${e(d.confirmUrl)}">Confirm the ${e(d.town)} daily</a></p>
+<p><a href="${e(d.confirmUrl)}">Confirm ${e(what)}</a></p>
 <p>${e(lines[1])}</p>
 <p>${e(lines[2])}</p>`);
   const html = page(subject, `${body}\n${mailFooter(e(why), "", sender.postalAddress)}`, { preheader: lines[0], dateline: "Your subscription" });

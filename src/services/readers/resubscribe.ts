@@ -5,6 +5,7 @@ import { findPlaceByGeoid, type PlaceRow } from "../../store/places/places.ts";
 import {
   confirmationSentSince, consumeResubscribeRequest, forgetConfirmationLink, insertResubscribeRequest, usableResubscribeRequest,
 } from "../../store/readers/resubscribe.ts";
+import { subscriptionsOf } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
 import { startSubscription } from "./subscription-start.ts";
 
@@ -31,7 +32,7 @@ export async function askOwnerToConfirm(ctx: AppContext, email: string, place: P
   const nowIso = now.toISOString();
   const token = crypto.randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + CONFIRM_LINK_DAYS * 86_400_000).toISOString();
-  const payload: ResubscribeMailData = { town: `${place.name}, ${place.state_name}`, confirmUrl: `${ctx.config.baseUrl}/resubscribe/${token}`, expiresAt };
+  const payload: ResubscribeMailData = { town: `${place.name}, ${place.state_name}`, confirmUrl: `${ctx.config.baseUrl}/resubscribe/${token}`, expiresAt, ...cadenceOf(ctx, email, place) };
   const queued = await ctx.commits.run(() => {
     if (confirmationSentSince(ctx.db, email, new Date(now.getTime() - ONE_A_DAY_MS).toISOString())) return false;
     insertResubscribeRequest(ctx.db, { hash: hash(token), email, placeGeoid: place.geoid, expiresAt }, nowIso);
@@ -45,6 +46,18 @@ export async function askOwnerToConfirm(ctx: AppContext, email: string, place: P
 export interface ResubscribeView {
   email: string;
   place: PlaceRow;
+  /** Set when the address had chosen the town once a week: it comes back so (0 = Sunday). */
+  weeklyDay?: number;
+}
+
+/**
+ * How often the address would get the town once back: as it had chosen, if it followed the town
+ * before (the choice outlives leaving, subscription-start.ts), else every morning. Only the address's
+ * owner is told (the emailed link and its page).
+ */
+function cadenceOf(ctx: AppContext, email: string, place: PlaceRow): { weeklyDay?: number } {
+  const before = subscriptionsOf(ctx.db, email).find((s) => s.place_geoid === place.geoid);
+  return before?.frequency === "weekly" ? { weeklyDay: before.weekly_day } : {};
 }
 
 /** What an unused, unexpired link would bring back (the page shown before its button is pressed). */
@@ -53,7 +66,7 @@ export function resubscribeLink(ctx: AppContext, token: string): ResubscribeView
   const request = usableResubscribeRequest(ctx.db, hash(token), ctx.config.now().toISOString());
   if (!request) return undefined;
   const place = findPlaceByGeoid(ctx.db, request.place_geoid);
-  return place && { email: request.email, place };
+  return place && { email: request.email, place, ...cadenceOf(ctx, request.email, place) };
 }
 
 /**
@@ -69,5 +82,5 @@ export async function confirmResubscribe(ctx: AppContext, token: string): Promis
   if (!request || !place) return undefined;
   const started = await startSubscription(ctx, place, request.email, { landingPath: "/resubscribe" }, { source: "confirmation link", byOwner: true });
   forgetConfirmationLink(ctx.db, dedupeKey(hash(token)));
-  return { email: request.email, place, started: started !== "refused" };
+  return { email: request.email, place, ...cadenceOf(ctx, request.email, place), started: started !== "refused" };
 }
