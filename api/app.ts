@@ -14,7 +14,7 @@ import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.t
 import { apiHeaders, isApi, preflight } from "./cors.ts";
 import { mountOperations } from "./operation-router.ts";
 import { problemResponse } from "./problem.ts";
-import { routeLabel } from "./route-label.ts";
+import { loggedPath, routeLabel } from "./route-label.ts";
 import { observeRequest } from "../src/services/platform/metrics-registry.ts";
 import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
 import { cachedResponse } from "./caching.ts";
@@ -63,6 +63,9 @@ async function storageFullPage(ctx: AppContext, full: AppError, instance: string
   }
 }
 
+/** The request's path as logs keep it: without the secret some paths carry (api/route-label.ts). */
+const pathOf = (event: H3Event) => loggedPath(event.url.pathname, event.context.matchedRoute?.route);
+
 /** Turns anything thrown while handling a request into its problem+json response (a person's page for a full disk). */
 export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): Response | Promise<Response> {
   const instance = event.url.pathname;
@@ -78,16 +81,16 @@ export function errorResponse(ctx: AppContext, event: H3Event, error: unknown): 
   const full = storageFullError(error);
   if (full) {
     // The transaction was rolled back: nothing half-stored. The operator must free space; clients retry.
-    ctx.log.error({ alert: "storage_full", requestId: event.context.requestId, path: instance, error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
+    ctx.log.error({ alert: "storage_full", requestId: event.context.requestId, path: pathOf(event), error: (error as Error).message }, "the disk under the database is full; writes are refused until there is room");
     if (!forMachines(instance)) return storageFullPage(ctx, full, instance);
     return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
   }
   if (isClientGone(error)) {
     // The client went away mid-body: not a server fault, and nobody is left to answer.
-    ctx.log.info({ requestId: event.context.requestId, path: instance, error: (error as Error).message }, "request aborted by the client");
+    ctx.log.info({ requestId: event.context.requestId, path: pathOf(event), error: (error as Error).message }, "request aborted by the client");
     return problemResponse(ctx.config.baseUrl, "validation_error", "The request body was cut off.", { instance, issues: [{ path: "body", message: "incomplete: the client closed the connection" }] });
   }
-  ctx.log.error({ err: error, requestId: event.context.requestId, path: instance }, "unhandled error");
+  ctx.log.error({ err: error, requestId: event.context.requestId, path: pathOf(event) }, "unhandled error");
   return problemResponse(ctx.config.baseUrl, "internal_error", "The server hit an unexpected error; it has been logged.", { instance });
 }
 
@@ -111,11 +114,31 @@ function finishHeaders(ctx: AppContext, headers: Headers, pathname: string): voi
 
 const requestIdOf = (incoming: string | null | undefined) => (incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID());
 
-/** Logs a request, and times it under its route's pattern (a town's page is `/:slug`), never its path. */
-function logRequest(ctx: AppContext, requestId: string, method: string, path: string, status: number, startedAt: number, route = routeLabel(path)): void {
+/**
+ * Logs a request without the secret its path may carry, and times it under its route's pattern (a
+ * town's page is `/:slug`), never its path. `pattern`: the route h3 matched, when it did.
+ */
+function logRequest(ctx: AppContext, requestId: string, method: string, path: string, status: number, startedAt: number, pattern?: string): void {
   const ms = performance.now() - startedAt;
-  ctx.log.info({ requestId, method, path, status, ms: Math.round(ms * 10) / 10 }, "request");
-  observeRequest(ctx.metrics, method, route, status, ms / 1000);
+  ctx.log.info({ requestId, method, path: loggedPath(path, pattern), status, ms: Math.round(ms * 10) / 10 }, "request");
+  observeRequest(ctx.metrics, method, routeLabel(path, pattern), status, ms / 1000);
+}
+
+/**
+ * The status the client got: a handler that answers on Node's response itself (the authorization
+ * server: oidc-provider through fromNodeHandler) leaves h3 a stand-in 200, while the answer sent, a
+ * refused refresh token's 400 say, is on the Node response, already written.
+ */
+function statusSent(response: Response, event: H3Event): number {
+  const res = (event.runtime?.node as { res?: ServerResponse } | undefined)?.res;
+  return res?.headersSent ? res.statusCode : response.status;
+}
+
+/** Every answer h3 makes: logged first (a Response.redirect()'s headers are immutable, and h3 drops what its hook throws), then finished. */
+function answered(ctx: AppContext, response: Response, event: H3Event): void {
+  logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, statusSent(response, event), Number(event.context.startedAt), event.context.matchedRoute?.route);
+  response.headers.set("X-Request-Id", String(event.context.requestId));
+  finishHeaders(ctx, response.headers, event.url.pathname);
 }
 
 /**
@@ -132,11 +155,7 @@ export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: Ed
       event.context.startedAt = performance.now();
     },
     onError: (error, event) => errorResponse(ctx, event, error.cause ?? error),
-    onResponse(response, event) {
-      response.headers.set("X-Request-Id", String(event.context.requestId));
-      finishHeaders(ctx, response.headers, event.url.pathname);
-      logRequest(ctx, String(event.context.requestId), event.req.method, event.url.pathname, response.status, Number(event.context.startedAt), routeLabel(event.url.pathname, event.context.matchedRoute?.route));
-    },
+    onResponse: (response, event) => answered(ctx, response, event),
   });
 
   // HEAD wherever GET: every route registered with `get` answers HEAD too (Node drops the body).

@@ -4,6 +4,7 @@ import { problemBody, type ProblemCode } from "../src/contract/problems.ts";
 import type { FieldIssue } from "../src/core/errors.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { apiHeaders, isApi } from "./cors.ts";
+import { loggedPath } from "./route-label.ts";
 
 /**
  * Node's HTTP parser refuses some requests before the app runs (an invalid method token,
@@ -80,7 +81,7 @@ export function answerClientError(ctx: AppContext, err: NodeJS.ErrnoException & 
   headers.set("Content-Length", String(Buffer.byteLength(body)));
   let head = `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}\r\n`;
   headers.forEach((value, name) => (head += `${name}: ${value}\r\n`));
-  ctx.log.info({ status: r.status, code: err.code, path }, "request refused by the HTTP parser");
+  ctx.log.info({ status: r.status, code: err.code, path: path === undefined ? undefined : loggedPath(path) }, "request refused by the HTTP parser");
   // Closed once written; a client that never reads cannot keep it open.
   socket.end(`${head}\r\n${body}`);
   setTimeout(() => socket.destroy(), 1000).unref();

@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../src/config/load.ts";
+import { keepPrivate, makePrivateDir } from "../src/lib/private-files.ts";
 import { backupStore } from "../src/services/platform/backups.ts";
 import { restoreFromReplica } from "../src/services/platform/replica-restore.ts";
 import { integrityCheck, tableCounts, takeDatabaseAlone } from "../src/store/platform/backup.ts";
@@ -35,7 +36,7 @@ if (source === "--latest" || source === "--from-target") {
     process.exit(1);
   }
   source = path.join(config.dataDir, "backups", name);
-  fs.mkdirSync(path.dirname(source), { recursive: true });
+  makePrivateDir(path.dirname(source));
   await store.download(name, source);
   console.log(`downloaded ${name} -> ${source}`);
 }
@@ -45,7 +46,7 @@ if (check.length !== 1 || check[0] !== "ok") {
   process.exit(1);
 }
 const target = databaseFile(config.dataDir);
-fs.mkdirSync(config.dataDir, { recursive: true });
+makePrivateDir(config.dataDir);
 // A server (or any citydaily process) with the database open would go on writing to the file moved
 // aside, and those writes would be missing from the restored one: refuse. (Closed at once, which
 // also folds its WAL into the file moved aside.)
@@ -57,6 +58,7 @@ for (const suffix of ["", "-wal", "-shm"]) {
 }
 const tmp = `${target}.restoring`;
 fs.copyFileSync(source, tmp);
+keepPrivate(tmp); // a copy takes its source's mode: a backup made before backups were owner-only
 fs.renameSync(tmp, target);
 const counts = tableCounts(target, ["places", "subscribers", "editions", "outbox"]);
 console.log(`restored ${source} -> ${target}: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(", ")}`);

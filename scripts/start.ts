@@ -38,6 +38,11 @@ function childPids(pid: number): number[] {
 }
 
 const configFile = writeLitestreamConfig(config.dataDir, databaseFile(config.dataDir), config.replica);
+// Litestream gives its shadow WAL (DATA_DIR/.citydaily.db-litestream) and the replica's files and
+// folders the modes of the database and of DATA_DIR, less its umask: under systemd's 0750 or a
+// shell's 0755 the replica's folders would be readable by others. Owner only, whatever they are; the
+// server Litestream starts inherits the mask (everything it writes is its own).
+process.umask(process.umask(0o077) | 0o077);
 // Its own process group: a terminal's Ctrl-C reaches this process only, which passes it on once.
 const litestream = spawn(litestreamBinary(), ["replicate", "-config", configFile, "-exec", SERVER.map(shellWord).join(" ")], {
   cwd: PROJECT_ROOT, env: process.env, stdio: "inherit", detached: true,

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { createPrivateFile, keepPrivate, makePrivateDir } from "../lib/private-files.ts";
 
 export type DB = Database.Database;
 
@@ -18,7 +19,11 @@ export interface OpenOptions {
 
 /** Opens (creating if needed) the SQLite database in WAL mode and applies pending migrations. */
 export function openDatabase(file: string, opts: OpenOptions = {}): DB {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Owner only (src/lib/private-files.ts): the file is made 0600 before SQLite opens it, so its WAL
+  // and index are too; one made under a looser umask before is tightened.
+  makePrivateDir(path.dirname(file));
+  createPrivateFile(file);
+  keepPrivate(file, `${file}-wal`, `${file}-shm`);
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

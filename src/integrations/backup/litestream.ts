@@ -5,6 +5,7 @@ import path from "node:path";
 import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import type { ReplicaConfig } from "../../config/replication.ts";
 import type { S3TargetConfig } from "../../config/targets.ts";
+import { makePrivateDir } from "../../lib/private-files.ts";
 import { s3Client } from "../publish/s3.ts";
 
 /**
@@ -53,7 +54,8 @@ export function litestreamYaml(dbFile: string, replica: ReplicaConfig): string {
 
 /** Writes the config file beside the database (DATA_DIR/litestream.yml) and returns its path. */
 export function writeLitestreamConfig(dataDir: string, dbFile: string, replica: ReplicaConfig): string {
-  fs.mkdirSync(dataDir, { recursive: true });
+  // The restore before the first start makes DATA_DIR: owner only, like the database it will hold.
+  makePrivateDir(dataDir);
   const file = path.join(dataDir, "litestream.yml");
   fs.writeFileSync(`${file}.tmp`, litestreamYaml(dbFile, replica), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);

@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { S3TargetConfig } from "../../config/targets.ts";
 import { s3Client } from "../publish/s3.ts";
+import { PRIVATE_FILE_MODE } from "../../lib/private-files.ts";
 
 /**
  * Database backups in an S3-compatible bucket (the publish target's client and settings): each a
@@ -64,7 +65,7 @@ export function s3BackupStore(config: S3TargetConfig): BackupStore {
     async download(name, file) {
       const got = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: key(name) }));
       const tmp = `${file}.download`;
-      await pipeline(got.Body as Readable, fs.createWriteStream(tmp));
+      await pipeline(got.Body as Readable, fs.createWriteStream(tmp, { mode: PRIVATE_FILE_MODE }));
       const expected = got.Metadata?.sha256;
       if (expected && (await sha256(tmp)) !== expected) {
         fs.rmSync(tmp, { force: true });

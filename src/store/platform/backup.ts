@@ -3,6 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { withDirLock } from "../../lib/dir-lock.ts";
+import { createPrivateFile, makePrivateDir } from "../../lib/private-files.ts";
 import type { DB } from "../db.ts";
 
 export interface BackupOptions {
@@ -28,7 +29,7 @@ export interface BackupOptions {
  */
 export async function backupDatabase(db: DB, destination: string | (() => string), opts: BackupOptions = {}): Promise<{ bytes: number; file: string }> {
   const dir = path.dirname(typeof destination === "string" ? destination : destination());
-  fs.mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   return withDirLock(path.join(dir, ".backup.lock"), async () => {
     let file = typeof destination === "string" ? destination : destination();
     // Names are per second: the one before us may have taken this second's.
@@ -45,6 +46,8 @@ async function copyInto(db: DB, dir: string, destination: string): Promise<{ byt
   const tmp = `${destination}.partial`;
   removeWithJournals(tmp);
   try {
+    // Made empty and owner-only first: VACUUM INTO fills an empty file as it is (a copy of the database is as private).
+    createPrivateFile(tmp);
     db.prepare("VACUUM INTO ?").run(tmp);
     const fd = fs.openSync(tmp, "r");
     try {
