@@ -71,6 +71,9 @@ describe("Ely on the fediverse, followed from another server", () => {
     const page = await server.get(`/fediverse/towns/${ELY}`, { headers: { Accept: "text/html" }, redirect: "manual" });
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe(`${server.url}/${ELY}`);
+    // ...with the headers every answer carries (a Response.redirect() could not take them).
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("x-request-id")).toBeTruthy();
   });
 
   it("accepts a signed Follow with a signed Accept, and counts the follower", async () => {

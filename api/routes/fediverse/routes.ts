@@ -95,7 +95,8 @@ export function fediverseRoutes(app: H3, ctx: AppContext): void {
       onNotFound: () => problemResponse(ctx.config.baseUrl, "not_found", notFoundDetail(pathname, event.url.searchParams.get("resource")), { instance: pathname }),
       onNotAcceptable: () => {
         const town = /^\/fediverse\/towns\/([a-z0-9-]+)/.exec(pathname)?.[1];
-        if (town) return Response.redirect(`${ctx.config.baseUrl}/${town}`, 303);
+        // Not Response.redirect(): its headers are immutable, so the security headers and X-Request-Id could not join.
+        if (town) return new Response(null, { status: 303, headers: { Location: `${ctx.config.baseUrl}/${town}` } });
         return problemResponse(ctx.config.baseUrl, "not_found", `${pathname} answers ActivityPub (application/activity+json) only.`, { instance: pathname });
       },
     });
