@@ -5,12 +5,13 @@ import { loadConfig, type Config } from "../src/config/load.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { startBackupSchedule } from "../src/services/platform/backups.ts";
 import { replayPaymentsAfterRestore } from "../src/services/commerce/payment-replay.ts";
-import { importDirectoryOnStart } from "../src/services/directory/import.ts";
+import { importDirectoryInBackground } from "../src/services/directory/import-on-start.ts";
 import { startDirectoryChecks } from "../src/services/directory/verify.ts";
 import { startMailSender } from "../src/services/mail/sender.ts";
 import { startFediverseWorker } from "../src/services/fediverse/worker.ts";
 import { startMorningSchedule } from "../src/services/morning/schedule.ts";
 import { refreshSearchSets } from "../src/services/site/search.ts";
+import { recordRunningServer } from "../src/services/platform/running-servers.ts";
 import { purchasesOffReason } from "../src/integrations/payments/index.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
@@ -57,7 +58,6 @@ function startUpWarnings(ctx: AppContext, config: Config): void {
 
 export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
   const ctx = createContext(config);
-  importDirectoryOnStart(ctx);
   const listener = createRequestListener(ctx);
   // Once shutdown begins, every answer says `Connection: close`: a keep-alive client then opens a
   // new connection (to another instance) instead of sending its next request on one about to close.
@@ -95,6 +95,8 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   ctx.log.info({ url, dataDir: config.dataDir }, "citydaily listening");
   const metrics = await startConfiguredMetrics(ctx).catch((err: unknown) => (server.close(), ctx.db.close(), Promise.reject(err)));
   startUpWarnings(ctx, config);
+  // DATA_DIR/servers/<pid>.json: a morning dated ahead of the clock, and the demo, know this site is live.
+  const unrecord = recordRunningServer(config.dataDir, { url, baseUrl: config.port === 0 && !config.baseUrlFromEnv ? url : config.baseUrl, startedAt: new Date().toISOString() });
   const jobs = startBackgroundJobs(ctx, config);
   let closing: Promise<void> | undefined;
   return {
@@ -110,6 +112,7 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
       await stopped;
       await ctx.mailer.close();
       ctx.db.close();
+      unrecord();
     })()),
   };
 }
@@ -138,8 +141,11 @@ function startBackgroundJobs(ctx: AppContext, config: Config): { stop: () => Pro
   const directoryChecks = startDirectoryChecks(ctx);
   // Started on a database restored from the replica: the payments Stripe reported since its point.
   const paymentReplay = replayPaymentsAfterRestore(ctx);
+  // The town directory, when its files changed (a first start): in a worker thread while the site answers.
+  const directoryImport = importDirectoryInBackground(ctx);
   return {
     stop: () => Promise.all([
+      directoryImport?.stop(config.http.shutdownTimeoutMs),
       morning?.stop(),
       backups?.stop(),
       directoryChecks?.stop(),

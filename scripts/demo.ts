@@ -1,7 +1,9 @@
 // `npm run demo`: a full local site on the embedded defaults. Subscribes sample addresses on the
 // reserved example.org domain to cities in every U.S. timezone, runs the morning pipeline for today
 // (publication hour 0, so every city publishes whatever its local time), writes the emails to the
-// outbox folder and prints what to open next. Safe to run again: nothing is duplicated.
+// outbox folder and prints what to open next: "Now run `npm start`", or, when a server already serves
+// DATA_DIR, "Open ..." and whether it shows the new editions. Safe to run again: nothing is duplicated.
+// A NOW ahead of the clock refuses to publish into a site a running server serves (scripts/cli/future-guard.ts).
 import path from "node:path";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
@@ -13,6 +15,8 @@ import { formatSummary } from "../src/services/morning/summary.ts";
 import { runMorning } from "../src/services/morning/run-morning.ts";
 import { subscribe } from "../src/services/readers/subscribe.ts";
 import { findPlaceBySlug } from "../src/store/places/places.ts";
+import { runningServers, type ServerRecord } from "../src/services/platform/running-servers.ts";
+import { refuseFutureMorning } from "./cli/future-guard.ts";
 
 /** One city per U.S. timezone, east to west, plus Puerto Rico. */
 const CITIES = [
@@ -21,8 +25,23 @@ const CITIES = [
 ];
 const READERS = ["ada@example.org", "grace@example.org", "alan@example.org"];
 
-const config = loadConfig({ PUBLISH_HOUR: "0", ...process.env });
+const loaded = loadConfig({ PUBLISH_HOUR: "0", ...process.env });
+refuseFutureMorning(loaded, process.argv, "npm run demo");
+// A server already serving DATA_DIR: the editions link to where it is, unless BASE_URL says otherwise.
+const server = runningServers(loaded.dataDir)[0];
+const config = server && !loaded.baseUrlFromEnv ? { ...loaded, baseUrl: server.baseUrl } : loaded;
 const ctx = createContext(config, createLogger(process.env.LOG_LEVEL || "warn"));
+
+/** What to do next, in words: start the server, or open the one that runs (saying whether it shows the new edition). */
+async function nextStep(running: ServerRecord | undefined, editionPath: string): Promise<string> {
+  const relative = path.relative(process.cwd(), config.dataDir);
+  const where = relative && !relative.startsWith("..") ? relative : config.dataDir;
+  if (!running) return "Now run `npm start` and open:";
+  const status = await fetch(running.url + editionPath, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, (err: Error) => err.message);
+  return status === 200
+    ? `The server at ${running.url} (pid ${running.pid}) already serves ${where}/ and shows the new editions. Open:`
+    : `The server at ${running.url} (pid ${running.pid}) serves ${where}/ but did not show ${editionPath} (${status}); restart it (stop it, then \`npm start\`) and open:`;
+}
 
 try {
   let subscriptions = 0;
@@ -50,7 +69,7 @@ try {
   const sample = CITIES.map((slug) => ({ slug, date: localDate(now, findPlaceBySlug(ctx.db, slug)!.timezone) }));
   const ny = sample.find((s) => s.slug === "new-york-new-york")!;
   console.log(`
-Now run \`npm start\` and open:
+${await nextStep(server, `/${ny.slug}/${ny.date}`)}
   ${base}/                                   home page
   ${base}/cities                             the city directory
   ${base}/${ny.slug}                 a city page (latest edition, archive, census)

@@ -1,9 +1,12 @@
 // `npm run morning`: one run of the morning pipeline (compose, store, publish due editions), then a summary line.
 // NOW pins the clock, PUBLISH_HOUR sets the local publication hour, DATA_DIR picks the database.
+// A NOW ahead of the clock refuses to publish into a site a running server serves (or PUBLISH_TARGET
+// sends out) unless given --allow-future (scripts/cli/future-guard.ts).
 import { SingleBar, Presets } from "cli-progress";
 import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
+import { ALLOW_FUTURE, refuseFutureMorning } from "./cli/future-guard.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { formatSummary } from "../src/services/morning/summary.ts";
 import { runMorning } from "../src/services/morning/run-morning.ts";
@@ -11,8 +14,23 @@ import { runMorning } from "../src/services/morning/run-morning.ts";
 /** Runs below this many due cities finish too fast for a progress bar to help. */
 const PROGRESS_MIN_CITIES = 10;
 
+const USAGE = `usage: [NOW=<ISO instant>] [DATA_DIR=<dir>] npm run morning [-- ${ALLOW_FUTURE}]
+  runs the morning once: composes, stores and publishes the due towns' editions and queues their email.
+  ${ALLOW_FUTURE}  with NOW ahead of the clock, publish even into a site a running server serves`;
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const unknown = process.argv.slice(2).filter((a) => a !== ALLOW_FUTURE);
+if (unknown.length) {
+  console.error(`citydaily: unknown argument ${unknown[0]}\n${USAGE}`);
+  process.exit(2);
+}
+
 const interactive = process.stdout.isTTY === true;
-const config = configForSite(loadConfig());
+const loaded = loadConfig();
+refuseFutureMorning(loaded, process.argv, "npm run morning");
+const config = configForSite(loaded);
 // In a terminal, JSON info logs would tear the progress bar apart: show warnings and errors only, unless asked.
 const log = createLogger(interactive && !process.env.LOG_LEVEL ? "warn" : config.logLevel);
 const ctx = createContext(config, log);

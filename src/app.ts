@@ -51,6 +51,7 @@ export function createContext(config: Config, log: Logger = createLogger(config.
     sources: createSourceProviders(config, log),
     hazards: createHazardProviders(config.hazards, sourcesUserAgent(config)),
     metrics: createAppMetrics(),
+    directoryImport: { status: "off", since: new Date().toISOString() },
   };
 }
 

@@ -22,7 +22,7 @@ export type HealthCheck = z.infer<typeof HealthCheck>;
 export const HealthResponse = z.object({
   status: HealthStatus,
   checks: z.record(z.string(), z.array(HealthCheck)).meta({
-    description: "By `component:measurement`: `sqlite:writable` (a real read and committed write), `replication:lag` (the replica keeps up), `disk:free` (under DATA_DIR), `mail:sender` (due mail goes out). Empty for `/livez`.",
+    description: "By `component:measurement`: `sqlite:writable` (a real read and committed write), `replication:lag` (the replica keeps up), `disk:free` (under DATA_DIR), `mail:sender` (due mail goes out), and where the server imports the town directory at its start (TOWN_DIRECTORY_IMPORT=start) `directory:import` (its progress; warns when it failed). Empty for `/livez`.",
   }),
 }).meta({ id: "HealthResponse" });
 export type HealthResponse = z.infer<typeof HealthResponse>;

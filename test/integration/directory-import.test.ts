@@ -269,10 +269,20 @@ describe("npm run admin -- directory import", () => {
   });
 });
 
+/** The server imports in the background: its /readyz check says when the import has ended, and how. */
+async function importEnded(server: Awaited<ReturnType<typeof startTestServer>>): Promise<string> {
+  for (;;) {
+    const check = ((await (await server.get("/readyz")).json()) as { checks: Record<string, Array<{ output: string }>> }).checks["directory:import"]![0]!;
+    if (!/^(checking|importing)/.test(check.output)) return check.output;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe("the server's first start", () => {
   it("imports the directory when it (or the files) changed, and only then", async () => {
     const dir = freshDataDir();
     const first = await startTestServer({ DATA_DIR: dir, TOWN_DIRECTORY_IMPORT: "start", TOWN_SOURCES_DIR: sourcesDir });
+    expect(await importEnded(first)).toMatch(/^imported \d+ candidates in /);
     await first.close();
     const imported = rowsOf(dir);
     expect(imported.filter((r) => r.place_geoid === "3223500").length).toBe(8);
@@ -281,6 +291,7 @@ describe("the server's first start", () => {
     db.prepare("DELETE FROM town_source_candidates WHERE url = 'http://kely.example/'").run();
     db.close();
     const second = await startTestServer({ DATA_DIR: dir, TOWN_DIRECTORY_IMPORT: "start", TOWN_SOURCES_DIR: sourcesDir });
+    expect(await importEnded(second)).toMatch(/unchanged since their last import/);
     await second.close();
     expect(rowsOf(dir)).toEqual(imported.filter((r) => r.url !== "http://kely.example/"));
     // A file changed: the next start imports again.
@@ -288,6 +299,7 @@ describe("the server's first start", () => {
     fs.cpSync(sourcesDir, changed, { recursive: true });
     fs.appendFileSync(path.join(changed, "legistar-sites-2021.csv"), "municipality,cityofely.legistar.com/Calendar.aspx,City of Ely,NV,United States,\n");
     const third = await startTestServer({ DATA_DIR: dir, TOWN_DIRECTORY_IMPORT: "start", TOWN_SOURCES_DIR: changed });
+    expect(await importEnded(third)).toMatch(/^imported /);
     await third.close();
     const after = rowsOf(dir);
     expect(after.filter((r) => r.url === "http://kely.example/")).toHaveLength(1);

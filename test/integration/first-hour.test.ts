@@ -1,10 +1,11 @@
-import { spawnSync, spawn } from "node:child_process";
+import { execFile, spawnSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Writable } from "node:stream";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRequestListener } from "../../api/app.ts";
 import { createContext } from "../../src/app.ts";
@@ -15,10 +16,12 @@ import { baseUrlForSite, currentGeneration, siteDirs } from "../../src/publish/s
 import { cacheControlOf } from "../../src/publish/file-headers.ts";
 import { buildSite } from "../../src/services/site/publish.ts";
 import { addSubscriber } from "../helpers/seed.ts";
-import { freshDataDir } from "../helpers/server.ts";
+import { freshDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 // What a newcomer sees in their first hour: one line for a busy port, one line per request, one line
-// per weather outage, and links that follow the address the site is served on.
+// per weather outage, links that follow the address the site is served on, a first start that answers
+// while the town directory imports, a demo that knows a server runs, and a morning dated ahead of the
+// clock that keeps off the live site.
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
@@ -30,6 +33,21 @@ function run(script: string, args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
     env: { ...inherited, LOG_LEVEL: "warn", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", ...env }, encoding: "utf8", timeout: 120_000,
   });
+}
+
+/** The same as a process this one waits for without blocking (a test server in this process answers meanwhile). */
+async function runAside(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { BASE_URL: _unset, ...inherited } = process.env;
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
+      cwd: PROJECT_ROOT, env: { ...inherited, LOG_LEVEL: "silent", MORNING_SCHEDULE: "off", MAIL_SENDER: "off", ...env }, timeout: 180_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== "number") throw err;
+    return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
 }
 
 /** The lines a logger wrote, as a person at a terminal sees them. */
@@ -147,4 +165,98 @@ describe("a site built for one base URL", () => {
     expect(llms()).toContain("http://127.0.0.1:5000/");
     expect(llms()).not.toContain(":4321");
   }, 180_000);
+});
+
+describe("the first start", () => {
+  it("answers /livez and the home page while the town directory imports in the background, then says it imported", async () => {
+    // What `npm start` does on an empty DATA_DIR: the site is built first (prestart), then the server
+    // starts with TOWN_DIRECTORY_IMPORT at its default and the shipped datasets (353,000 rows).
+    const dir = dataDir();
+    const ctx = createContext(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: dir, MORNING_SCHEDULE: "off", MAIL_SENDER: "off" }));
+    await buildSite(ctx);
+    ctx.db.close();
+    const server = await startTestServer({ DATA_DIR: dir, TOWN_DIRECTORY_IMPORT: "start", TOWN_SOURCES_DIR: path.join(PROJECT_ROOT, "content/data/sources") });
+    try {
+      expect((await server.get("/livez")).status).toBe(200);
+      const home = await server.get("/");
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain("</html>");
+      const check = async () => ((await (await server.get("/readyz")).json()) as { checks: Record<string, Array<{ status: string; output: string }>> }).checks["directory:import"]![0]!;
+      const during = await check();
+      expect(during.status).toBe("pass");
+      expect(during.output).toMatch(/^(checking whether the town directory's files changed|importing the town directory in the background since )/);
+      // Meanwhile the import goes on, and ends.
+      let done = during;
+      while (/^(checking|importing)/.test(done.output)) {
+        await new Promise((r) => setTimeout(r, 250));
+        done = await check();
+      }
+      expect(done).toMatchObject({ status: "pass", output: expect.stringMatching(/^imported [\d,]+ candidates in [\d.]+ s at /) });
+      const imported = Number(/^imported ([\d,]+)/.exec(done.output)![1]!.replaceAll(",", ""));
+      expect(imported).toBeGreaterThan(300_000);
+      expect(server.ctx.db.prepare("SELECT count(*) FROM town_source_candidates").pluck().get()).toBe(imported);
+    } finally {
+      await server.close();
+    }
+  }, 400_000);
+});
+
+describe("npm run demo", () => {
+  it("with a server serving its DATA_DIR, says to open it and that it shows the new editions; without one, to start it", async () => {
+    const server = await startTestServer({ MAIL_SENDER: "off" });
+    dirs.push(server.dataDir);
+    const env = { DATA_DIR: server.dataDir, NOW: "2026-11-22T18:00:00Z" };
+    try {
+      const demo = await runAside("scripts/demo.ts", [], env);
+      expect(demo.code).toBe(0);
+      expect(demo.stdout).toContain(`The server at ${server.url} (pid ${process.pid}) already serves ${server.dataDir}/ and shows the new editions. Open:`);
+      expect(demo.stdout).not.toContain("npm start");
+      expect(demo.stdout).toContain(`${server.url}/new-york-new-york/2026-11-22 `);
+      expect((await server.get("/new-york-new-york/2026-11-22")).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const again = await runAside("scripts/demo.ts", [], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Now run `npm start` and open:");
+  }, 300_000);
+});
+
+describe("a morning dated ahead of the clock", () => {
+  let server: TestServer | undefined;
+  afterAll(async () => { await server?.close(); });
+
+  it("refuses in one line to publish into the site a running server serves, and runs with --allow-future or once no server serves it", async () => {
+    server = await startTestServer({ MAIL_SENDER: "off" });
+    dirs.push(server.dataDir);
+    addSubscriber(server.ctx.db, "denver-colorado", "ahead@example.org");
+    // Days ahead of the real clock, at 18:00 UTC: 11:00 in Denver, past its publication hour.
+    const ahead = (days: number) => new Date(Math.floor(Date.now() / 86_400_000 + days) * 86_400_000 + 18 * 3_600_000).toISOString();
+    const editions = () => server!.ctx.db.prepare("SELECT date FROM editions ORDER BY date").pluck().all();
+
+    const refused = await runAside("scripts/morning.ts", [], { DATA_DIR: server.dataDir, NOW: ahead(5) });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    const lines = refused.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`NOW (${ahead(5)}) is ahead of the clock and the server at ${server.url} (pid ${process.pid}) serves DATA_DIR ${server.dataDir}`);
+    expect(lines[0]).toContain("npm run morning -- --allow-future");
+    expect(editions()).toEqual([]);
+
+    // Asked for explicitly (as the soak test does), it publishes there.
+    const allowed = await runAside("scripts/morning.ts", ["--allow-future"], { DATA_DIR: server.dataDir, NOW: ahead(5) });
+    expect(allowed.stderr).toBe("");
+    expect(allowed.stdout).toMatch(/: 1 cities, 1 due, 1 composed\b/);
+    expect(editions()).toEqual([ahead(5).slice(0, 10)]);
+
+    // The server stopped (its record removed), or gone without removing it: nothing live to keep off.
+    await server.close();
+    const deadPid = 2 ** 22 + 12345;
+    fs.writeFileSync(path.join(server.dataDir, "servers", `${deadPid}.json`), JSON.stringify({ pid: deadPid, url: "http://127.0.0.1:9", baseUrl: "http://127.0.0.1:9", startedAt: new Date().toISOString() }));
+    const alone = await runAside("scripts/morning.ts", [], { DATA_DIR: server.dataDir, NOW: ahead(6) });
+    expect(alone.stderr).toBe("");
+    expect(alone.stdout).toMatch(/: 1 cities, 1 due, 1 composed\b/);
+    expect(fs.readdirSync(path.join(server.dataDir, "servers"))).toEqual([]);
+    server = undefined;
+  }, 300_000);
 });

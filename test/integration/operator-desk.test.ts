@@ -59,6 +59,12 @@ describe("sign-in by emailed one-time link", () => {
     expect(link).not.toContain(Buffer.from(OPERATOR).toString("base64url").slice(0, 12));
     // The HTML part shows words, not the long URL (the email stays narrow at 390 px).
     expect(sent[0].parsed.html).toContain(">Sign in to the operator desk</a>");
+    // Its expiry on Boise's clock (12:15 UTC), and a footer about signing in, not a purchase.
+    expect(sent[0].parsed.text).toContain("It works once, until 5:15 AM MST on November 22.");
+    for (const part of [sent[0].parsed.text, sent[0].parsed.html]) {
+      expect(part).toContain("because a sign-in link to the operator desk was asked for with this address");
+      expect(part).not.toContain("about your purchase");
+    }
   });
 
   it("works once, within 15 minutes; stores only hashes; the sent email's payload is cleared", async () => {
@@ -160,6 +166,20 @@ describe("sign-in by emailed one-time link", () => {
     const html = await res.text();
     expect(html).toContain('value="not-an-address" aria-invalid="true" aria-describedby="email-error"');
     expect(html).toContain('<p class="field-error" id="email-error">Enter the email address you leased your town with.</p>');
+  });
+});
+
+describe("a town lease's checkout", () => {
+  it("gives its deadlines on the town's clock, not in UTC", async () => {
+    // Meridian, Idaho is on Boise's clock: 12:00 UTC is 5:00 AM MST; the reservation holds 30 minutes.
+    const lease = await (await server.post("/api/operator-actions", { action: "guest-checkout", city: "Meridian", state: "Idaho", email: "meridian-op@example.com" })).json() as { checkoutUrl: string };
+    const page = await (await fetch(lease.checkoutUrl)).text();
+    expect(page).toContain("This link is open until 5:30 AM MST on November 22.");
+    expect(page).not.toContain("UTC");
+    const cancel = /<form method="post" action="([^"]+\/cancel)">/.exec(page)![1]!;
+    const cancelled = await fetch(new URL(cancel, lease.checkoutUrl), { method: "POST", redirect: "manual" });
+    const after = await (await fetch(new URL(cancelled.headers.get("location")!, lease.checkoutUrl))).text();
+    expect(after).toContain("Nothing was charged. The town stays reserved for you until 5:30 AM MST on November 22.");
   });
 });
 

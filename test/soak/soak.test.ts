@@ -98,7 +98,8 @@ describe(`soak: ${SECONDS} s of mixed traffic with the sender and morning runs`,
       while (Date.now() < stopAt) {
         await new Promise((r) => setTimeout(r, Math.min(MORNING_EVERY_SECONDS * 1000, Math.max(0, stopAt - Date.now()))));
         if (Date.now() >= stopAt && mornings > 0) break;
-        await run(process.execPath, [path.join(ROOT, "scripts/morning.ts")], {
+        // Days ahead of the clock, into the site the server serves: on purpose (scripts/cli/future-guard.ts).
+        await run(process.execPath, [path.join(ROOT, "scripts/morning.ts"), "--allow-future"], {
           cwd: ROOT, env: { ...process.env, BASE_URL: "http://127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn", NOW: day(mornings), PUBLISH_HOUR: "0", OPEN_METEO_URL: meteo.url },
         });
         mornings++;

@@ -12,6 +12,7 @@
 import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
 import { dateParts } from "../edition/escape.ts";
+import { townTimeWords } from "../places/town-time.ts";
 import { formatCents } from "./pricing.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";
@@ -52,14 +53,19 @@ export interface SignInMailData {
   signInUrl: string;
   /** When it stops working (ISO). */
   expiresAt: string;
+  /** The operator's town's zone: the email says the expiry on its clock (mail queued without it: UTC). */
+  timeZone?: string;
 }
 
-function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined; linkText?: string }>): RenderedEmail {
-  const footerText = ["--", `citydaily sent this email about your purchase to ${to}.`, sender.postalAddress];
+const PURCHASE = (to: string) => `citydaily sent this email about your purchase to ${to}.`;
+
+/** `why` is the footer's sentence of why the email came (a purchase, unless told otherwise), given the address. */
+function build(sender: Sender, to: string, subject: string, paragraphs: Array<{ text: string; link?: string | undefined; linkText?: string }>, why = PURCHASE): RenderedEmail {
+  const footerText = ["--", why(to), sender.postalAddress];
   const text = [...paragraphs.map((p) => (p.link ? `${p.text} ${p.link}` : p.text)), "", ...footerText].join("\n\n");
   const body = styleForEmail(`<h1>${e(subject)}</h1>
 ${paragraphs.map((p) => `<p>${e(p.text)}${p.link ? ` <a href="${e(p.link)}">${e(p.linkText ?? p.link)}</a>` : ""}</p>`).join("\n")}`);
-  const html = page(subject, `${body}\n${mailFooter(`citydaily sent this email about your purchase to ${e(to)}.`, "", sender.postalAddress)}`, {
+  const html = page(subject, `${body}\n${mailFooter(why(e(to)), "", sender.postalAddress)}`, {
     preheader: paragraphs[0]?.text ?? subject,
     dateline: "Listings and town leases",
   });
@@ -154,8 +160,8 @@ export function renderTransactional(sender: Sender, to: string, template: string
       const d = data as SignInMailData;
       return build(sender, to, "Your citydaily sign-in link", [
         { text: "Open this link to sign in to your operator desk:", link: d.signInUrl, linkText: "Sign in to the operator desk" },
-        { text: `It works once, until ${d.expiresAt.replace("T", " ").slice(0, 16)} UTC. If you did not ask to sign in, ignore this email: nobody can sign in without it.` },
-      ]);
+        { text: `It works once, until ${d.timeZone ? townTimeWords(d.expiresAt, d.timeZone) : `${d.expiresAt.replace("T", " ").slice(0, 16)} UTC`}. If you did not ask to sign in, ignore this email: nobody can sign in without it.` },
+      ], (address) => `citydaily sent this email to ${address} because a sign-in link to the operator desk was asked for with this address.`);
     }
     default:
       throw new Error(`unknown transactional template ${template}`);

@@ -61,12 +61,15 @@ export function requestSignIn(ctx: AppContext, rawEmail: string, clientAddress: 
   if (!isOperator(ctx.db, email)) return;
   const token = newToken();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
+  // The email gives the expiry on the clock of the operator's town (an active one first).
+  const leases = leasesOfOperator(ctx.db, email);
+  const timeZone = (leases.find((l) => l.status === "active") ?? leases[0])?.timezone;
   ctx.db.transaction(() => {
     insertLoginToken(ctx.db, { hash: hash(token), email, expiresAt }, nowIso);
     // The link carries a random token only, never the address.
     enqueueTransactional(ctx.db, {
       to: email, template: "operator_sign_in", dedupeKey: `sign-in:${hash(token)}`,
-      payload: { signInUrl: `${ctx.config.baseUrl}/operator/sign-in/${token}`, expiresAt },
+      payload: { signInUrl: `${ctx.config.baseUrl}/operator/sign-in/${token}`, expiresAt, timeZone },
     }, now.getTime(), nowIso);
   }).immediate();
   ctx.mail.kick();

@@ -15,12 +15,12 @@ import { mergeCandidates } from "../../core/directory/merge-candidates.ts";
 import type { OutletRow } from "../../core/directory/news-outlets.ts";
 import { buildPlaceIndex } from "../../core/directory/place-lookup.ts";
 import type { DB } from "../../store/db.ts";
-import { directoryPlaces, syncCandidates, type SyncResult } from "../../store/directory/candidates.ts";
+import { directoryPlaces, syncCandidates, type SyncChunks, type SyncResult } from "../../store/directory/candidates.ts";
 import { getMeta, setMeta } from "../../store/platform/meta.ts";
-import type { AppContext } from "../platform/context.ts";
 
 /**
- * The town directory's importer (`npm run admin -- directory import`, and the server's first start):
+ * The town directory's importer (`npm run admin -- directory import`, and the server's start in the
+ * background: import-on-start.ts):
  * reads the open datasets of TOWN_SOURCES_DIR (default content/data/sources, the same file names and
  * formats as shipped), matches each row to places with src/core/directory/ (a matcher per file) and
  * stores the candidates in one transaction. Rules and counts: docs/sources.md.
@@ -134,9 +134,10 @@ export function matchDatasets(db: DB, rows: DatasetRows): { candidates: NewCandi
 
 /**
  * Imports the directory from `dir`. `onlyIfChanged` (the server's start) skips it when the same files,
- * places data and rules were imported already, and when the folder does not exist.
+ * places data and rules were imported already, and when the folder does not exist; `onImporting` is
+ * told when it does import; `chunks` writes in several transactions (syncCandidates).
  */
-export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfChanged?: boolean }): DirectoryImportResult {
+export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfChanged?: boolean; onImporting?: () => void; chunks?: SyncChunks }): DirectoryImportResult {
   const started = performance.now();
   const skipped = (missing: string[]): DirectoryImportResult => ({ imported: false, dir, missing, outcomes: {}, counts: null, sync: null, ms: Math.round(performance.now() - started) });
   if (!fs.existsSync(dir)) {
@@ -145,6 +146,7 @@ export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfCh
   }
   const print = fingerprint(db, dir);
   if (opts.onlyIfChanged && getMeta(db, FINGERPRINT_KEY) === print) return skipped([]);
+  opts.onImporting?.();
   // The parsed files are garbage once matched (not held through the writing).
   let missing: string[] = [];
   const { candidates, outcomes, counts } = (() => {
@@ -152,7 +154,7 @@ export function importDirectory(db: DB, dir: string, opts: { now: Date; onlyIfCh
     missing = read.missing;
     return matchDatasets(db, read.rows);
   })();
-  const sync = syncCandidates(db, candidates, opts.now.toISOString(), new Set(Object.values(DATASETS)));
+  const sync = syncCandidates(db, candidates, opts.now.toISOString(), new Set(Object.values(DATASETS)), opts.chunks);
   setMeta(db, FINGERPRINT_KEY, print);
   return { imported: true, dir, missing, outcomes, counts, sync, ms: Math.round(performance.now() - started) };
 }
@@ -181,21 +183,4 @@ export function directoryReport(r: DirectoryImportResult): string {
   if (r.sync) lines.push(`stored: ${r.sync.added} added, ${r.sync.updated} updated, ${r.sync.removed} removed, ${r.sync.unchanged} unchanged`);
   lines.push(`took ${(r.ms / 1000).toFixed(1)} s`);
   return lines.join("\n");
-}
-
-/**
- * The server's start: the directory is imported when its files, the places data or the rules changed
- * since the last import (a first start pays about 7 s of CPU and 95 MB of database for 353,000 rows;
- * docs/sources.md). A failure is logged and the server starts without it.
- */
-export function importDirectoryOnStart(ctx: Pick<AppContext, "db" | "config" | "log">): void {
-  if (!ctx.config.townDirectory.importOnStart) return;
-  try {
-    const r = importDirectory(ctx.db, ctx.config.townDirectory.dir, { now: ctx.config.now(), onlyIfChanged: true });
-    if (r.imported) {
-      ctx.log.info({ dir: r.dir, candidates: r.counts?.rows, places: r.counts?.placesWithAny, ...r.sync, missing: r.missing, ms: r.ms }, "imported the town directory");
-    }
-  } catch (err) {
-    ctx.log.error({ err }, "importing the town directory failed; the server starts without changing it (npm run admin -- directory import)");
-  }
 }

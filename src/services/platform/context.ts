@@ -45,6 +45,21 @@ export interface SourceProviders {
 }
 
 /**
+ * The town directory's import that the server starts in the background (src/services/directory/
+ * import-on-start.ts), as /readyz shows it. `off`: this process does not import it (a script, or
+ * TOWN_DIRECTORY_IMPORT=manual).
+ */
+export interface DirectoryImportState {
+  status: "off" | "checking" | "importing" | "imported" | "unchanged" | "failed" | "stopped";
+  /** When the status began (ISO, the real clock). */
+  since: string;
+  /** Imported: candidates stored and seconds taken; failed: why. */
+  candidates?: number;
+  seconds?: number;
+  error?: string;
+}
+
+/**
  * Everything a use case gets: built once by `createContext` (src/app.ts) and shared by the HTTP
  * server, MCP and every script. Per-app state (caches, limiters, secrets) lives here, not in modules.
  */
@@ -77,4 +92,6 @@ export interface AppContext {
   hazards: HazardProviders;
   /** This app's Prometheus registry (never the global one): served by the metrics server when METRICS_PORT is set. */
   metrics: AppMetrics;
+  /** The town directory's import at the server's start, for /readyz. */
+  directoryImport: DirectoryImportState;
 }

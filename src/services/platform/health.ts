@@ -72,6 +72,22 @@ function mailCheck(ctx: AppContext, now: Date, real: Date): HealthCheck {
     : { ...base, status: "fail", output: `mail has waited ${Math.round(waited / 60000)} min and nothing was sent since ${lastSentAt ?? "the start"}: the sender is stalled` };
 }
 
+/** The town directory's import at the server's start (only where it runs: TOWN_DIRECTORY_IMPORT=start). */
+function directoryImportCheck(ctx: AppContext, real: Date): HealthCheck | undefined {
+  const d = ctx.directoryImport;
+  const time = real.toISOString();
+  const base = { componentType: "component", time } as const;
+  switch (d.status) {
+    case "off": return undefined;
+    case "checking": return { ...base, status: "pass", output: "checking whether the town directory's files changed" };
+    case "importing": return { ...base, status: "pass", observedValue: Math.round((real.getTime() - Date.parse(d.since)) / 1000), observedUnit: "s", output: `importing the town directory in the background since ${d.since}; its candidates are incomplete until it ends` };
+    case "imported": return { ...base, status: "pass", observedValue: d.seconds, observedUnit: "s", output: `imported ${(d.candidates ?? 0).toLocaleString("en-US")} candidates in ${d.seconds} s at ${d.since}` };
+    case "unchanged": return { ...base, status: "pass", output: "the town directory's files are unchanged since their last import" };
+    case "stopped": return { ...base, status: "warn", output: "the import stopped before it ended; the next start imports the town directory again" };
+    case "failed": return { ...base, status: "warn", output: `importing the town directory failed (${d.error ?? "unknown error"}); \`npm run admin -- directory import\` retries it` };
+  }
+}
+
 /** Every check, now; the status is the worst of them. */
 export function readiness(ctx: AppContext): HealthResponse {
   // Files and the replica are on real time; the outbox's due times on the app's clock (NOW pins it).
@@ -82,6 +98,8 @@ export function readiness(ctx: AppContext): HealthResponse {
     "disk:free": [diskCheck(ctx, real)],
     "mail:sender": [mailCheck(ctx, ctx.config.now(), real)],
   };
+  const directory = directoryImportCheck(ctx, real);
+  if (directory) checks["directory:import"] = [directory];
   return { status: worst(Object.values(checks).flat().map((c) => c.status)), checks };
 }
 

@@ -69,13 +69,55 @@ export function directoryPlaces(db: DB): Array<{
 export interface SyncResult { added: number; updated: number; removed: number; unchanged: number }
 
 /**
- * Makes the imported candidates exactly `rows`, in one transaction: new ones inserted, changed ones
- * updated (keeping their verification), identical ones not touched (a second import changes nothing),
- * and those the datasets no longer give deleted unless they were already tried (their check is history
- * the discovery side may rely on) or came from elsewhere (a dataset not in `ownDatasets`). Rows are compared here rather than by SQL: re-importing 340,000
- * identical rows then costs one read.
+ * Makes the imported candidates exactly `rows`, in one transaction (or in `chunks`): new ones
+ * inserted, changed ones updated (keeping their verification), identical ones not touched (a second
+ * import changes nothing), and those the datasets no longer give deleted unless they were already
+ * tried (their check is history the discovery side may rely on) or came from elsewhere (a dataset not
+ * in `ownDatasets`). Rows are compared here rather than by SQL: re-importing 340,000 identical rows
+ * then costs one read.
  */
-export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string, ownDatasets: ReadonlySet<string>): SyncResult {
+export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: string, ownDatasets: ReadonlySet<string>, chunks?: SyncChunks): SyncResult {
+  if (!chunks) return db.transaction(() => applySync(db, existingCandidates(db), rows, nowIso, ownDatasets, () => {})).immediate();
+  // In chunks (the server's import in the background): another connection's write waits one chunk at
+  // most instead of the whole import (the rows known are read before, without the write lock). A crash
+  // or stop between chunks leaves some rows written; the next import (the fingerprint is recorded only
+  // after the last) compares against them and finishes.
+  const existing = existingCandidates(db);
+  let written = 0;
+  let began = performance.now();
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = applySync(db, existing, rows, nowIso, ownDatasets, () => {
+      if (++written % 64 !== 0 || performance.now() - began < chunks.maxMs) return;
+      db.exec("COMMIT");
+      chunks.between();
+      db.exec("BEGIN IMMEDIATE");
+      began = performance.now();
+    });
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
+/** Commits once a transaction has held the write lock `maxMs`, then calls `between` (it may wait, or throw to stop). */
+export interface SyncChunks { maxMs: number; between: () => void }
+
+const SEP = "\u0000";
+
+/** The stored candidates by key (place, kind, address): [id, the compared fields joined, dataset]. */
+function existingCandidates(db: DB): Map<string, [number, string, string]> {
+  const existing = new Map<string, [number, string, string]>();
+  // Read to the end before writing (one statement at a time on a connection), row by row: no 340,000-row array.
+  const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
+    FROM town_source_candidates`).raw().iterate() as Iterable<[number, string, string, string, ...Array<string | null>]>;
+  for (const [id, place, kind, url, ...fields] of all) existing.set(place + SEP + kind + SEP + url, [id, fields.join(SEP), fields[5]!]);
+  return existing;
+}
+
+function applySync(db: DB, existing: Map<string, [number, string, string]>, rows: readonly NewCandidate[], nowIso: string, ownDatasets: ReadonlySet<string>, wrote: () => void): SyncResult {
   const insert = stmt(db, `INSERT INTO town_source_candidates
       (place_geoid, kind, scope, name, url, feed_urls, platform, platform_id, dataset, dataset_row, imported_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -85,32 +127,29 @@ export function syncCandidates(db: DB, rows: readonly NewCandidate[], nowIso: st
   const remove = stmt(db, `DELETE FROM town_source_candidates WHERE id = @id AND checked_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM town_feeds WHERE candidate_id = @id)`);
   const result: SyncResult = { added: 0, updated: 0, removed: 0, unchanged: 0 };
-  const sep = "\u0000";
-  db.transaction(() => {
-    // key -> [id, the compared fields joined, dataset]
-    const existing = new Map<string, [number, string, string]>();
-    // Read to the end before writing (one statement at a time on a connection), row by row: no 340,000-row array.
-    const all = stmt(db, `SELECT id, place_geoid, kind, url, scope, name, feed_urls, platform, platform_id, dataset, dataset_row
-      FROM town_source_candidates`).raw().iterate() as Iterable<[number, string, string, string, ...Array<string | null>]>;
-    for (const [id, place, kind, url, ...fields] of all) existing.set(place + sep + kind + sep + url, [id, fields.join(sep), fields[5]!]);
-    for (const r of rows) {
-      const key = r.placeGeoid + sep + r.kind + sep + r.url;
-      const feeds = JSON.stringify(r.feedUrls);
-      const had = existing.get(key);
-      if (!had) {
-        insert.run(r.placeGeoid, r.kind, r.scope, r.name, r.url, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso);
-        result.added++;
-        continue;
-      }
-      existing.delete(key);
-      if (had[1] === [r.scope, r.name, feeds, r.platform ?? "", r.platformId ?? "", r.dataset, r.datasetRow].join(sep)) result.unchanged++;
-      else {
-        update.run(r.scope, r.name, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso, had[0]);
-        result.updated++;
-      }
+  for (const r of rows) {
+    const key = r.placeGeoid + SEP + r.kind + SEP + r.url;
+    const feeds = JSON.stringify(r.feedUrls);
+    const had = existing.get(key);
+    if (!had) {
+      insert.run(r.placeGeoid, r.kind, r.scope, r.name, r.url, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso);
+      result.added++;
+      wrote();
+      continue;
     }
-    for (const [id, , dataset] of existing.values()) if (ownDatasets.has(dataset)) result.removed += remove.run({ id }).changes;
-  }).immediate();
+    existing.delete(key);
+    if (had[1] === [r.scope, r.name, feeds, r.platform ?? "", r.platformId ?? "", r.dataset, r.datasetRow].join(SEP)) result.unchanged++;
+    else {
+      update.run(r.scope, r.name, feeds, r.platform, r.platformId, r.dataset, r.datasetRow, nowIso, had[0]);
+      result.updated++;
+      wrote();
+    }
+  }
+  for (const [id, , dataset] of existing.values()) {
+    if (!ownDatasets.has(dataset)) continue;
+    result.removed += remove.run({ id }).changes;
+    wrote();
+  }
   return result;
 }
 
