@@ -55,14 +55,14 @@ function oauthLabel(rest: string): string {
  * opens every town of the address), a resubscribe or operator sign-in link before it is used, a
  * local checkout session, and an order's id (its page is for whoever has the address). The log keeps
  * the rest: `/api/subscriptions/:token/cities/boise-idaho`. Any method, matched or not (a PUT falls to
- * the site's catch-all, an edge hit or a parser's refusal names no route).
+ * the site's catch-all, an edge hit or a parser's refusal names no route), a slash written `%2F` too.
  */
 const SECRET_SEGMENTS: Array<[RegExp, string]> = [
-  [/^(\/+api\/+(?:v1\/+)?subscriptions\/+)[^/]+/i, "$1:token"],
-  [/^(\/+(?:subscriptions|weekly|unsubscribe|resubscribe)\/+)[^/]+/i, "$1:token"],
-  [/^(\/+operator\/+sign-in\/+)[^/]+/i, "$1:token"],
-  [/^(\/+checkout\/+)[^/]+/i, "$1:session"],
-  [/^(\/+(?:admin\/+)?orders\/+)[^/]+/i, "$1:id"],
+  [/^((?:\/|%2f)+api(?:\/|%2f)+(?:v1(?:\/|%2f)+)?subscriptions(?:\/|%2f)+)[^/]+/i, "$1:token"],
+  [/^((?:\/|%2f)+(?:subscriptions|weekly|unsubscribe|resubscribe)(?:\/|%2f)+)[^/]+/i, "$1:token"],
+  [/^((?:\/|%2f)+operator(?:\/|%2f)+sign-in(?:\/|%2f)+)[^/]+/i, "$1:token"],
+  [/^((?:\/|%2f)+checkout(?:\/|%2f)+)[^/]+/i, "$1:session"],
+  [/^((?:\/|%2f)+(?:admin(?:\/|%2f)+)?orders(?:\/|%2f)+)[^/]+/i, "$1:id"],
 ];
 
 /** Route parameters that are secrets wherever a route names them (`/operator/:token`: the old desk links, an address and a MAC). */

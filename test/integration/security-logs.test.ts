@@ -64,6 +64,8 @@ describe("the request log keeps no secret of a path", () => {
       ["GET", `/operator/sign-in/${signIn}`, 200], ["GET", `/operator/${oldOperator}`, 404],
       ["GET", `/checkout/${session}`, 200], ["POST", `/checkout/${session}/cancel`],
       ["GET", `/orders/${order.orderId}`, 200], ["GET", `/orders/${order.orderId}/numbers.csv`], ["GET", `/admin/orders/${order.orderId}`],
+      // A slash written %2F routes nowhere, but the token it carries is still the reader's.
+      ["GET", `/subscriptions%2F${token}`], ["GET", `/api%2Fsubscriptions%2f${token}`],
       // Last: it unsubscribes the reader.
       ["POST", `/unsubscribe/${token}`],
     ];
