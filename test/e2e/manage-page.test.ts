@@ -151,17 +151,42 @@ describe("the manage page without JavaScript", () => {
   it("the daily footer's once-a-week page: one button, valid and accessible; pressing it switches the town", async () => {
     const id = server.ctx.db.prepare("SELECT s.id FROM subscribers s JOIN places p ON p.geoid = s.place_geoid WHERE s.email = ? AND p.slug = 'boise-idaho'").pluck().get(READER) as number;
     const weekly = `${server.url}/weekly/${subscriberToken(server.ctx, id, READER)}`;
+    // The confirmation's address, asked for alone (a link scanner), neither changes the town nor confirms anything.
+    const early = await fetch(`${weekly}?done=weekly`);
+    expect(await early.text()).not.toContain("Done:");
     const page = await noJs.newPage();
     page.setDefaultTimeout(5000);
     const shown = await page.goto(weekly);
     await check(await shown!.text(), "weekly-page");
     expect(await page.getByRole("button").allTextContents()).toEqual(["Send me Boise once a week"]);
     expect(prefs("boise-idaho")).toMatchObject({ frequency: "daily" });
+    const methods: string[] = [];
+    page.on("request", (r) => { if (r.isNavigationRequest()) methods.push(r.method()); });
     const [done] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Send me Boise once a week" }).click()]);
     await check(await done!.text(), "weekly-page-done");
-    expect(await page.getByRole("status").textContent()).toBe("Done: reader@example.org gets Boise once a week, on Saturdays, instead of every morning.");
+    const confirmed = "Done: reader@example.org gets Boise once a week, on Saturdays, instead of every morning.";
+    expect(await page.getByRole("status").textContent()).toBe(confirmed);
     expect(prefs("boise-idaho")).toMatchObject({ frequency: "weekly", weekly_day: 6 });
+    // The post is answered with a redirect (303) to the page's own GET: a reload shows it again and posts nothing.
+    expect(done!.request().redirectedFrom()?.method()).toBe("POST");
+    expect(page.url()).toBe(`${weekly}?done=weekly`);
+    await page.reload();
+    expect(methods).toEqual(["POST", "GET", "GET"]);
+    expect(await page.getByRole("status").textContent()).toBe(confirmed);
+    // Back to every morning (the manage page, say): reloading the old confirmation changes nothing and confirms nothing.
+    server.ctx.db.prepare("UPDATE subscribers SET frequency = 'daily' WHERE id = ?").run(id);
+    await page.reload();
+    expect(prefs("boise-idaho")).toMatchObject({ frequency: "daily" });
+    expect(await page.getByRole("status").count()).toBe(0);
+    expect(await page.getByRole("button").allTextContents()).toEqual(["Send me Boise once a week"]);
     await page.close();
+    // The redirect carries the headers of the page itself (its address has the token).
+    const posted = await fetch(weekly, { method: "POST", redirect: "manual" });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe(`${new URL(weekly).pathname}?done=weekly`);
+    expect(posted.headers.get("cache-control")).toBe("no-store");
+    expect(posted.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(prefs("boise-idaho")).toMatchObject({ frequency: "weekly", weekly_day: 6 });
   });
 });
 

@@ -230,6 +230,14 @@ describe("the compliance screen", () => {
     expect(released_mail.map((m) => m.parsed.subject)).toEqual(["Your event listing for Saturday, November 28, 2026 in Boise, Idaho is approved: complete the payment"]);
     expect(released_mail[0].parsed.text).toContain(o.checkoutUrl);
     expect(released_mail[0].parsed.text).toContain("Amount to pay: $10.00. Nothing was charged.");
+    // When the link closes, on Boise's clock (12:00 UTC and 23 hours), not in UTC.
+    for (const part of [released_mail[0].parsed.text, released_mail[0].parsed.html]) {
+      expect(part).toContain("The link is open until 4:00 AM MST on November 23.");
+      expect(part).not.toContain("UTC");
+    }
+    const page = await (await server.get(`/orders/${held.orderId}`)).text();
+    expect(page).toContain("the payment link is open until 4:00 AM MST on November 23.");
+    expect(page).not.toContain("UTC");
     expect(released_mail[0].parsed.text).toContain(`/orders/${held.orderId}`);
     expect(released_mail[0].parsed.text).not.toContain("/api/");
     await payOnHostedPage(o.checkoutUrl, "$10.00");

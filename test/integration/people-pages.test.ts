@@ -75,6 +75,9 @@ describe("pages, not JSON, for people", () => {
     expect(page.headers.get("refresh")).toBe("30");
     const html = await page.text();
     expect(html).toContain("Waiting for your payment");
+    // Its link's deadline on Boise's clock (12:00 UTC and 23 hours), not in UTC.
+    expect(html).toContain("the payment link is open until 4:00 AM MST on November 23.");
+    expect(html).not.toContain("UTC");
     expect(html).toContain(`href="${order.checkoutUrl}"`);
   });
 

@@ -69,6 +69,9 @@ describe("a quiet week's weekly", () => {
     }
     expect(html).not.toMatch(/<h2[^>]*>The forecast</);
     expect(html).toMatch(/<h2[^>]*>Coming up<\/h2>/);
+    // The preheader (the inbox line beside the subject) says the week was quiet, not "This week: Coming up".
+    const preheader = /<div class="preheader"[^>]*>([^<]*)<\/div>/.exec(html)?.[1]?.replace(/&#39;/g, "'");
+    expect(preheader).toBe("A quiet week in Ely: no local headlines in this week's editions, and nothing on the town calendar for the coming seven days yet.");
   });
 
   it("has 'Read on the web' and the forward box of the daily, and a footer naming the reader's day", () => {

@@ -4,7 +4,7 @@ import { prepareEdition } from "../../src/core/edition/email-render.ts";
 import { madeByLine, sourcesLine } from "../../src/core/edition/sections.ts";
 import { webHtml, webMarkdown, withoutMissingForecastCredit } from "../../src/core/edition/web-edition.ts";
 import { composeWeekly, weeklyOpening, weeklySubject } from "../../src/core/edition/weekly.ts";
-import { weeklyWithoutSections } from "../../src/core/edition/weekly-email.ts";
+import { prepareWeekly, weeklyWithoutSections } from "../../src/core/edition/weekly-email.ts";
 import { declarationsOf, headlinesOf, warningsOf, weekHeadlines } from "../../src/core/edition/weekly-parts.ts";
 import { NO_TOWN_SOURCES } from "../../src/core/sources/town-sources.ts";
 
@@ -76,6 +76,9 @@ describe("the weekly", () => {
     expect(w.markdown).not.toMatch(/\b0 (headlines|events)|forecast|this morning|Open-Meteo|The week's headlines/i);
     expect(w.markdown).toContain("[Monday](https://citydaily.example/new-york-new-york/2026-11-23) · [Wednesday](https://citydaily.example/new-york-new-york/2026-11-25) · [Saturday](https://citydaily.example/new-york-new-york/2026-11-28).");
     expect(w.markdown.endsWith("no one writes it.\n")).toBe(true);
+    // The inbox line beside the subject says the week was quiet, as the opening does, not "This week: Coming up".
+    expect(prepareWeekly({ date: "2026-11-28", subject: w.subject, html: w.html }).preheader)
+      .toBe("A quiet week in New York: no local headlines in this week's editions, and nothing on the town calendar for the coming seven days yet.");
   });
 
   it("is made of the week's editions and what is coming, and links each edition", () => {
@@ -93,6 +96,8 @@ describe("the weekly", () => {
     expect(w.markdown).toContain("- [A story](https://a.example/1) (A, Friday)");
     expect(w.markdown).toContain("Nothing on the town calendar for the coming seven days yet.");
     expect(w.html).toContain("<strong>How this is made:</strong> put together automatically from this week's editions");
+    // A week with something in it keeps the line of its sections.
+    expect(prepareWeekly({ date: "2026-11-28", subject: w.subject, html: w.html }).preheader).toBe("This week: The week's headlines · Coming up · The forecast");
   });
 
   it("without the headlines for a reader who hid them (the one hideable section it has), one or none", () => {

@@ -5,7 +5,7 @@ import { Marked } from "marked";
 import { PROJECT_ROOT } from "../../../src/config/paths.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
-import { townTimeWords } from "../../../src/core/places/town-time.ts";
+import { deadlineWords } from "../../../src/core/places/town-time.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { handlePaymentCallback } from "../../../src/services/commerce/payments.ts";
 import { sweepCommerce } from "../../../src/services/commerce/listings.ts";
@@ -35,8 +35,6 @@ async function formBody(event: H3Event): Promise<URLSearchParams> {
 
 const redirect = (to: string) => new Response(null, { status: 303, headers: { Location: to, "Cache-Control": "no-store" } });
 
-/** A deadline on the town's clock ("5:30 AM MST on November 22"); UTC when the town is unknown. */
-const until = (iso: string, timeZone: string | undefined) => (timeZone ? townTimeWords(iso, timeZone) : `${iso.replace("T", " ").slice(0, 16)} UTC`);
 
 /** The zone of the town a checkout is for, by its reference: a town lease or a listing order. */
 function zoneOf(ctx: AppContext, reference: string): string | undefined {
@@ -61,7 +59,7 @@ export function checkoutPageRoutes(app: H3, ctx: AppContext): void {
     return htmlPage(ctx, 200, "Checkout", `<p>You are buying:</p>
 <p><strong>${e(s.description)}</strong></p>
 <p class="price" data-testid="price">${e(price)}</p>
-<p class="status">${s.mode === "subscription" ? "Billed monthly until you cancel." : "One payment; no subscription."} This link is open until ${e(until(s.expiresAt, zoneOf(ctx, s.reference)))}.</p>
+<p class="status">${s.mode === "subscription" ? "Billed monthly until you cancel." : "One payment; no subscription."} This link is open until ${e(deadlineWords(s.expiresAt, zoneOf(ctx, s.reference)))}.</p>
 <form method="post" action="/checkout/${e(s.id)}/pay">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" required value="${e(s.email)}" autocomplete="email">
@@ -113,7 +111,7 @@ async function resultPage(ctx: AppContext, event: H3Event, paid: boolean): Promi
     const l = findLease(ctx.db, leaseId);
     if (!l) return notFound(ctx);
     return htmlPage(ctx, 200, paid ? "Thank you" : "Checkout cancelled", `<p>Town lease of <strong>${e(l.town_name)}, ${e(l.state_name)}</strong>: <span data-testid="status">${e(l.status)}</span>.</p>
-${l.status === "active" ? "<p>You run this town now. <a href=\"/operator\">Open your operator desk</a> and sign in with the email you paid with.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(until(l.reserved_until, l.timezone))}.</p>`}`);
+${l.status === "active" ? "<p>You run this town now. <a href=\"/operator\">Open your operator desk</a> and sign in with the email you paid with.</p>" : paid ? "" : `<p>Nothing was charged. The town stays reserved for you until ${e(deadlineWords(l.reserved_until, l.timezone))}.</p>`}`);
   }
   return notFound(ctx);
 }

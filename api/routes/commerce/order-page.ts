@@ -10,6 +10,8 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { runOperation } from "../../../src/services/operations/bindings.ts";
 import { clockWords, shortDay } from "../../../src/core/calendar/event-time.ts";
 import { formatLongDate } from "../../../src/site/format.ts";
+import { deadlineWords } from "../../../src/core/places/town-time.ts";
+import { findOrder } from "../../../src/store/commerce/orders.ts";
 import { listingNumbers, listingNumbersCsv } from "../../../src/services/readers/clicks.ts";
 import { clientAddress } from "../../client-address.ts";
 import { htmlPage } from "../../html-page.ts";
@@ -37,7 +39,6 @@ const HEADINGS: Record<ListingOrder["status"], string> = {
   refunded: "Your listing was refunded",
 };
 
-const utc = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
 const day = (iso: string) => formatLongDate(iso.slice(0, 10));
 
 function whatHappens(ctx: AppContext, o: ListingOrder, cancelled: boolean): string {
@@ -45,7 +46,8 @@ function whatHappens(ctx: AppContext, o: ListingOrder, cancelled: boolean): stri
   const hours = ctx.config.listingCheckoutHours;
   switch (o.status) {
     case "pending_payment":
-      return `${cancelled ? "<p>You left the checkout: nothing was charged.</p>" : ""}<p>Your listing is published as soon as you pay${o.checkoutExpiresAt ? `; the payment link is open until ${e(utc(o.checkoutExpiresAt))}` : ""}.</p>
+      // The link's deadline on the town's clock (the contract's order has no zone: the stored order's place has).
+      return `${cancelled ? "<p>You left the checkout: nothing was charged.</p>" : ""}<p>Your listing is published as soon as you pay${o.checkoutExpiresAt ? `; the payment link is open until ${e(deadlineWords(o.checkoutExpiresAt, findOrder(ctx.db, o.id)?.timezone))}` : ""}.</p>
 ${o.checkoutUrl ? `<p class="actions"><a class="button" href="${e(o.checkoutUrl)}">Pay ${e(formatCents(o.priceCents))}</a></p>` : ""}`;
     case "paid":
       return "<p>Your payment arrived. The listing goes up within seconds.</p>";

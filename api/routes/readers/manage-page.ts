@@ -3,9 +3,8 @@ import { ReaderPreferencesUpdate } from "../../../src/contract/preferences.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { toFieldIssues } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { switchToWeekly, updateCityPreferences } from "../../../src/services/readers/preferences.ts";
+import { readerCity, switchToWeekly, updateCityPreferences } from "../../../src/services/readers/preferences.ts";
 import { manageView, resolveToken, resubscribeCityOfAddress, unsubscribeByToken, unsubscribeCityOfAddress } from "../../../src/services/readers/unsubscribe.ts";
-import { findSubscription } from "../../../src/store/readers/subscribers.ts";
 import { readBodyText } from "../../body.ts";
 import { htmlPage } from "../../html-page.ts";
 import { dayName, manageBody, place, summary, type FormErrors } from "./manage-markup.ts";
@@ -19,7 +18,8 @@ import { dayName, manageBody, place, summary, type FormErrors } from "./manage-m
  *                                one town, `resubscribe={id}` follows it again, `all=1` leaves them all.
  *   GET  /weekly/{token}         the daily footer's "Get this once a week instead": one button; a GET
  *                                never changes anything, so link scanners cannot.
- *   POST /weekly/{token}         that town once a week, on Saturday; a confirmation.
+ *   POST /weekly/{token}         that town once a week, on Saturday; then the page's own GET
+ *                                (`?done=weekly`) confirms it.
  * The token is the unsubscribe token (src/core/readers/unsubscribe-tokens.ts): it proves the address.
  */
 
@@ -70,14 +70,18 @@ const DONE: Record<Done, string> = {
   unsubscribed: "Unsubscribed.",
   unchanged: "Nothing changed.",
 };
-const doneOf = (q: string | null): Done | undefined => (q !== null && Object.hasOwn(DONE, q) ? (q as Done) : undefined);
+/** The once-a-week page's: its notice goes on with what is stored now (the day, the time). */
+const WEEKLY_DONE = { weekly: "Done:" } as const;
+const doneOf = <K extends string>(table: Record<K, string>, q: string | null): K | undefined => (q !== null && Object.hasOwn(table, q) ? (q as K) : undefined);
 
 /** After a post that did something (or nothing), the page is a GET of its own (303): a reload shows it again and posts nothing. */
-function seeManagePage(token: string, done: Done, slug?: string): Response {
-  const location = `/subscriptions/${encodeURIComponent(token)}?done=${done}${slug ? `&city=${encodeURIComponent(slug)}` : ""}`;
+function seeOwnPage(path: string, token: string, done?: string, slug?: string): Response {
+  const query = new URLSearchParams([...(done ? [["done", done]] : []), ...(slug ? [["city", slug]] : [])]).toString();
+  const location = `/${path}/${encodeURIComponent(token)}${query ? `?${query}` : ""}`;
   // The address carries the token: no Referer, no cache, as for the page itself.
   return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
 }
+const seeManagePage = (token: string, done: Done, slug?: string) => seeOwnPage("subscriptions", token, done, slug);
 
 export function managePageRoutes(app: H3, ctx: AppContext): void {
   const managePage = (token: string, notice?: string, errors?: FormErrors) => {
@@ -88,7 +92,7 @@ export function managePageRoutes(app: H3, ctx: AppContext): void {
   app.get("/subscriptions/:token", (event) => {
     const token = event.context.params!.token;
     const query = event.url.searchParams;
-    const done = doneOf(query.get("done"));
+    const done = doneOf(DONE, query.get("done"));
     if (done !== "saved") return managePage(token, done && DONE[done]);
     // "Saved." with what the town's reader gets now.
     const saved = manageView(ctx, token)?.subscriptions.find((s) => s.slug === query.get("city") && s.status === "active");
@@ -135,6 +139,13 @@ export function managePageRoutes(app: H3, ctx: AppContext): void {
       return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} newsletter.</p><p><a href="${manage}">Manage your cities</a></p>`);
     }
     if (sub.frequency === "weekly") {
+      // After the button (`?done=weekly`, a GET of its own): the confirmation, from what is stored now.
+      const done = doneOf(WEEKLY_DONE, event.url.searchParams.get("done"));
+      if (done) {
+        return htmlPage(ctx, 200, `${sub.name} once a week`, `<p role="status" class="notice">${WEEKLY_DONE[done]} ${e(sub.email)} gets ${e(sub.name)} once a week, on ${dayName(readerCity(sub).preferences.weeklyDay)}s, instead of every morning.</p>
+<p>${e(summary(sub))}</p>
+<p><a href="${manage}">Change the day, the time or the sections</a> · <a href="/${encodeURIComponent(sub.slug)}">Read the ${e(sub.name)} edition on the web</a></p>`);
+      }
       return htmlPage(ctx, 200, `${sub.name} comes once a week`, `<p>${e(sub.email)} gets ${e(summary(sub))}</p><p><a href="${manage}">Change the day, the time or the sections</a></p>`);
     }
     return htmlPage(ctx, 200, `Get ${place(sub)} once a week?`, `<p>Instead of every morning, ${e(sub.email)} would get one email on Saturday: the week in ${e(sub.name)}, its headlines, and what is coming.</p>
@@ -146,12 +157,9 @@ export function managePageRoutes(app: H3, ctx: AppContext): void {
     const token = event.context.params!.token;
     const sub = resolveToken(ctx, token);
     if (!sub) return invalid(ctx);
-    const manage = `/subscriptions/${encodeURIComponent(token)}`;
-    if (sub.status !== "active") return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} newsletter.</p><p><a href="${manage}">Manage your cities</a></p>`);
-    const city = await switchToWeekly(ctx, token);
-    const now = findSubscription(ctx.db, sub.id) ?? sub;
-    return htmlPage(ctx, 200, `${sub.name} once a week`, `<p role="status" class="notice">Done: ${e(sub.email)} gets ${e(sub.name)} once a week, on ${dayName(city.preferences.weeklyDay)}s, instead of every morning.</p>
-<p>${e(summary(now))}</p>
-<p><a href="${manage}">Change the day, the time or the sections</a> · <a href="/${encodeURIComponent(sub.slug)}">Read the ${e(sub.name)} edition on the web</a></p>`);
+    // An unsubscribed town changes nothing: its GET says so.
+    if (sub.status !== "active") return seeOwnPage("weekly", token);
+    await switchToWeekly(ctx, token);
+    return seeOwnPage("weekly", token, "weekly");
   });
 }

@@ -12,7 +12,7 @@
 import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
 import { dateParts } from "../edition/escape.ts";
-import { townTimeWords } from "../places/town-time.ts";
+import { deadlineWords as until } from "../places/town-time.ts";
 import { formatCents } from "./pricing.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";
@@ -39,6 +39,8 @@ export interface ListingMailData {
   /** Released after a hold: the payment link and when it closes. */
   checkoutUrl?: string;
   checkoutExpiresAt?: string;
+  /** The town's zone: the email says when the link closes on its clock (mail queued without it: UTC). */
+  timeZone?: string;
 }
 
 export interface OperatorMailData {
@@ -117,7 +119,7 @@ export function renderTransactional(sender: Sender, to: string, template: string
         { text: `Your listing: ${bought(d)}.` },
         ...amount(d, false),
         { text: "Pay here:", link: d.checkoutUrl },
-        ...(d.checkoutExpiresAt ? [{ text: `The link is open until ${d.checkoutExpiresAt.replace("T", " ").slice(0, 16)} UTC.` }] : []),
+        ...(d.checkoutExpiresAt ? [{ text: `The link is open until ${until(d.checkoutExpiresAt, d.timeZone)}.` }] : []),
         orderPage(sender, d),
       ]);
     }
@@ -160,7 +162,7 @@ export function renderTransactional(sender: Sender, to: string, template: string
       const d = data as SignInMailData;
       return build(sender, to, "Your citydaily sign-in link", [
         { text: "Open this link to sign in to your operator desk:", link: d.signInUrl, linkText: "Sign in to the operator desk" },
-        { text: `It works once, until ${d.timeZone ? townTimeWords(d.expiresAt, d.timeZone) : `${d.expiresAt.replace("T", " ").slice(0, 16)} UTC`}. If you did not ask to sign in, ignore this email: nobody can sign in without it.` },
+        { text: `It works once, until ${until(d.expiresAt, d.timeZone)}. If you did not ask to sign in, ignore this email: nobody can sign in without it.` },
       ], (address) => `citydaily sent this email to ${address} because a sign-in link to the operator desk was asked for with this address.`);
     }
     default:

@@ -5,7 +5,7 @@ import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } fr
 import { dateParts } from "./escape.ts";
 import { withoutSections } from "../readers/hidden-sections.ts";
 import { cadenceWords } from "../readers/preferences.ts";
-import { HEADLINES_PART, listWords, OPENING_PART } from "./weekly.ts";
+import { HEADLINES_PART, listWords, OPENING_PART, QUIET_OPENING, quietWeekPreheader } from "./weekly.ts";
 
 // The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
 // in the email's frame, with the reader's own footer. It has no web page of its own: it links the
@@ -26,9 +26,15 @@ export interface PreparedWeekly {
   preheader: string;
 }
 
+/** The subject's town: every weekly's subject starts "{town} this week: " (weekly.ts `weeklySubject`). */
+const SUBJECT_TOWN = /^(.+?) this week: /;
+
 export function prepareWeekly(w: WeeklyInfo): PreparedWeekly {
   // The contents line leaves out the list of editions that closes every weekly.
-  const preheader = editionPreheader(w.html.replace(/<h2>This week's editions<\/h2>/, ""), "This week");
+  let preheader = editionPreheader(w.html.replace(/<h2>This week's editions<\/h2>/, ""), "This week");
+  // A quiet week has only an empty "Coming up": its line says the week was quiet, as its opening does.
+  const town = SUBJECT_TOWN.exec(w.subject)?.[1];
+  if (preheader === "This week: Coming up" && town && w.html.includes(QUIET_OPENING)) preheader = quietWeekPreheader(town);
   return { date: w.date, subject: w.subject, text: htmlToPlainText(w.html), html: styleForEmail(w.html), preheader };
 }
 

@@ -84,13 +84,24 @@ export function listWords(items: readonly string[]): string {
 export const OPENING_PART = /(?:the headline|\d+ headlines) from this week's editions|(?:one event|\d+ events) in the coming seven days|the forecast/g;
 export const HEADLINES_PART = /^(?:the headline|\d+ headlines) from this week's editions$/;
 
+/** What a quiet week lacks, said by its opening and its preheader. */
+const QUIET = "no local headlines in this week's editions";
+/** The opening of a quiet week without a forecast (weekly-email.ts finds it in the weekly's HTML). */
+export const QUIET_OPENING = `A quiet week: ${QUIET}.`;
+
+/**
+ * The preheader of a quiet week without a forecast (weekly-email.ts): its one section, "Coming up",
+ * has nothing in it, so the inbox line says what the opening does rather than "This week: Coming up".
+ */
+export const quietWeekPreheader = (town: string) => `A quiet week in ${town}: ${QUIET}, and nothing on the town calendar for the coming seven days yet.`;
+
 /**
  * The opening's sentence after the greeting: only what the weekly has (no count of nothing, no
  * forecast it lacks). A week with neither headlines nor events says it was quiet (its "Coming up"
  * says the calendar is empty and how to fill it).
  */
 export function weeklyOpening(headlines: number, events: number, forecast: boolean): string {
-  if (headlines === 0 && events === 0) return `A quiet week: no local headlines in this week's editions${forecast ? ". Here is the forecast for the days ahead" : ""}.`;
+  if (headlines === 0 && events === 0) return `A quiet week: ${QUIET}${forecast ? ". Here is the forecast for the days ahead" : ""}.`;
   const parts = [
     headlines === 0 ? "" : headlines === 1 ? "the headline from this week's editions" : `${headlines} headlines from this week's editions`,
     events === 0 ? "" : events === 1 ? "one event in the coming seven days" : `${events} events in the coming seven days`,

@@ -113,7 +113,7 @@ export async function adminReleaseOrder(ctx: AppContext, id: string, by: Decider
     if (!done) notNow(findOrder(ctx.db, id)!, "held");
     const link = await issuePaymentLink(ctx, findOrder(ctx.db, id)!);
     // The buyer was told a person would look: the link goes to them, not only to whoever polls the order.
-    queueOrderMail(ctx, o, "listing_released", { checkoutUrl: link.url, checkoutExpiresAt: link.expiresAt });
+    queueOrderMail(ctx, o, "listing_released", { checkoutUrl: link.url, checkoutExpiresAt: link.expiresAt, timeZone: o.timezone });
     ctx.mail.kick();
   }
   return toAdminOrder(ctx, findOrder(ctx.db, id)!);
