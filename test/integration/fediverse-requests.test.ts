@@ -2,35 +2,26 @@ import { signRequest } from "@fedify/fedify";
 import { Follow, Reject, Service } from "@fedify/fedify/vocab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockFediverseInstance } from "../../src/services/fediverse/blocks.ts";
-import { runMorning } from "../../src/services/morning/run-morning.ts";
-import { startInstance, until, type Instance } from "../helpers/fediverse-instance.ts";
-import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
-import { addSubscriber } from "../helpers/seed.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { until, type Instance } from "../helpers/fediverse-instance.ts";
+import { ELY, startFediverseTown, type FediverseTown } from "../helpers/fediverse-town.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 // What reaches the server's fediverse paths from someone who is not a well-behaved server: bodies
 // past the limit, nesting that overflows JSON-LD, signatures that do not bind the body, Follow
 // floods, another spelling of a blocked host, and odd WebFinger resources. The server runs in this
 // process: what it read of a body is told by how much of it the client had sent when the answer came.
 
-const ELY = "ely-nevada";
 const MB = 1024 * 1024;
 const ADMIN = "admin-token-of-this-test";
-let meteo: OpenMeteoServer;
 let server: TestServer;
 let mastodon: Instance;
-
+let town: FediverseTown;
 beforeAll(async () => {
-  meteo = await startOpenMeteoServer({ today: "2026-11-22" });
-  server = await startTestServer({ OPEN_METEO_URL: meteo.url, NOW: "2026-11-22T16:00:00.000Z", MAIL_SENDER: "off", FEDERATION_ALLOW_PRIVATE: "true", FEDERATION_POLL_MS: "25", ADMIN_TOKEN: ADMIN });
-  addSubscriber(server.ctx.db, ELY, "reader@example.org");
-  expect((await runMorning(server.ctx, { now: new Date("2026-11-22T16:00:00.000Z") })).composed).toBe(1);
-  mastodon = await startInstance();
+  town = await startFediverseTown({ ADMIN_TOKEN: ADMIN });
+  ({ server, mastodon } = town);
 });
 afterAll(async () => {
-  await server?.stop();
-  await mastodon?.close();
-  await meteo?.close();
+  await town?.stop();
 });
 
 /** POSTs `mb` megabytes chunked (no Content-Length); says the answer, how much had been sent by then, and the process's growth. */

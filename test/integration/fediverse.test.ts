@@ -3,31 +3,25 @@ import { promisify } from "node:util";
 import { Accept, Article, Create, Follow, PUBLIC_COLLECTION, Reject, Service, Undo } from "@fedify/fedify/vocab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
-import { startInstance, until, type Instance } from "../helpers/fediverse-instance.ts";
-import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
-import { addSubscriber } from "../helpers/seed.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { until, type Instance } from "../helpers/fediverse-instance.ts";
+import { ELY, startFediverseTown, type FediverseTown } from "../helpers/fediverse-town.ts";
+import type { OpenMeteoServer } from "../helpers/open-meteo-server.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 // A second, independent ActivityPub server on 127.0.0.1 (test/helpers/fediverse-instance.ts) stands in
 // for a Mastodon instance. It finds Ely by WebFinger, follows it with a signed request, and records what
 // reaches alice's inbox.
 
-const ELY = "ely-nevada";
 let meteo: OpenMeteoServer;
 let server: TestServer;
 let mastodon: Instance;
-
+let town: FediverseTown;
 beforeAll(async () => {
-  meteo = await startOpenMeteoServer({ today: "2026-11-22" });
-  server = await startTestServer({ OPEN_METEO_URL: meteo.url, NOW: "2026-11-22T16:00:00.000Z", MAIL_SENDER: "off", FEDERATION_ALLOW_PRIVATE: "true", FEDERATION_POLL_MS: "25" });
-  addSubscriber(server.ctx.db, ELY, "reader@example.org");
-  expect((await runMorning(server.ctx, { now: new Date("2026-11-22T16:00:00.000Z") })).composed).toBe(1);
-  mastodon = await startInstance();
+  town = await startFediverseTown();
+  ({ meteo, server, mastodon } = town);
 });
 afterAll(async () => {
-  await server?.stop();
-  await mastodon?.close();
-  await meteo?.close();
+  await town?.stop();
 });
 
 const followers = async () => {

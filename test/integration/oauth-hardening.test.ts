@@ -16,22 +16,26 @@ let docs: DocumentServer;
 
 interface Answer { status: number; headers: http.IncomingHttpHeaders; text: string }
 
-/** One request as sent (its own Host, X-Forwarded-* headers), from `localAddress` (127.0.0.x are all this machine). */
-function send(path: string, opts: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {}): Promise<Answer> {
-  const { method = "GET", headers = {}, body, from = "127.0.0.1" } = opts;
+/** Sends one request with `http.request`'s options and reads its whole answer as text. */
+function request(target: string | http.RequestOptions, options: http.RequestOptions, body?: string): Promise<Answer> {
+  const sized = { ...options, agent: false, headers: { ...options.headers, ...(body === undefined ? {} : { "Content-Length": String(Buffer.byteLength(body)) }) } };
   return new Promise((resolve, reject) => {
-    const req = http.request(`${server.url}${path}`, {
-      method, localAddress: from, agent: false,
-      headers: { ...headers, ...(body === undefined ? {} : { "Content-Length": String(Buffer.byteLength(body)) }) },
-    }, (res) => {
+    const req = typeof target === "string" ? http.request(target, sized, onAnswer) : http.request({ ...target, ...sized }, onAnswer);
+    function onAnswer(res: http.IncomingMessage) {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => { text += chunk; });
       res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
+    }
     req.on("error", reject);
     req.end(body);
   });
+}
+
+/** One request as sent (its own Host, X-Forwarded-* headers), from `localAddress` (127.0.0.x are all this machine). */
+function send(path: string, opts: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {}): Promise<Answer> {
+  const { method = "GET", headers = {}, body, from = "127.0.0.1" } = opts;
+  return request(`${server.url}${path}`, { method, localAddress: from, headers }, body);
 }
 
 interface DocumentServer {
@@ -185,16 +189,7 @@ describe("every advertised URL is BASE_URL's, whatever Host the request names", 
 function sendRaw(target: string, headers: Record<string, string>, method = "GET", body?: string, from = "127.0.0.1"): Promise<Answer> {
   if (!/^https?:/.test(target)) return send(target, { method, headers, body, from });
   const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: target, method, localAddress: from, agent: false, headers: { Host: "evil.example", ...headers, ...(body === undefined ? {} : { "Content-Length": String(Buffer.byteLength(body)) }) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => { text += chunk; });
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+  return request({ host: "127.0.0.1", port, path: target }, { method, localAddress: from, headers: { Host: "evil.example", ...headers } }, body);
 }
 
 describe("client metadata documents are looked up within limits", () => {
