@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
 import { EVENT, payOnHostedPage } from "../helpers/commerce.ts";
+import { startOpenMeteoServer, type OpenMeteoServer } from "../helpers/open-meteo-server.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
@@ -13,19 +14,23 @@ import { SmtpSink } from "../helpers/smtp-sink.ts";
 const PERSON = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
 let server: TestServer;
 let sink: SmtpSink;
+let meteo: OpenMeteoServer;
 let orderId: string;
 const days = ["2026-11-22", "2026-11-23", "2026-11-24"];
 const at = (date: string) => new Date(`${date}T15:00:00Z`); // 8 AM in Boise
 
 beforeAll(async () => {
   sink = await new SmtpSink().start();
-  server = await startTestServer({ SMTP_URL: sink.url, MAIL_SENDER: "off", NOW: "2026-11-22T14:00:00Z", SUBSCRIBE_RATE_LIMIT: "1000", TRUST_PROXY_HOPS: "1" });
+  // The forecast's credit is one more link in each edition (a gateway's burst opens them all).
+  meteo = await startOpenMeteoServer({ today: days[0] });
+  server = await startTestServer({ OPEN_METEO_URL: meteo.url, SMTP_URL: sink.url, MAIL_SENDER: "off", NOW: "2026-11-22T14:00:00Z", SUBSCRIBE_RATE_LIMIT: "1000", TRUST_PROXY_HOPS: "1" });
   addSubscriber(server.ctx.db, "boise-idaho", "reader@example.org");
   addSubscriber(server.ctx.db, "boise-idaho", "neighbor@example.org");
   const body = await (await server.post("/api/listing-checkout", { ...EVENT, tier: "featured" })).json();
   orderId = body.orderId;
   await payOnHostedPage(body.checkoutUrl, "$25.00");
   for (const d of days) {
+    meteo.configure({ today: d });
     await runMorning(server.ctx, { now: at(d) });
     await sendPendingMail(server.ctx);
   }
@@ -33,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await sink?.stop();
+  await meteo?.close();
 });
 
 const editionHtml = async (date: string) => ((await (await server.get(`/api/archive/boise-idaho/${date}`)).json()) as { html: string }).html;
