@@ -3,7 +3,7 @@ import type { Browser, Frame } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APP_VIEWS, type AppViewName } from "../../src/mcp/apps.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { EVENT } from "../helpers/commerce.ts";
+import { EVENT, PINNED_NOW } from "../helpers/commerce.ts";
 import { connectV2, type Connected } from "../helpers/mcp-clients.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -18,7 +18,8 @@ let browser: Browser;
 let mcp: Connected;
 
 beforeAll(async () => {
-  server = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000" });
+  // Pinned: the edition (2026-11-20) just behind it, the lantern walk (2027-01-16) ahead, whatever day the test runs.
+  server = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000", NOW: PINNED_NOW });
   addSubscriber(server.ctx.db, "boise-idaho", "reader@example.org");
   addEdition(server.ctx.db, "boise-idaho", "2026-11-20", "Boise: frost, then sun", "Frost on the foothills until ten, then sun. The farmers market moves indoors to the Depot, 1st Street at Grove, from Saturday.");
   mcp = await connectV2(`${server.url}/mcp`);

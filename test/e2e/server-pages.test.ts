@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscriberToken } from "../../src/services/readers/unsubscribe.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { EVENT } from "../helpers/commerce.ts";
+import { EVENT, PINNED_NOW } from "../helpers/commerce.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -21,7 +21,8 @@ let browser: Browser;
 const pages: Array<{ name: string; open: (page: Page) => Promise<string> }> = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000" });
+  // Pinned: the edition and EVENT are days around it, whatever day the test runs.
+  server = await startTestServer({ MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000", NOW: PINNED_NOW });
   const db = server.ctx.db;
   addSubscriber(db, "boise-idaho", "reader@example.org");
   addEdition(db, "boise-idaho", "2026-11-20", "Boise: frost, then sun");

@@ -54,10 +54,24 @@ export async function problemOf(res: Response) {
   return (await res.json()) as { code: string; status: number; detail: string; issues?: Array<{ path: string; message: string }> };
 }
 
+/** The NOW most commerce tests pin their server to: EVENT's fixed day is six days after it. */
+export const PINNED_NOW = "2026-11-22T12:00:00.000Z";
+
+/**
+ * An event listing on a fixed day, for a server pinned to PINNED_NOW (or a NOW before 2026-11-28).
+ * A server on the real clock would screen it out as past (it did from 2026-11-28 on): give it
+ * `upcomingEvent(server)` instead.
+ */
 export const EVENT = {
   slug: "boise-idaho", tier: "standard", title: "Harvest Fair at Julia Davis Park", description: "Pumpkins, cider and a brass band on the lawn.",
   url: "https://harvestfair.example/2026", startsAt: "2026-11-28", venue: "Julia Davis Park", buyerEmail: "buyer@example.com",
 };
+
+/** The day (YYYY-MM-DD) `days` after `now`: far enough ahead that no town's time zone makes it yesterday. */
+export const dayAfter = (now: Date, days: number) => new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+
+/** EVENT six days after the server's own clock, for tests whose server runs on the real clock. */
+export const upcomingEvent = (server: TestServer) => ({ ...EVENT, startsAt: dayAfter(server.ctx.config.now(), 6) });
 
 export const BUSINESS = {
   slug: "boise-idaho", tier: "standard", title: "Rosemary Bakery", description: "Sourdough, croissants and coffee from 7 am.",

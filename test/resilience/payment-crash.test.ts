@@ -4,7 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT, signedCallback, stripeEvent } from "../helpers/commerce.ts";
+import { signedCallback, stripeEvent, upcomingEvent } from "../helpers/commerce.ts";
 import { freshDataDir, startTestServer } from "../helpers/server.ts";
 
 // The server is killed (SIGKILL) while payment callbacks are being applied; the provider then
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await server.post("/api/subscribe", { email: "reader@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" });
   secret = server.ctx.secrets.stored("local_payments_webhook_secret");
   for (let i = 0; i < ORDERS; i++) {
-    const { orderId } = (await (await server.post("/api/listing-checkout", { ...EVENT, title: `Crash test concert ${i}` })).json()) as { orderId: string };
+    const { orderId } = (await (await server.post("/api/listing-checkout", { ...upcomingEvent(server), title: `Crash test concert ${i}` })).json()) as { orderId: string };
     const session = server.ctx.db.prepare("SELECT provider_session_id FROM listing_orders WHERE id = ?").pluck().get(orderId) as string;
     const event = stripeEvent("checkout.session.completed", {
       id: session, object: "checkout.session", mode: "payment", payment_status: "paid", amount_total: 1000,
@@ -133,7 +133,7 @@ describe("kill -9 during a burst of payments on the built-in checkout", () => {
     const server = await startTestServer({ DATA_DIR: localDir, MAIL_SENDER: "off", SUBSCRIBE_RATE_LIMIT: "1000" });
     await server.post("/api/subscribe", { email: "reader@example.org", city: "Boise", state: "Idaho", slug: "boise-idaho" });
     for (let i = 0; i < ROUNDS * PER_ROUND; i++) {
-      const { orderId } = (await (await server.post("/api/listing-checkout", { ...EVENT, title: `Local crash concert ${i}` })).json()) as { orderId: string };
+      const { orderId } = (await (await server.post("/api/listing-checkout", { ...upcomingEvent(server), title: `Local crash concert ${i}` })).json()) as { orderId: string };
       const sessionId = server.ctx.db.prepare("SELECT provider_session_id FROM listing_orders WHERE id = ?").pluck().get(orderId) as string;
       sessions.push({ orderId, sessionId });
     }

@@ -1,6 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT } from "../helpers/commerce.ts";
+import { upcomingEvent } from "../helpers/commerce.ts";
 import { connectV1 } from "../helpers/mcp-clients.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -101,7 +101,7 @@ describe("a full disk on the people's pages", () => {
     expect((await subscribe("pages-reader@example.org")).status).toBe(200);
     const sessions: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const r = await server.post("/api/listing-checkout", { ...EVENT, title: `Full disk concert ${i}` });
+      const r = await server.post("/api/listing-checkout", { ...upcomingEvent(server), title: `Full disk concert ${i}` });
       expect(r.status).toBe(200);
       const { orderId } = (await r.json()) as { orderId: string };
       sessions.push(server.ctx.db.prepare("SELECT provider_session_id FROM listing_orders WHERE id = ?").pluck().get(orderId) as string);

@@ -42,6 +42,8 @@ describe("copies compressed at publish", () => {
     const stale = path.join(store, "stale-etag.br"), recent = path.join(store, "recent-etag.br");
     fs.writeFileSync(stale, "old");
     fs.writeFileSync(recent, "new");
+    // Ages by this process's clock, not the kernel's stamp (they differ under npm run test:year-ahead).
+    fs.utimesSync(recent, new Date(), new Date());
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
     fs.utimesSync(stale, twoDaysAgo, twoDaysAgo);
     const live = fs.readdirSync(store).filter((n) => n.startsWith(etagOf(body).replace(/"/g, "")));
