@@ -83,7 +83,9 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(config.port, config.host, () => resolve());
+      // A deep accept queue (Node's default is 511): a burst of connections waits to be accepted
+      // while the event loop is busy instead of being dropped (the kernel caps it at somaxconn).
+      server.listen({ port: config.port, host: config.host, backlog: 4096 }, () => resolve());
     });
   } catch (err) {
     ctx.db.close();
