@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { processAlive } from "../../lib/process-alive.ts";
 
 // While it runs, a server records itself in DATA_DIR/servers/<pid>.json (where it listens and the
 // base URL it serves) and removes the record when it stops. Commands that change what it serves or
@@ -29,16 +30,6 @@ export function recordRunningServer(dataDir: string, record: Omit<ServerRecord, 
   return () => fs.rmSync(file, { force: true });
 }
 
-/** Whether a process with this id runs (EPERM: it does, under another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The servers running on `dataDir` now; records of processes that are gone are removed. */
 export function runningServers(dataDir: string): ServerRecord[] {
   let names: string[];
@@ -56,7 +47,7 @@ export function runningServers(dataDir: string): ServerRecord[] {
     } catch {
       continue; // being written, or removed meanwhile
     }
-    if (alive(record.pid)) out.push(record);
+    if (processAlive(record.pid)) out.push(record);
     else fs.rmSync(file, { force: true });
   }
   return out;
