@@ -6,19 +6,19 @@ import { AppError, storageFullError } from "../src/core/errors.ts";
 import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
-import { compression } from "./compression.ts";
-import { htmlPage } from "./html-page.ts";
-import { createEdgeCache, keepAtEdge, type EdgeCache } from "./edge-cache.ts";
-import { createMcpFront, type McpFront } from "./mcp-front.ts";
-import { baseSecurityHeaders, contentSecurityPolicy } from "./security-headers.ts";
-import { apiHeaders, isApi, preflight } from "./cors.ts";
-import { mountOperations } from "./operation-router.ts";
-import { problemResponse } from "./problem.ts";
-import { loggedPath, routeLabel } from "./route-label.ts";
+import { compression } from "./http/compression.ts";
+import { htmlPage } from "./http/html-page.ts";
+import { createEdgeCache, keepAtEdge, type EdgeCache } from "./http/edge-cache.ts";
+import { createMcpFront, type McpFront } from "./mcp/front.ts";
+import { baseSecurityHeaders, contentSecurityPolicy } from "./http/security-headers.ts";
+import { apiHeaders, isApi, preflight } from "./http/cors.ts";
+import { mountOperations } from "./http/operation-router.ts";
+import { problemResponse } from "./http/problem.ts";
+import { loggedPath, routeLabel } from "./http/route-label.ts";
 import { observeRequest } from "../src/services/platform/metrics-registry.ts";
 import { apiIndex, pageDiscoveryLinks } from "../src/services/platform/discovery.ts";
-import { cachedResponse } from "./caching.ts";
-import { mcpRoutes } from "./mcp.ts";
+import { cachedResponse } from "./http/caching.ts";
+import { mcpRoutes } from "./mcp/endpoint.ts";
 import { advertiseRoutes } from "./routes/commerce/advertise.ts";
 import { calendarRoutes } from "./routes/site/calendar.ts";
 import { fediverseRoutes } from "./routes/fediverse/routes.ts";
@@ -63,7 +63,7 @@ async function storageFullPage(ctx: AppContext, full: AppError, instance: string
   }
 }
 
-/** The request's path as logs keep it: without the secret some paths carry (api/route-label.ts). */
+/** The request's path as logs keep it: without the secret some paths carry (api/http/route-label.ts). */
 const pathOf = (event: H3Event) => loggedPath(event.url.pathname, event.context.matchedRoute?.route);
 
 /** Turns anything thrown while handling a request into its problem+json response (a person's page for a full disk). */
@@ -142,10 +142,10 @@ function answered(ctx: AppContext, response: Response, event: H3Event): void {
 }
 
 /**
- * The HTTP app: every operation of the contract (api/operation-router.ts), the pages outside the API
+ * The HTTP app: every operation of the contract (api/http/operation-router.ts), the pages outside the API
  * (unsubscribe, the built site), and problem+json for everything that fails. `extend` lets a caller
  * (a test) add routes before the catch-alls; `edge` keeps finished answers of public reads
- * (api/edge-cache.ts).
+ * (api/http/edge-cache.ts).
  */
 export function createApp(ctx: AppContext, extend?: (app: H3) => void, edge?: EdgeCache, mcpFront?: McpFront): H3 {
   const app = new H3({

@@ -15,8 +15,8 @@ import { recordRunningServer } from "../src/services/platform/running-servers.ts
 import { purchasesOffReason } from "../src/integrations/payments/index.ts";
 import { liveBuild, siteDirs } from "../src/publish/site-dir.ts";
 import { createRequestListener } from "./app.ts";
-import { answerClientError } from "./client-error.ts";
-import { startConfiguredMetrics } from "./metrics-server.ts";
+import { answerClientError } from "./http/client-error.ts";
+import { startConfiguredMetrics } from "./http/metrics-server.ts";
 
 export interface RunningServer {
   url: string;

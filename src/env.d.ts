@@ -3,7 +3,7 @@
 declare namespace App {
   interface Locals {
     site: import("./site/views.ts").SiteData;
-    /** Set by the server-rendered pages (api/html-page.ts) only. */
+    /** Set by the server-rendered pages (api/http/html-page.ts) only. */
     page?: import("./site/server-page.ts").ServerPage;
     advertise?: import("./site/server-page.ts").AdvertiseView;
   }

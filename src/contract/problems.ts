@@ -29,7 +29,7 @@ export const PROBLEMS = {
   not_implemented: { status: 501, title: "Not implemented", resolution: "Use a supported format (json)", mcp: "Not available over MCP" },
   // Additive v1 code: the disk under the database is full. Nothing was stored; reads keep working.
   storage_full: { status: 503, title: "Storage full", resolution: "Nothing was stored; retry after the seconds in the Retry-After header (reads still work)", mcp: "Nothing was stored; wait the seconds in `retryAfter`, then call the tool again (read tools still work)" },
-  // Additive v1 codes: requests Node's HTTP parser refuses before the app runs (api/client-error.ts).
+  // Additive v1 codes: requests Node's HTTP parser refuses before the app runs (api/http/client-error.ts).
   headers_too_large: { status: 431, title: "Request headers too large", resolution: "Send at most 16 KB of headers (fewer or shorter cookies and custom headers)" },
   request_timeout: { status: 408, title: "Request timeout", resolution: "Send the whole request within the time limit, then retry" },
   // Feeds a town adds (additive codes, admin and operator desk only): why an address was refused; nothing is stored.
@@ -119,7 +119,7 @@ export type Problem = z.infer<typeof Problem>;
 
 /**
  * The one builder of problem bodies (RFC 9457, spec section 7): HTTP sends it as
- * application/problem+json (api/problem.ts), MCP as the text of a tool error.
+ * application/problem+json (api/http/problem.ts), MCP as the text of a tool error.
  */
 export function problemBody(baseUrl: string, code: ProblemCode, detail: string, instance?: string, issues?: Array<{ path: string; message: string }>, transport: ProblemTransport = "http", extra?: ProblemExtra): Problem {
   const p = PROBLEMS[code];

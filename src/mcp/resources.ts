@@ -46,7 +46,7 @@ async function fromOperation(ctx: AppContext, caller: Caller, uri: URL, id: keyo
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const detail = error.mcpDetail ?? error.message;
-    // No such town or edition: the resource does not exist (resource-not-found, `data: {uri}`; api/mcp.ts gives 2025-era clients -32002).
+    // No such town or edition: the resource does not exist (resource-not-found, `data: {uri}`; api/mcp/endpoint.ts gives 2025-era clients -32002).
     if (error.code === "city_not_found" || error.code === "edition_not_found") throw new ResourceNotFoundError(uri.href, `${error.code}: ${detail}`);
     const problem = problemBody(ctx.config.baseUrl, error.code, detail, undefined, error.issues, "mcp", error.extra);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${detail}`, problem);

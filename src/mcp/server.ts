@@ -47,7 +47,7 @@ const CAPABILITIES = {
 
 /**
  * One MCP server instance: the tools (one per operation with an `mcp` projection), resources and
- * prompts. A fresh instance serves each HTTP request (api/mcp.ts), so nothing is kept between
+ * prompts. A fresh instance serves each HTTP request (api/mcp/endpoint.ts), so nothing is kept between
  * requests and any server process can answer any request; the tool catalog (`createToolCatalog`) is
  * made once per app.
  */
@@ -66,7 +66,7 @@ export function createMcpServer(ctx: AppContext, caller: Caller, tools: ToolCata
   const discover = inner._ondiscover?.bind(inner);
   if (discover) inner._ondiscover = () => ({ ...discover(), supportedVersions: [...MCP_PROTOCOL_VERSIONS] });
   registerTools(server, ctx, caller, tools, call);
-  // The operator's tools, for a request carrying their access token (api/mcp.ts checked it).
+  // The operator's tools, for a request carrying their access token (api/mcp/endpoint.ts checked it).
   if (operator) registerOperatorTools(server, ctx, operator);
   // A server made for one `tools/call` (`call`: the tool it names) needs only that tool: registering
   // the rest, the resources and the prompts was a tenth of a call's CPU (docs/performance.md).

@@ -11,7 +11,7 @@ import type { SiteDirs } from "./site-dir.ts";
  * the first reader who asks (the 4.6 MB place index took 1.1 s to brotli). They are kept by content,
  * `compressed/{etag}.br|.gz` under the site root: a file rewritten by a later publish has a new
  * ETag, so a copy can never be stale, and files that did not change are not compressed again. The
- * server's compression (api/compression.ts) looks here before compressing; smaller files cost it
+ * server's compression (api/http/compression.ts) looks here before compressing; smaller files cost it
  * well under a millisecond, once per version.
  */
 

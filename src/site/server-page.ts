@@ -1,5 +1,5 @@
 /**
- * What a server-rendered page (api/html-page.ts: subscribe answers, manage and unsubscribe pages,
+ * What a server-rendered page (api/http/html-page.ts: subscribe answers, manage and unsubscribe pages,
  * checkout, orders, the operator's pages) hands the site's renderer, so that it is drawn by the
  * site's own layout (src/layouts/Base.astro) through src/pages/server-page.astro: one header,
  * navigation, footer and stylesheet for every page a person sees.

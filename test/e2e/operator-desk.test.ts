@@ -36,7 +36,7 @@ const validator = new HtmlValidate({
   rules: {
     // The chart's SVG presentation attributes read as styling (as in test/e2e/markup.test.ts).
     "no-inline-style": "off",
-    // api/html-page.ts writes a lowercase doctype, which other tests expect; the shared layout of the
+    // api/http/html-page.ts writes a lowercase doctype, which other tests expect; the shared layout of the
     // buy branch (Base.astro through src/pages/server-page.astro) replaces that shell.
     "doctype-style": "off",
   },

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { H3, toNodeHandler } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compression } from "../../api/compression.ts";
+import { compression } from "../../api/http/compression.ts";
 
 // A streamed answer is never compressed or read whole first: an event stream (a modern MCP client's
 // `subscriptions/listen`) or anything a handler marks `no-transform`. Raw HTTP, so the bytes are seen

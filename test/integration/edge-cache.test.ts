@@ -6,7 +6,7 @@ import { buildSite, publishEditions } from "../../src/services/site/publish.ts";
 import { addEdition, addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// The edge cache (api/edge-cache.ts) answers repeated public reads before h3 sees them. These prove
+// The edge cache (api/http/edge-cache.ts) answers repeated public reads before h3 sees them. These prove
 // its answers are the app's own, byte for byte, per encoding and per negotiated type, and that no
 // reader gets one older than the data or the published site.
 

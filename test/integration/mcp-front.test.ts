@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addEdition } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-// Repeated public MCP reads are answered before h3 (api/mcp-front.ts): the same answer as the app's,
+// Repeated public MCP reads are answered before h3 (api/mcp/front.ts): the same answer as the app's,
 // said in Cache-Status; never for an operator's request, a foreign Origin, or after the data changed.
 
 let server: TestServer;

@@ -40,7 +40,7 @@ async function listed(connect: (url: string, f?: typeof fetch) => Promise<Connec
   };
   const c = await connect(`${server.url}/mcp`, spy);
   const { tools } = await c.client.listTools();
-  // One JSON body (2025-era, api/mcp.ts answers it as JSON) or one SSE event (2026-07-28).
+  // One JSON body (2025-era, api/mcp/endpoint.ts answers it as JSON) or one SSE event (2026-07-28).
   const json = body.trimStart().startsWith("{") ? body : body.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("");
   const result = (JSON.parse(json) as { result: unknown }).result;
   return { c, tools: tools as Tool[], bytes: Buffer.byteLength(JSON.stringify(result)) };

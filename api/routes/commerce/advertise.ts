@@ -15,9 +15,9 @@ import { admit, runOperation, type Caller } from "../../../src/services/operatio
 import { checkoutBody, emptyValues, fieldErrors, fieldLabel, formFieldOf, previewListing, valuesOf, type FormField, type ListingFormValues } from "../../../src/site/listing-form.ts";
 import { ADVERTISE_PAGE_ROUTE, type AdvertiseView } from "../../../src/site/server-page.ts";
 import { findPlaceBySlug } from "../../../src/store/places/places.ts";
-import { readBodyText } from "../../body.ts";
-import { clientAddress } from "../../client-address.ts";
-import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../../http/html-page.ts";
 
 type ListingQuoteResponse = z.infer<typeof QuoteSchema>;
 

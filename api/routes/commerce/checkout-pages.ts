@@ -11,8 +11,8 @@ import { handlePaymentCallback } from "../../../src/services/commerce/payments.t
 import { sweepCommerce } from "../../../src/services/commerce/listings.ts";
 import { findLease } from "../../../src/store/commerce/leases.ts";
 import { findOrder } from "../../../src/store/commerce/orders.ts";
-import { readBodyText } from "../../body.ts";
-import { htmlPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * Pages of the buying flow, outside /api, server-rendered with every value escaped:

@@ -7,9 +7,9 @@ import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { findPlaceBySlug, type PlaceRow } from "../../../src/store/places/places.ts";
-import { readBodyText } from "../../body.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * The lease checkout for people: GET /lease/{slug} shows the town's monthly price (the territories

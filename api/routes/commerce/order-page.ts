@@ -13,8 +13,8 @@ import { formatLongDate } from "../../../src/site/format.ts";
 import { deadlineWords } from "../../../src/core/places/town-time.ts";
 import { findOrder } from "../../../src/store/commerce/orders.ts";
 import { listingNumbers, listingNumbersCsv } from "../../../src/services/readers/clicks.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * GET /orders/{id}: a listing order for the person who bought it, the human view of

@@ -1,7 +1,7 @@
 import type { H3 } from "h3";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { handlePaymentCallback } from "../../../src/services/commerce/payments.ts";
-import { readBodyText } from "../../body.ts";
+import { readBodyText } from "../../http/body.ts";
 
 /** Provider events are a few KiB; this leaves room without accepting arbitrary uploads. */
 const CALLBACK_LIMIT_BYTES = 256 * 1024;

@@ -4,8 +4,8 @@ import { withFullPublicUri } from "../../../src/core/fediverse/public-audience.t
 import { createFediverse, type Fediverse } from "../../../src/services/fediverse/federation.ts";
 import { ICON_PATH } from "../../../src/services/fediverse/paths.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { readBodyBytes } from "../../body.ts";
-import { problemResponse } from "../../problem.ts";
+import { readBodyBytes } from "../../http/body.ts";
+import { problemResponse } from "../../http/problem.ts";
 import { actorIconPng } from "./icon.ts";
 
 /** What Fedify answers: WebFinger, NodeInfo, the town actors, their inboxes, collections and Articles. */

@@ -4,8 +4,8 @@ import type { FeedbackProvider } from "../../../src/integrations/mail/feedback-w
 import { safeEqual } from "../../../src/integrations/mail/feedback-webhook.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { handleArfReport, handleProviderWebhook } from "../../../src/services/mail/feedback.ts";
-import { requireAdmin } from "../../auth.ts";
-import { readBodyText } from "../../body.ts";
+import { requireAdmin } from "../../http/auth.ts";
+import { readBodyText } from "../../http/body.ts";
 
 /** A provider batches events (SendGrid up to a few thousand); a feedback report carries a whole message. */
 const WEBHOOK_LIMIT_BYTES = 1024 * 1024;

@@ -6,7 +6,7 @@ import { csrfToken } from "../../../src/services/commerce/operator-desk.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { connectedClients, revokeClient, type ConnectedClient } from "../../../src/services/oauth/grants.ts";
 import { formatInstantUtc } from "../../../src/site/format.ts";
-import { htmlPage } from "../../html-page.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { operatorDesk, see } from "../operator/requests.ts";
 
 /** The desk's list of AI clients that hold access to the operator's towns, each with a Revoke button. */

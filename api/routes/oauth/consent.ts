@@ -10,9 +10,9 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { clientDisplayName } from "../../../src/core/oauth/client-name.ts";
 import { allowClient } from "../../../src/services/oauth/grants.ts";
 import { INTERACTION_PREFIX, type OAuthServer } from "../../../src/services/oauth/provider.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlDocument, htmlHeaders, htmlPage } from "../../html-page.ts";
-import { sitePagePolicy } from "../../security-headers.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlDocument, htmlHeaders, htmlPage } from "../../http/html-page.ts";
+import { sitePagePolicy } from "../../http/security-headers.ts";
 import { cookie, form, issues, operatorDesk, see, withCookies, type OperatorDesk } from "../operator/requests.ts";
 
 /**

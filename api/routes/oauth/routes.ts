@@ -6,8 +6,8 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createOAuthServer, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { markClientAddress } from "../../../src/services/oauth/client-documents.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
-import { htmlDocument } from "../../html-page.ts";
-import { clientAddress } from "../../client-address.ts";
+import { htmlDocument } from "../../http/html-page.ts";
+import { clientAddress } from "../../http/client-address.ts";
 import { consentRoutes } from "./consent.ts";
 import { connectedClientRoutes } from "./clients-page.ts";
 

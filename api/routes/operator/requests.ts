@@ -4,8 +4,8 @@ import type { z } from "zod";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { csrfToken, csrfValid, newNonce, sessionOperator, townDesk } from "../../../src/services/commerce/operator-desk.ts";
-import { readBodyText } from "../../body.ts";
-import { htmlPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { deskPage, signInPage, type DeskOptions, type FieldErrors } from "./pages.ts";
 
 /**

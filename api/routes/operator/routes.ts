@@ -1,6 +1,6 @@
 import type { H3 } from "h3";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { htmlPage } from "../../html-page.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { operatorFeedRoutes } from "./feeds.ts";
 import { operatorListingRoutes } from "./listings.ts";
 import { operatorMoneyRoutes } from "./money.ts";

@@ -8,8 +8,8 @@ import {
   completeSignIn, csrfToken, csrfValid, operatorTowns, requestSignIn, SESSION_HOURS, SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut,
 } from "../../../src/services/commerce/operator-desk.ts";
 import { payoutAccount } from "../../../src/services/commerce/payouts.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { townsPage } from "./pages.ts";
 import { RETURN_COOKIE, returnAfterSignIn } from "../oauth/consent.ts";
 import { cookie, expiredCsrf, form, issues, noticeOf, PRE_COOKIE, see, SESSION_COOKIE, withCookies, type OperatorDesk } from "./requests.ts";

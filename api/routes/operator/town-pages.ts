@@ -2,7 +2,7 @@ import type { H3 } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { clicksCsvOf, statementCsvOf } from "../../../src/services/commerce/operator-desk.ts";
-import { htmlPage } from "../../html-page.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { noticeOf, SLUG, type OperatorDesk } from "./requests.ts";
 
 /** A town's desk and its downloads: the statement and the clicks per edition, each a CSV of one of the operator's towns. */

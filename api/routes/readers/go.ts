@@ -2,8 +2,8 @@ import type { H3, H3Event } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { followLink } from "../../../src/services/readers/clicks.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * GET/HEAD /go/{slug}/{date}/{sig}?to=URL: an edition's outbound link. Redirects to the signed target

@@ -5,8 +5,8 @@ import { toFieldIssues } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { readerCity, switchToWeekly, updateCityPreferences } from "../../../src/services/readers/preferences.ts";
 import { manageView, resolveToken, resubscribeCityOfAddress, unsubscribeByToken, unsubscribeCityOfAddress } from "../../../src/services/readers/unsubscribe.ts";
-import { readBodyText } from "../../body.ts";
-import { htmlPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { dayName, manageBody, place, summary, type FormErrors } from "./manage-markup.ts";
 
 /**

@@ -4,7 +4,7 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { confirmResubscribe, resubscribeLink } from "../../../src/services/readers/resubscribe.ts";
 import { cadenceWords } from "../../../src/core/readers/preferences.ts";
 import { resubscribeWhat } from "../../../src/core/readers/resubscribe-email.ts";
-import { htmlPage } from "../../html-page.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * The link in the email asking a suppressed address to confirm a new subscription (outside the

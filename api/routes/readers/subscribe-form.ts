@@ -7,9 +7,9 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { referralCode, referralCodeOfPage } from "../../../src/core/readers/referral.ts";
 import { findPlaceBySlug } from "../../../src/store/places/places.ts";
-import { readBodyText } from "../../body.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { readBodyText } from "../../http/body.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * POST /subscribe: the subscribe form without JavaScript. The site's form posts here as

@@ -4,7 +4,7 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { cadenceWords } from "../../../src/core/readers/preferences.ts";
 import { manageView, resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
-import { htmlPage } from "../../html-page.ts";
+import { htmlPage } from "../../http/html-page.ts";
 import { place } from "./manage-markup.ts";
 import { formBody, managePageRoutes } from "./manage-page.ts";
 import { resubscribeRoutes } from "./resubscribe.ts";

@@ -2,7 +2,7 @@ import type { H3, H3Event } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { townCalendarIcs } from "../../../src/services/site/calendar.ts";
-import { cachedResponse } from "../../caching.ts";
+import { cachedResponse } from "../../http/caching.ts";
 
 // `/{slug}/calendar.ics`: a town's public calendar to subscribe to (webcal:). Served by the API
 // server from the database rather than published with the site: a listing is published by the

@@ -3,8 +3,8 @@ import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { agentSkillsIndex, apiCatalog, apiCatalogLink, LINKSET_TYPE, robotsTxt, skill } from "../../../src/services/platform/discovery.ts";
 import { AI_CATALOG_TYPE, aiCatalog, mcpCatalog, SERVER_CARD_TYPE, serverCard } from "../../../src/mcp/server-card.ts";
-import { cachedResponse } from "../../caching.ts";
-import { markdownTokens } from "../../negotiation.ts";
+import { cachedResponse } from "../../http/caching.ts";
+import { markdownTokens } from "../../http/negotiation.ts";
 import { healthRoutes } from "./health.ts";
 
 const DISCOVERY_CACHE = "public, max-age=300, s-maxage=3600";

@@ -3,7 +3,7 @@ import { EMBED_SIZE } from "../../../src/contract/operations/oembed.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { embedCard, type EmbedCard } from "../../../src/services/site/oembed.ts";
-import { cachedResponse } from "../../caching.ts";
+import { cachedResponse } from "../../http/caching.ts";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -5,8 +5,8 @@ import { toFieldIssues } from "../../../src/core/errors.ts";
 import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
-import { clientAddress } from "../../client-address.ts";
-import { htmlPage } from "../../html-page.ts";
+import { clientAddress } from "../../http/client-address.ts";
+import { htmlPage } from "../../http/html-page.ts";
 
 /**
  * GET /places?q=: "Find your town" without JavaScript. The site's place finder is a GET form to

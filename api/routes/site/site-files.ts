@@ -10,10 +10,10 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createSiteData } from "../../../src/site/views.ts";
 import { findPlaceBySlug } from "../../../src/store/places/places.ts";
 import { placeTwin } from "../../../src/services/places/place-answer.ts";
-import { bodilessResponse, cachedResponse } from "../../caching.ts";
+import { bodilessResponse, cachedResponse } from "../../http/caching.ts";
 import { etagOf } from "../../../src/publish/precompressed.ts";
-import { keepAtEdge } from "../../edge-cache.ts";
-import { markdownHeaders, prefersMarkdown } from "../../negotiation.ts";
+import { keepAtEdge } from "../../http/edge-cache.ts";
+import { markdownHeaders, prefersMarkdown } from "../../http/negotiation.ts";
 
 /**
  * Serves the published site (DATA_DIR/site): the live generation first, then the archive of dated

@@ -39,7 +39,7 @@ type Result<Op extends Operation> = OperationOutput<Op> | Reply<OperationOutput<
 export type Binding<Op extends Operation> = (ctx: AppContext, input: OperationInput<Op>, caller: Caller) => Result<Op> | Promise<Result<Op>>;
 
 /**
- * The one binding of each operation to its use case. HTTP routes (api/operation-router.ts), MCP
+ * The one binding of each operation to its use case. HTTP routes (api/http/operation-router.ts), MCP
  * tools and the admin CLI all call through this table; none of them knows which service does the work.
  */
 export const bindings: { [Id in OperationId]: Binding<(typeof operationsById)[Id]> } = {

@@ -1,5 +1,5 @@
-import { allOperations } from "../src/contract/operations/index.ts";
-import { ACTOR_PATH, ARTICLE_PATH, FOLLOWERS_PATH, INBOX_PATH, OUTBOX_PATH } from "../src/services/fediverse/paths.ts";
+import { allOperations } from "../../src/contract/operations/index.ts";
+import { ACTOR_PATH, ARTICLE_PATH, FOLLOWERS_PATH, INBOX_PATH, OUTBOX_PATH } from "../../src/services/fediverse/paths.ts";
 
 // The `route` label of the request-duration histogram: the route's pattern, never the path itself.
 // 32,000 towns must stay one series (`/:slug`), not 32,000; a path nothing knows is one label too.

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AppContext } from "../src/services/platform/context.ts";
-import { registerCollectors } from "../src/services/platform/metrics.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { registerCollectors } from "../../src/services/platform/metrics.ts";
 
 // `/metrics` on a port of its own (METRICS_PORT), bound to METRICS_HOST (127.0.0.1 by default): the
 // figures are for the operator's Prometheus, not for the public site and its CDN.

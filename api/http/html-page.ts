@@ -1,8 +1,8 @@
-import { loadRenderer } from "../src/publish/site-renderer.ts";
+import { loadRenderer } from "../../src/publish/site-renderer.ts";
 import { sitePagePolicy } from "./security-headers.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
-import { SERVER_PAGE_ROUTE, type ServerPage } from "../src/site/server-page.ts";
-import { createSiteData } from "../src/site/views.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { SERVER_PAGE_ROUTE, type ServerPage } from "../../src/site/server-page.ts";
+import { createSiteData } from "../../src/site/views.ts";
 
 /**
  * The one shell of the pages the server renders per request (subscribe answers, unsubscribe and

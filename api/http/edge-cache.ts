@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { H3Event, Middleware } from "h3";
 import { LRUCache } from "lru-cache";
 import { FastResponse } from "srvx/node";
-import { currentGeneration, siteDirs } from "../src/publish/site-dir.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
-import { dataVersionOfTurn } from "../src/store/platform/data-version.ts";
+import { currentGeneration, siteDirs } from "../../src/publish/site-dir.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { dataVersionOfTurn } from "../../src/store/platform/data-version.ts";
 import { chooseEncoding } from "./compression.ts";
 import { prefersMarkdown } from "./negotiation.ts";
 

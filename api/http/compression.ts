@@ -1,6 +1,6 @@
 import type { H3Event, Middleware } from "h3";
 import { LRUCache } from "lru-cache";
-import { compress, type Encoding } from "../src/publish/precompressed.ts";
+import { compress, type Encoding } from "../../src/publish/precompressed.ts";
 
 // Compression on the wire: brotli or gzip by Accept-Encoding for text responses above a small size.
 // A response with an ETag is compressed once per validator and encoding and kept (published files

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { H3Event } from "h3";
-import { AppError } from "../src/core/errors.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
+import { AppError } from "../../src/core/errors.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 
 /**
  * Staff endpoints (outside the public API) take `Authorization: Bearer ADMIN_TOKEN`: missing 401

@@ -1,6 +1,6 @@
 import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
-import { isHttpsOrigin } from "../src/config/security.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
+import { isHttpsOrigin } from "../../src/config/security.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 
 /**
  * Which browser pages may call `/mcp` (DNS rebinding: the streamable HTTP transport asks servers to

@@ -1,6 +1,6 @@
-import { problemBody, type ProblemCode } from "../src/contract/problems.ts";
-import type { ProblemExtra } from "../src/contract/problems.ts";
-import type { FieldIssue } from "../src/core/errors.ts";
+import { problemBody, type ProblemCode } from "../../src/contract/problems.ts";
+import type { ProblemExtra } from "../../src/contract/problems.ts";
+import type { FieldIssue } from "../../src/core/errors.ts";
 
 
 /** The one builder of problem+json responses: every /api failure goes through here. */

@@ -1,10 +1,10 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { LRUCache } from "lru-cache";
-import type { AppContext } from "../src/services/platform/context.ts";
-import { nextCommerceDueCached } from "../src/services/commerce/listings.ts";
-import { createResponseCache } from "../src/services/platform/response-cache.ts";
-import { dataVersionOfTurn } from "../src/store/platform/data-version.ts";
-import type { ToolCatalog } from "../src/mcp/tools.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import { nextCommerceDueCached } from "../../src/services/commerce/listings.ts";
+import { createResponseCache } from "../../src/services/platform/response-cache.ts";
+import { dataVersionOfTurn } from "../../src/store/platform/data-version.ts";
+import type { ToolCatalog } from "../../src/mcp/tools.ts";
 
 /**
  * Answers the MCP requests that repeat, as the SDK answered them the first time, without building a
@@ -31,7 +31,7 @@ export interface McpReplay {
   keyOf(version: string | null, message: unknown): string | undefined;
   /** The kept response to a request with this key, if any. */
   answer(key: string, id: unknown): Response | undefined;
-  /** The same, as the JSON-RPC response's text (api/mcp-front.ts writes it before h3). */
+  /** The same, as the JSON-RPC response's text (api/mcp/front.ts writes it before h3). */
   body(key: string, id: unknown): string | undefined;
   /** The data version to note before the SDK runs a request (a write meanwhile makes it unkeepable). */
   version(): string;

@@ -2,13 +2,13 @@ import type { H3Event } from "h3";
 // srvx (h3's server layer) writes a FastResponse's string body to the socket in one go, where a
 // web Response goes through a ReadableStream and several writes (a quarter of a cached read's CPU).
 import { FastResponse } from "srvx/node";
-import { etagOf } from "../src/publish/precompressed.ts";
+import { etagOf } from "../../src/publish/precompressed.ts";
 
 // A strong validator over the exact bytes sent: the publisher names its compressed copies by it.
 
 /**
  * RFC 9110 If-None-Match uses the weak comparison: `W/` prefixes are ignored, `*` matches anything.
- * The validators of compressed copies (`"abc-br"`, api/compression.ts) match their content's.
+ * The validators of compressed copies (`"abc-br"`, api/http/compression.ts) match their content's.
  */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;

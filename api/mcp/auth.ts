@@ -1,9 +1,9 @@
 import type { H3Event } from "h3";
-import { OPERATOR_SCOPE_NAMES } from "../src/contract/oauth.ts";
-import { OPERATOR_TOOL_SCOPES } from "../src/mcp/operator-tools.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
-import type { OAuthServer } from "../src/services/oauth/provider.ts";
-import { checkAccessToken, type OperatorCaller } from "../src/services/oauth/tokens.ts";
+import { OPERATOR_SCOPE_NAMES } from "../../src/contract/oauth.ts";
+import { OPERATOR_TOOL_SCOPES } from "../../src/mcp/operator-tools.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import type { OAuthServer } from "../../src/services/oauth/provider.ts";
+import { checkAccessToken, type OperatorCaller } from "../../src/services/oauth/tokens.ts";
 
 // The MCP endpoint as a protected resource for the operator's tools (RFC 9728, RFC 6750): public
 // tools need nothing; an operator tool needs an access token issued for `{BASE_URL}/mcp` carrying

@@ -1,5 +1,5 @@
 import type { H3Event, Middleware } from "h3";
-import { liveRendererBuild, templateScriptHashes } from "../src/publish/site-renderer.ts";
+import { liveRendererBuild, templateScriptHashes } from "../../src/publish/site-renderer.ts";
 
 // Security headers. Every response: `X-Content-Type-Options: nosniff` and a `Referrer-Policy`; with an
 // https BASE_URL, HSTS. HTML: a Content-Security-Policy that allows scripts only from this origin or

@@ -1,8 +1,8 @@
 import type { H3Event } from "h3";
-import { AppError } from "../src/core/errors.ts";
-import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
+import { AppError } from "../../src/core/errors.ts";
+import { BODY_LIMIT_BYTES } from "../../src/contract/operation.ts";
 
-/** A body read before the app saw the request (api/mcp-front.ts), kept on node's request object. */
+/** A body read before the app saw the request (api/mcp/front.ts), kept on node's request object. */
 export const PREREAD_BODY = Symbol("citydaily.prereadBody");
 
 /** Reads a body as text, counting bytes as they arrive so an oversized body is refused without buffering it. */

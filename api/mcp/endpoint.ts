@@ -3,24 +3,24 @@ import {
   createMcpHandler, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer,
 } from "@modelcontextprotocol/server";
 import type { H3, H3Event } from "h3";
-import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
-import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../src/mcp/server.ts";
-import { mcpClientSetups } from "../src/core/mcp/setup.ts";
-import { calledTool, toolOperations } from "../src/core/mcp/catalog.ts";
-import { createPromptCatalog } from "../src/mcp/prompts.ts";
-import { createToolCatalog } from "../src/mcp/tools.ts";
-import { completeSlug } from "../src/services/places/places.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
-import type { Caller } from "../src/services/operations/bindings.ts";
-import { readBodyText } from "./body.ts";
-import { clientAddress } from "./client-address.ts";
-import { htmlPage } from "./html-page.ts";
-import { mcpOriginRefusal } from "./mcp-origins.ts";
-import { createMcpReplay } from "./mcp-replay.ts";
-import type { McpFront } from "./mcp-front.ts";
-import { mcpAuthorization } from "./mcp-auth.ts";
-import type { OAuthServer } from "../src/services/oauth/provider.ts";
-import type { OperatorCaller } from "../src/services/oauth/tokens.ts";
+import { BODY_LIMIT_BYTES } from "../../src/contract/operation.ts";
+import { createMcpServer, MCP_PROTOCOL_VERSIONS } from "../../src/mcp/server.ts";
+import { mcpClientSetups } from "../../src/core/mcp/setup.ts";
+import { calledTool, toolOperations } from "../../src/core/mcp/catalog.ts";
+import { createPromptCatalog } from "../../src/mcp/prompts.ts";
+import { createToolCatalog } from "../../src/mcp/tools.ts";
+import { completeSlug } from "../../src/services/places/places.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
+import type { Caller } from "../../src/services/operations/bindings.ts";
+import { readBodyText } from "../http/body.ts";
+import { clientAddress } from "../http/client-address.ts";
+import { htmlPage } from "../http/html-page.ts";
+import { mcpOriginRefusal } from "./origins.ts";
+import { createMcpReplay } from "./replay.ts";
+import type { McpFront } from "./front.ts";
+import { mcpAuthorization } from "./auth.ts";
+import type { OAuthServer } from "../../src/services/oauth/provider.ts";
+import type { OperatorCaller } from "../../src/services/oauth/tokens.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -129,7 +129,7 @@ const wantsPage = (event: H3Event) => {
  * the SDK requires: 2026-07-28 requests (`server/discover`, per-request `_meta`) on its modern path,
  * 2025-era clients (`initialize`) on its stateless legacy path. Nothing is kept between requests, so
  * any number of server processes can answer one client. With `oauth`, the operator's tools are
- * served to requests carrying an operator's access token (api/mcp-auth.ts).
+ * served to requests carrying an operator's access token (api/mcp/auth.ts).
  */
 export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?: McpFront): void {
   const versions = new Set<string>(MCP_PROTOCOL_VERSIONS);
@@ -137,7 +137,7 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
   const prompts = createPromptCatalog((typed) => completeSlug(ctx, typed));
   const replay = createMcpReplay(ctx, tools);
   const publicTools = new Set(tools.tools.map(({ op }) => op.mcp.tool));
-  // Its public answers are replayed before h3 too (api/mcp-front.ts).
+  // Its public answers are replayed before h3 too (api/mcp/front.ts).
   front?.attach(replay);
   // The caller of the request being served, for the factory the SDK calls inside `handler.fetch`
   // (its legacy path hands the factory a copy of the request, so the request cannot be the key).
@@ -150,7 +150,7 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
   app.all("/mcp", async (event) => {
     // HEAD as GET: the set-up page's headers (Node sends no body).
     if ((event.req.method === "GET" || event.req.method === "HEAD") && wantsPage(event)) return setupPage(ctx);
-    // Browsers may only reach it from the pages api/mcp-origins.ts allows (DNS rebinding, transport spec).
+    // Browsers may only reach it from the pages api/mcp/origins.ts allows (DNS rebinding, transport spec).
     const rejected = mcpOriginRefusal(ctx, event.req as unknown as Request);
     if (rejected) return rejected;
     const version = event.req.headers.get("mcp-protocol-version");
@@ -163,7 +163,7 @@ export function mcpRoutes(app: H3, ctx: AppContext, oauth?: OAuthServer, front?:
     const caller: Caller = { transport: "mcp", address: clientAddress(event, ctx.config.mail.trustProxyHops), admin: false };
     const request = event.req as unknown as Request;
     const accept = request.headers.get("accept") ?? "";
-    // A POST the SDK would serve on its stateless legacy path may be one it answered before (api/mcp-replay.ts).
+    // A POST the SDK would serve on its stateless legacy path may be one it answered before (api/mcp/replay.ts).
     if (request.method !== "POST" || !/^application\/json\b/i.test(request.headers.get("content-type") ?? "") || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
       const auth = oauth ? await mcpAuthorization(ctx, oauth, event, undefined) : {};
       if (auth instanceof Response) return auth;

@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import { BODY_LIMIT_BYTES } from "../src/contract/operation.ts";
-import { compress } from "../src/publish/precompressed.ts";
-import { PREREAD_BODY } from "./body.ts";
-import { chooseEncoding } from "./compression.ts";
-import type { EdgeOptions } from "./edge-cache.ts";
-import type { McpReplay } from "./mcp-replay.ts";
+import { BODY_LIMIT_BYTES } from "../../src/contract/operation.ts";
+import { compress } from "../../src/publish/precompressed.ts";
+import { PREREAD_BODY } from "../http/body.ts";
+import { chooseEncoding } from "../http/compression.ts";
+import type { EdgeOptions } from "../http/edge-cache.ts";
+import type { McpReplay } from "./replay.ts";
 
 /**
- * The MCP answer replay (api/mcp-replay.ts) at the node:http layer, before h3, as the edge cache
- * answers HTTP reads (api/edge-cache.ts). A profile of a replayed `tools/call get_city` had most of
+ * The MCP answer replay (api/mcp/replay.ts) at the node:http layer, before h3, as the edge cache
+ * answers HTTP reads (api/http/edge-cache.ts). A profile of a replayed `tools/call get_city` had most of
  * its time in h3, the web Request and Response and their streams, and little in the replay, so MCP
  * ran at a fifth of the same read over HTTP, which the edge cache answers.
  *
@@ -26,14 +26,14 @@ export interface McpFront {
   takes(req: IncomingMessage): boolean;
   /** Reads the body and answers from the replay, or passes the request (body read) to `next`. */
   serve(req: IncomingMessage, res: ServerResponse, next: () => void): void;
-  /** The replay the MCP route made (api/mcp.ts), once it exists. */
+  /** The replay the MCP route made (api/mcp/endpoint.ts), once it exists. */
   attach(replay: McpReplay): void;
 }
 
 const LEGACY = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 // RFC 9211, as the edge cache says its hits.
 const HIT = "citydaily-mcp-replay; hit";
-const MIN_COMPRESSED_BYTES = 1024; // as the app's compression middleware (api/compression.ts)
+const MIN_COMPRESSED_BYTES = 1024; // as the app's compression middleware (api/http/compression.ts)
 
 export function createMcpFront(baseUrl: () => string, options: EdgeOptions): McpFront {
   let replay: McpReplay | undefined;

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import { problemBody, type ProblemCode } from "../src/contract/problems.ts";
-import type { FieldIssue } from "../src/core/errors.ts";
-import type { AppContext } from "../src/services/platform/context.ts";
+import { problemBody, type ProblemCode } from "../../src/contract/problems.ts";
+import type { FieldIssue } from "../../src/core/errors.ts";
+import type { AppContext } from "../../src/services/platform/context.ts";
 import { apiHeaders, isApi } from "./cors.ts";
 import { loggedPath } from "./route-label.ts";
 
