@@ -21,6 +21,7 @@ import type { McpFront } from "./front.ts";
 import { mcpAuthorization } from "./auth.ts";
 import type { OAuthServer } from "../../src/services/oauth/provider.ts";
 import type { OperatorCaller } from "../../src/services/oauth/tokens.ts";
+import { escapeHtml } from "../../src/lib/html.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -94,9 +95,6 @@ async function answerLegacyAsJson(server: McpServer, request: Request, parsedBod
   }
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's shell. */
 function setupPage(ctx: AppContext): Promise<Response> {

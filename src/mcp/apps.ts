@@ -1,4 +1,5 @@
 import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+import { escapeHtml } from "../lib/html.ts";
 
 /**
  * MCP Apps views (SEP-1865, `@modelcontextprotocol/ext-apps`): the `ui://` resources that hosts
@@ -175,19 +176,16 @@ function render(d) {
 }`,
 };
 
-function escapeAttr(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** One view as its resource's HTML: the shell, the guest protocol and the view's renderer. */
 export function appViewHtml(view: AppViewName, baseUrl: string): string {
   const { title } = APP_VIEWS[view];
   return `<!DOCTYPE html>
-<html lang="en" data-base="${escapeAttr(baseUrl)}">
+<html lang="en" data-base="${escapeHtml(baseUrl)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>citydaily: ${escapeAttr(title)}</title>
+<title>citydaily: ${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../core/edition/email-render.ts";
+import { escapeHtml } from "../lib/html.ts";
 
 /** An edition a dated page links to: the day's subject names it (readers never see ISO dates). */
 export interface NavEntry {

@@ -1,6 +1,6 @@
-import { escapeHtml } from "../core/edition/email-render.ts";
 import type { DailyForecast } from "../core/weather/snapshot.ts";
 import { formatWeekday } from "./format.ts";
+import { escapeHtml } from "../lib/html.ts";
 
 /**
  * The week's forecast as an inline SVG figure: one bar per day from the low to the high (°F), with the

@@ -6,7 +6,6 @@ import { operationsById } from "../../../src/contract/operations/index.ts";
 import { CALENDAR_DAYS, directoryLine, eventLine } from "../../../src/core/edition/sections.ts";
 import { renderEditionHtml } from "../../../src/core/edition/render-html.ts";
 import { formatLongDate } from "../../../src/site/format.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { BUSINESS_RUN_DAYS } from "../../../src/core/commerce/pricing.ts";
 import { addDays, localDate } from "../../../src/lib/time.ts";
@@ -18,6 +17,7 @@ import { findPlaceBySlug } from "../../../src/store/places/places.ts";
 import { readBodyText } from "../../http/body.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { checkoutFormPolicy, htmlHeaders, htmlPage, renderServerPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 type ListingQuoteResponse = z.infer<typeof QuoteSchema>;
 

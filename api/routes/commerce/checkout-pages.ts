@@ -3,7 +3,6 @@ import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { Marked } from "marked";
 import { PROJECT_ROOT } from "../../../src/config/paths.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import { deadlineWords } from "../../../src/core/places/town-time.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
@@ -13,6 +12,7 @@ import { findLease } from "../../../src/store/commerce/leases.ts";
 import { findOrder } from "../../../src/store/commerce/orders.ts";
 import { readBodyText } from "../../http/body.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * Pages of the buying flow, outside /api, server-rendered with every value escaped:

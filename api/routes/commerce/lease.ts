@@ -1,7 +1,6 @@
 import type { H3, H3Event } from "h3";
 import type { OperatorActionResponse, TerritoriesResponse } from "../../../src/contract/commerce.ts";
 import { operationsById } from "../../../src/contract/operations/index.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
@@ -10,6 +9,7 @@ import { findPlaceBySlug, type PlaceRow } from "../../../src/store/places/places
 import { readBodyText } from "../../http/body.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * The lease checkout for people: GET /lease/{slug} shows the town's monthly price (the territories

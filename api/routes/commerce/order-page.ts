@@ -1,7 +1,6 @@
 import type { H3, H3Event } from "h3";
 import type { ListingOrder } from "../../../src/contract/commerce.ts";
 import { operationsById } from "../../../src/contract/operations/index.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import { addDays } from "../../../src/lib/time.ts";
 import { CALENDAR_DAYS } from "../../../src/core/edition/sections.ts";
@@ -15,6 +14,7 @@ import { findOrder } from "../../../src/store/commerce/orders.ts";
 import { listingNumbers, listingNumbersCsv } from "../../../src/services/readers/clicks.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * GET /orders/{id}: a listing order for the person who bought it, the human view of

@@ -1,13 +1,13 @@
 import type { H3 } from "h3";
 import { OPERATOR_SCOPES, type OperatorScope } from "../../../src/contract/oauth.ts";
 import { AppError } from "../../../src/core/errors.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { csrfToken } from "../../../src/services/commerce/operator-desk.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { connectedClients, revokeClient, type ConnectedClient } from "../../../src/services/oauth/grants.ts";
 import { formatInstantUtc } from "../../../src/site/format.ts";
 import { htmlPage } from "../../http/html-page.ts";
 import { operatorDesk, see } from "../operator/requests.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /** The desk's list of AI clients that hold access to the operator's towns, each with a Revoke button. */
 function clientsPage(clients: ConnectedClient[], csrf: string, notice?: string): string {

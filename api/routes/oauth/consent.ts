@@ -4,7 +4,6 @@ import type { InteractionDetails } from "oidc-provider";
 import { ConsentForm, OPERATOR_SCOPES, OPERATOR_SCOPE_NAMES, operatorScopesIn, type OperatorScope } from "../../../src/contract/oauth.ts";
 import { SignInForm } from "../../../src/contract/operator.ts";
 import { AppError } from "../../../src/core/errors.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { csrfToken, csrfValid, operatorTowns, requestSignIn, SIGN_IN_LINK_MINUTES } from "../../../src/services/commerce/operator-desk.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { clientDisplayName } from "../../../src/core/oauth/client-name.ts";
@@ -14,6 +13,7 @@ import { clientAddress } from "../../http/client-address.ts";
 import { htmlDocument, htmlHeaders, htmlPage } from "../../http/html-page.ts";
 import { sitePagePolicy } from "../../http/security-headers.ts";
 import { cookie, form, issues, operatorDesk, see, withCookies, type OperatorDesk } from "../operator/requests.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * Signing an AI client in, for a person: the authorization server sends the browser here

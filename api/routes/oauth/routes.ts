@@ -5,11 +5,11 @@ import type { LimiterName } from "../../../src/contract/operation.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createOAuthServer, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { markClientAddress } from "../../../src/services/oauth/client-documents.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { htmlDocument } from "../../http/html-page.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { consentRoutes } from "./consent.ts";
 import { connectedClientRoutes } from "./clients-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 const LIMITED: Record<string, { limiter: LimiterName; what: string }> = {
   "/oauth/register": { limiter: "oauthRegister", what: "client registrations" },

@@ -1,5 +1,4 @@
 import type { TownClicks } from "../../../src/services/readers/clicks.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AudienceDay, StatementMonth } from "../../../src/core/commerce/operator-statement.ts";
 import { eventWhenWords, shortDay } from "../../../src/core/calendar/event-time.ts";
 import { formatCents } from "../../../src/core/commerce/pricing.ts";
@@ -7,6 +6,7 @@ import { formatDate, formatInstantUtc, formatLongDate, formatMonth } from "../..
 import type { TownDesk } from "../../../src/services/commerce/operator-desk.ts";
 import type { LeaseView } from "../../../src/store/commerce/leases.ts";
 import type { OperatorAccount } from "../../../src/store/commerce/payouts.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /** The operator desk's markup (api/routes/operator/routes.ts); every value escaped. */
 

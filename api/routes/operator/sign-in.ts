@@ -2,7 +2,6 @@ import type { H3 } from "h3";
 import { parseCookies } from "h3";
 import { SignInForm } from "../../../src/contract/operator.ts";
 import { AppError } from "../../../src/core/errors.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import {
   completeSignIn, csrfToken, csrfValid, operatorTowns, requestSignIn, SESSION_HOURS, SIGN_IN_LINK_MINUTES, signInLinkUsable, signOut,
@@ -13,6 +12,7 @@ import { htmlPage } from "../../http/html-page.ts";
 import { townsPage } from "./pages.ts";
 import { RETURN_COOKIE, returnAfterSignIn } from "../oauth/consent.ts";
 import { cookie, expiredCsrf, form, issues, noticeOf, PRE_COOKIE, see, SESSION_COOKIE, withCookies, type OperatorDesk } from "./requests.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /** The desk's door: the sign-in form or the operator's towns, the emailed one-time link, signing out. */
 export function operatorSignInRoutes(app: H3, ctx: AppContext, { session, operatorOf, preNonce, signInForm }: OperatorDesk): void {

@@ -4,6 +4,7 @@ import type { AppContext } from "../../../src/services/platform/context.ts";
 import { followLink } from "../../../src/services/readers/clicks.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml } from "../../../src/lib/html.ts";
 
 /**
  * GET/HEAD /go/{slug}/{date}/{sig}?to=URL: an edition's outbound link. Redirects to the signed target
@@ -21,7 +22,7 @@ export function goRoutes(app: H3, ctx: AppContext): void {
       return new Response(null, { status: 302, headers: { Location: to, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex" } });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return htmlPage(ctx, 404, "This link is not one of ours", `<p>${err.message.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</p>`);
+      return htmlPage(ctx, 404, "This link is not one of ours", `<p>${escapeHtml(err.message)}</p>`);
     }
   };
   app.get("/go/:slug/:date/:sig", follow);

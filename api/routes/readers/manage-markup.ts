@@ -1,10 +1,10 @@
 import { DELIVERY_TIMES, HIDEABLE_SECTIONS, SECTION_KEYS, WEEKDAYS, type ReaderPreferences } from "../../../src/contract/preferences.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { timeZoneName } from "../../../src/core/places/zone-names.ts";
 import { timeLabel, timeToMinute, WEEKDAY_NAMES } from "../../../src/core/readers/preferences.ts";
 import type { ManageView } from "../../../src/services/readers/unsubscribe.ts";
 import type { SubscriptionRow } from "../../../src/store/readers/subscribers.ts";
 import { readerCity } from "../../../src/services/readers/preferences.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 // The manage page's markup (api/routes/readers/manage-page.ts serves it): per town, a plain form of
 // the reader's choices with visible labels, errors next to their field; no JavaScript.

@@ -1,6 +1,5 @@
 import type { H3, H3Event } from "h3";
 import { ReaderPreferencesUpdate } from "../../../src/contract/preferences.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import { toFieldIssues } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { readerCity, switchToWeekly, updateCityPreferences } from "../../../src/services/readers/preferences.ts";
@@ -8,6 +7,7 @@ import { manageView, resolveToken, resubscribeCityOfAddress, unsubscribeByToken,
 import { readBodyText } from "../../http/body.ts";
 import { htmlPage } from "../../http/html-page.ts";
 import { dayName, manageBody, place, summary, type FormErrors } from "./manage-markup.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * The reader's own pages, outside the public API (links in every email):

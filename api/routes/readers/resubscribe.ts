@@ -1,10 +1,10 @@
 import type { H3 } from "h3";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { confirmResubscribe, resubscribeLink } from "../../../src/services/readers/resubscribe.ts";
 import { cadenceWords } from "../../../src/core/readers/preferences.ts";
 import { resubscribeWhat } from "../../../src/core/readers/resubscribe-email.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * The link in the email asking a suppressed address to confirm a new subscription (outside the

@@ -2,7 +2,6 @@ import type { H3, H3Event } from "h3";
 import { operationsById } from "../../../src/contract/operations/index.ts";
 import type { SubscribeResponse } from "../../../src/contract/subscribe.ts";
 import { AppError, toFieldIssues, type FieldIssue } from "../../../src/core/errors.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { admit, runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { referralCode, referralCodeOfPage } from "../../../src/core/readers/referral.ts";
@@ -10,6 +9,7 @@ import { findPlaceBySlug } from "../../../src/store/places/places.ts";
 import { readBodyText } from "../../http/body.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * POST /subscribe: the subscribe form without JavaScript. The site's form posts here as

@@ -1,5 +1,4 @@
 import type { H3 } from "h3";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { cadenceWords } from "../../../src/core/readers/preferences.ts";
 import { manageView, resolveToken, unsubscribeByToken } from "../../../src/services/readers/unsubscribe.ts";
@@ -8,6 +7,7 @@ import { htmlPage } from "../../http/html-page.ts";
 import { place } from "./manage-markup.ts";
 import { formBody, managePageRoutes } from "./manage-page.ts";
 import { resubscribeRoutes } from "./resubscribe.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * Unsubscribing, outside the public API (links in emails):

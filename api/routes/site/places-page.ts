@@ -2,11 +2,11 @@ import type { H3, H3Event } from "h3";
 import { operationsById } from "../../../src/contract/operations/index.ts";
 import type { PlacesResponse } from "../../../src/contract/places.ts";
 import { toFieldIssues } from "../../../src/core/errors.ts";
-import { escapeHtml as e } from "../../../src/core/edition/email-render.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { runOperation, type Caller } from "../../../src/services/operations/bindings.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { htmlPage } from "../../http/html-page.ts";
+import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 /**
  * GET /places?q=: "Find your town" without JavaScript. The site's place finder is a GET form to

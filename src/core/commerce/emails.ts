@@ -9,11 +9,12 @@
  * email names the listing by kind, town, tier, date and order number, and links to the order page,
  * which shows the title and the reason.
  */
-import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
+import { mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
 import { dateParts } from "../edition/escape.ts";
 import { deadlineWords as until } from "../places/town-time.ts";
 import { formatCents } from "./pricing.ts";
+import { escapeHtml as e } from "../../lib/html.ts";
 
 export type TransactionalTemplate = "listing_released" | "listing_published" | "listing_rejected" | "listing_expired" | "listing_ended" | "operator_activated" | "operator_sign_in";
 

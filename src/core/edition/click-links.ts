@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { escapeHtml, unescapeHtml } from "../../lib/html.ts";
 
 // Outbound links of an edition (web and email) go through /go/{slug}/{date}/{sig}?to=URL, which counts
 // a click per link per edition and redirects. The signature binds the target to the edition, so the
@@ -20,8 +21,6 @@ export function clickUrl(baseUrl: string, key: string, slug: string, date: strin
   return `${baseUrl}/go/${slug}/${date}/${clickSignature(key, slug, date, url)}?to=${encodeURIComponent(url)}`;
 }
 
-const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
-const encode = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 
 /**
  * The edition's HTML (as `renderEditionHtml` writes it: double-quoted, entity-escaped attributes)
@@ -30,23 +29,21 @@ const encode = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
  */
 export function withClickLinks(html: string, baseUrl: string, key: string, slug: string, date: string): string {
   return html.replace(/<a href="([^"]*)"/g, (whole, raw: string) => {
-    const href = decode(raw);
+    const href = unescapeHtml(raw);
     if (!/^https?:\/\//i.test(href) || href === baseUrl || href.startsWith(`${baseUrl}/`)) return whole;
-    return `<a href="${encode(clickUrl(baseUrl, key, slug, date, href))}"`;
+    return `<a href="${escapeHtml(clickUrl(baseUrl, key, slug, date, href))}"`;
   });
 }
 
-/** An attribute value where the link leaves our pages (the fediverse's Article): `<` escaped too. */
-const encodeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
 /** The edition's HTML with every counting link (`{baseUrl}/go/...?to=URL`) back to the address it leads to. */
 export function withoutClickLinks(html: string, baseUrl: string): string {
   const prefix = `${baseUrl}/go/`;
   return html.replace(/<a href="([^"]*)"/g, (whole, raw: string) => {
-    const href = decode(raw);
+    const href = unescapeHtml(raw);
     if (!href.startsWith(prefix)) return whole;
     const to = new URL(href).searchParams.get("to");
-    return to && /^https?:\/\//i.test(to) ? `<a href="${encodeAttr(to)}"` : whole;
+    return to && /^https?:\/\//i.test(to) ? `<a href="${escapeHtml(to)}"` : whole;
   });
 }
 

@@ -9,6 +9,7 @@ import { convert } from "html-to-text";
 import { listHeaders, mailLinks, type CityInfo, type MailLinks, type Recipient, type Sender } from "./email-headers.ts";
 import { cadenceWords, WEEKDAY_NAMES } from "../readers/preferences.ts";
 import { withoutLegacyFooter, withoutMissingForecastCredit, withoutWeatherEmoji } from "./web-edition.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 // The addressing the renderers take, for their callers.
 
@@ -26,10 +27,6 @@ export interface RenderedEmail {
   text: string;
   html: string;
   headers: Record<string, string>;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
 /**

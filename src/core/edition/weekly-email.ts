@@ -1,11 +1,12 @@
 import type { SectionKey } from "../../contract/preferences.ts";
 import { PRIVACY_LINE } from "./privacy.ts";
-import { editionPreheader, escapeHtml as e, htmlToPlainText, mailFooter, page, readOnWebHtml, shareHtml, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
+import { editionPreheader, htmlToPlainText, mailFooter, page, readOnWebHtml, shareHtml, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
 import { withoutSections } from "../readers/hidden-sections.ts";
 import { cadenceWords } from "../readers/preferences.ts";
 import { HEADLINES_PART, listWords, OPENING_PART, QUIET_OPENING, quietWeekPreheader } from "./weekly.ts";
+import { escapeHtml as e } from "../../lib/html.ts";
 
 // The weekly email as one reader gets it: the town's weekly (src/core/edition/weekly.ts, composed once)
 // in the email's frame, with the reader's own footer. It has no web page of its own: it links the

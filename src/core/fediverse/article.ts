@@ -3,6 +3,7 @@ import { webHtml } from "../edition/web-edition.ts";
 import { describeWeatherCode } from "../weather/wmo.ts";
 import { readStoredWeather } from "../weather/snapshot.ts";
 import { plainText, temperature } from "../edition/escape.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 // An edition as the fediverse gets it: an Article (a title, the edition's page, a one-sentence
 // summary and the opening of the edition in HTML), and the town actor's profile. Pure: everything
@@ -44,8 +45,6 @@ export interface ArticleShape {
   content: string;
 }
 
-const encodeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The greeting and the first `sections` h2 sections of an edition's HTML, without its h1 title. */
 export function firstSections(html: string, sections: number): string {
@@ -107,7 +106,7 @@ export function articleOf(e: ArticleEdition): ArticleShape {
     name: e.subject,
     url,
     summary: summarySentence(e.subject, e.weatherJson),
-    content: `<p><strong>${escapeHtml(e.subject)}</strong></p>\n${opening}\n<p><a href="${encodeAttr(url)}">Read the whole edition of ${escapeHtml(e.name)} Daily</a></p>`,
+    content: `<p><strong>${escapeHtml(e.subject)}</strong></p>\n${opening}\n<p><a href="${escapeHtml(url)}">Read the whole edition of ${escapeHtml(e.name)} Daily</a></p>`,
   };
 }
 

@@ -1,6 +1,7 @@
-import { escapeHtml as e, mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
+import { mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
 import type { Sender } from "../edition/email-headers.ts";
 import { cadenceWords } from "./preferences.ts";
+import { escapeHtml as e } from "../../lib/html.ts";
 
 /** The outbox template of the email asking a suppressed address to confirm a new subscription. */
 export const RESUBSCRIBE_TEMPLATE = "resubscribe_confirm";

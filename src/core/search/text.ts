@@ -1,4 +1,5 @@
 import { marked, type Token, type Tokens } from "marked";
+import { escapeHtml } from "../../lib/html.ts";
 
 /** Marks that `snippet()` puts around matched terms; stripped from indexed text so they cannot be forged. */
 export const MARK_START = "\u0002";
@@ -64,8 +65,6 @@ export function indexableText(text: string): string {
   return text.replace(CONTROL, " ");
 }
 
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" };
-
 /**
  * A snippet from FTS5 (matched terms between MARK_START and MARK_END) as HTML: everything escaped,
  * then the marks become `<mark>` elements, balanced even if a mark was cut off.
@@ -76,7 +75,7 @@ export function snippetToHtml(snippet: string): string {
   for (const part of snippet.split(/([\u0002\u0003])/)) {
     if (part === MARK_START) { if (!open) { html += "<mark>"; open = true; } }
     else if (part === MARK_END) { if (open) { html += "</mark>"; open = false; } }
-    else html += part.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+    else html += escapeHtml(part);
   }
   return open ? html + "</mark>" : html;
 }

@@ -1,6 +1,7 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
-import { escapeHtml, type RenderedEmail } from "../../core/edition/email-render.ts";
+import { type RenderedEmail} from "../../core/edition/email-render.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 /**
  * A message composed once and sent to many: the raw RFC 5322 text of one rendering, with the few
