@@ -6,5 +6,7 @@ declare namespace App {
     /** Set by the server-rendered pages (api/http/html-page.ts) only. */
     page?: import("./site/server-page.ts").ServerPage;
     advertise?: import("./site/server-page.ts").AdvertiseView;
+    /** The view of an on-request page (src/site/pages/on-request.ts), set by api/http/html-page.ts `viewPage`. */
+    view?: unknown;
   }
 }

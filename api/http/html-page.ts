@@ -3,6 +3,7 @@ import { sitePagePolicy } from "./security-headers.ts";
 import type { AppContext } from "../../src/services/platform/context.ts";
 import { SERVER_PAGE_ROUTE, type ServerPage } from "../../src/site/server-page.ts";
 import { createSiteData } from "../../src/site/views.ts";
+import { onRequestPath, type OnRequestRoute, type OnRequestViews } from "../../src/site/pages/on-request.ts";
 
 /**
  * The one shell of the pages the server renders per request (subscribe answers, unsubscribe and
@@ -62,6 +63,22 @@ export function htmlHeaders(extra: Record<string, string> = {}): Record<string, 
 export async function htmlPage(ctx: AppContext, status: number, title: string, body: string, options: HtmlPageOptions = {}): Promise<Response> {
   const refresh: Record<string, string> = options.refreshSeconds ? { Refresh: String(options.refreshSeconds) } : {};
   const html = await htmlDocument(ctx, title, body, options);
+  const policy = options.toCheckout ? checkoutFormPolicy(ctx) : {};
+  return new Response(html, { status, headers: htmlHeaders({ ...refresh, ...policy, ...options.headers }) });
+}
+
+export interface ViewPageOptions {
+  headers?: Record<string, string>;
+  /** Reload after this many seconds (a status still changing): an HTTP `Refresh` header (see `HtmlPageOptions`). */
+  refreshSeconds?: number;
+  /** Its form answers with a redirect to the payment provider's page: allowed in the CSP's form-action. */
+  toCheckout?: boolean;
+}
+
+/** A per-person page: the on-request Astro page `route` drawn with its typed `view`. */
+export async function viewPage<R extends OnRequestRoute>(ctx: AppContext, status: number, route: R, view: OnRequestViews[R], options: ViewPageOptions = {}): Promise<Response> {
+  const html = await renderServerPage(ctx, onRequestPath(route), { view });
+  const refresh: Record<string, string> = options.refreshSeconds ? { Refresh: String(options.refreshSeconds) } : {};
   const policy = options.toCheckout ? checkoutFormPolicy(ctx) : {};
   return new Response(html, { status, headers: htmlHeaders({ ...refresh, ...policy, ...options.headers }) });
 }
