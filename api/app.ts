@@ -7,7 +7,7 @@ import { readPrecompressed } from "../src/publish/precompressed.ts";
 import { siteDirs } from "../src/publish/site-dir.ts";
 import type { AppContext } from "../src/services/platform/context.ts";
 import { compression } from "./http/compression.ts";
-import { htmlPage } from "./http/html-page.ts";
+import { viewPage } from "./http/html-page.ts";
 import { createEdgeCache, keepAtEdge, type EdgeCache } from "./http/edge-cache.ts";
 import { createMcpFront, type McpFront } from "./mcp/front.ts";
 import { baseSecurityHeaders, contentSecurityPolicy } from "./http/security-headers.ts";
@@ -53,11 +53,7 @@ const forMachines = (path: string) => isApi(path) || path === "/mcp" || path.sta
 async function storageFullPage(ctx: AppContext, full: AppError, instance: string): Promise<Response> {
   const retry = full.headers?.["Retry-After"] ?? "60";
   try {
-    return await htmlPage(ctx, 503, "Nothing was saved: please try again in a minute", `<div class="card">
-<p role="alert">Our server's storage is full for the moment. Nothing you sent was saved, so nothing has happened yet: no subscription, no payment.</p>
-<p>Please try again in a minute: go back and send the form again. We have been alerted and are making room.</p>
-</div>
-<p><a href="/">Back to citydaily</a></p>`, { headers: { "Retry-After": retry } });
+    return await viewPage(ctx, 503, "site/refusal", { kind: "storage-full" }, { headers: { "Retry-After": retry } });
   } catch {
     return problemResponse(ctx.config.baseUrl, full.code, full.message, { instance, headers: full.headers });
   }

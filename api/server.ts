@@ -10,6 +10,7 @@ import { startDirectoryChecks } from "../src/services/directory/verify.ts";
 import { startMailSender } from "../src/services/mail/sender.ts";
 import { startFediverseWorker } from "../src/services/fediverse/worker.ts";
 import { startMorningSchedule } from "../src/services/morning/schedule.ts";
+import { startCommerceSweep } from "../src/services/commerce/sweep-schedule.ts";
 import { refreshSearchSets } from "../src/services/site/search.ts";
 import { recordRunningServer } from "../src/services/platform/running-servers.ts";
 import { purchasesOffReason } from "../src/integrations/payments/index.ts";
@@ -131,6 +132,8 @@ function startBackgroundJobs(ctx: AppContext, config: Config): { stop: () => Pro
   const searchSets = refreshSearchSets(ctx, { signal: stopSearchSets.signal }).catch((err) => ctx.log.error({ err }, "refreshing the search sets failed"));
   // The morning pipeline every 15 minutes; `npm start` (this file as entry) also runs it right away.
   const morning = config.morningSchedule ? startMorningSchedule(ctx, { runAtStart: import.meta.main }) : undefined;
+  // Each minute (COMMERCE_SWEEP_SECONDS), what time changed in commerce is stored and its towns re-rendered (reads never write: they compare with now).
+  const commerceSweep = config.commerceSweepSeconds > 0 ? startCommerceSweep(ctx, config.commerceSweepSeconds * 1000) : undefined;
   // `npm start`: the tide predictor loads in its worker now, not on the first /api/weather of a coastal town.
   if (import.meta.main) ctx.hazards.tides.warm();
   // Delivers the email outbox every MAIL_SEND_INTERVAL_MS; MAIL_SENDER=off leaves it to `npm run mail:send`.
@@ -149,6 +152,7 @@ function startBackgroundJobs(ctx: AppContext, config: Config): { stop: () => Pro
     stop: () => Promise.all([
       directoryImport?.stop(config.http.shutdownTimeoutMs),
       morning?.stop(),
+      commerceSweep?.stop(),
       backups?.stop(),
       directoryChecks?.stop(),
       paymentReplay,

@@ -26,7 +26,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { PROJECT_ROOT } from "../src/config/paths.ts";
 import { countyUgc, sameCode } from "../src/core/hazards/alert-areas.ts";
 import { activeAlerts } from "../src/core/hazards/alert-section.ts";
-import { limiter } from "../src/lib/limiter.ts";
+import { semaphore } from "../src/lib/semaphore.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { alignForecast, type RunSnapshot } from "../src/services/sources/run-sources.ts";
 import { runMorning } from "../src/services/morning/run-morning.ts";
@@ -70,7 +70,7 @@ const { values: args } = parseArgs({
 
 // ---------- the stand-ins' process ----------
 
-async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: boolean): Promise<void> {
+async function serveStandIns(latencyMs: number, alertsFile: string | undefined, freeTier: boolean): Promise<void> {
   const meteo = await startOpenMeteoServer({
     latencyMs, today: "2026-11-24", airQuality: { usAqi: 38, pm2_5: 38, ozone: 20 },
     // Open-Meteo's free tier, per location, forecast and air quality counted together as one client.
@@ -78,7 +78,8 @@ async function serveStandIns(latencyMs: number, alertsFile: string, freeTier: bo
   });
   const nws = await startTownSourcesServer();
   nws.setLatency(latencyMs);
-  const features = JSON.parse(fs.readFileSync(alertsFile, "utf8")) as NwsFeature[];
+  // Without --alerts-file (bench:steady starts the stand-ins alone): the same day's alerts, made here.
+  const features = alertsFile ? JSON.parse(fs.readFileSync(alertsFile, "utf8")) as NwsFeature[] : nationalAlerts();
   nws.setAlerts(features);
   // A point's own answer: the alerts whose polygon or box holds it are few; most towns have none.
   nws.setPointAlerts(() => []);
@@ -123,7 +124,7 @@ async function counts(urls: StandIns, reset = false): Promise<Counts> {
 function perTownGather(ctx: ReturnType<typeof createContext>): (c: unknown, towns: Array<{ place: { latitude: number; longitude: number; timezone: string } }>, o: { now: Date; signal?: AbortSignal }) => RunSnapshot {
   return (_c, _towns, o) => {
     // Four towns at a time, as the per-town morning asked them (the run now hands over a batch of towns at once).
-    const lane = limiter(4);
+    const lane = semaphore(4);
     return {
       forTown: ({ place, date }) => lane(async () => {
         const point = { latitude: place.latitude, longitude: place.longitude };
@@ -327,6 +328,6 @@ async function main(): Promise<void> {
   }
 }
 
-if (args["stand-ins"]) await serveStandIns(Number(args.latency), args["alerts-file"]!, args["free-tier"]!);
+if (args["stand-ins"]) await serveStandIns(Number(args.latency), args["alerts-file"], args["free-tier"]!);
 else if (args.phase) await phase(args.phase as "baseline" | "national", args["data-dir"]!, JSON.parse(args.urls!) as StandIns, Number(args.towns));
 else await main();

@@ -16,6 +16,7 @@ import { createContext } from "../src/app.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { configForSite } from "./cli/config-for-site.ts";
 import { DeliveryRecordError } from "../src/services/mail/settle.ts";
+import { createDigestCache } from "../src/services/mail/digest-cache.ts";
 import { sendPendingMail } from "../src/services/mail/sender.ts";
 import type { SendResult } from "../src/services/mail/batch.ts";
 import { nextLeaseExpiry, outboxCounts } from "../src/store/mail/outbox.ts";
@@ -37,10 +38,12 @@ process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
 let faulted = false;
+// Each edition's prepared parts and digest template, kept from batch to batch.
+const cache = createDigestCache();
 while (!stop.signal.aborted) {
   let r: SendResult;
   try {
-    r = await sendPendingMail(ctx, { signal: stop.signal });
+    r = await sendPendingMail(ctx, { signal: stop.signal, cache });
   } catch (err) {
     if (!(err instanceof DeliveryRecordError)) throw err;
     for (const k of Object.keys(total) as Array<keyof SendResult>) total[k] += err.result[k];

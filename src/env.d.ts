@@ -3,9 +3,6 @@
 declare namespace App {
   interface Locals {
     site: import("./site/views.ts").SiteData;
-    /** Set by the server-rendered pages (api/http/html-page.ts) only. */
-    page?: import("./site/server-page.ts").ServerPage;
-    advertise?: import("./site/server-page.ts").AdvertiseView;
     /** The view of an on-request page (src/site/pages/on-request.ts), set by api/http/html-page.ts `viewPage`. */
     view?: unknown;
   }

@@ -4,6 +4,7 @@ import { problemBody, type ProblemCode } from "../../src/contract/problems.ts";
 import type { FieldIssue } from "../../src/core/errors.ts";
 import type { AppContext } from "../../src/services/platform/context.ts";
 import { apiHeaders, isApi } from "./cors.ts";
+import { viewDocument } from "./html-page.ts";
 import { loggedPath } from "./route-label.ts";
 
 /**
@@ -11,7 +12,7 @@ import { loggedPath } from "./route-label.ts";
  * `Transfer-Encoding` with `Content-Length`, bytes not allowed in a header, headers over 16 KB, a
  * request not finished in time); its own answer is an empty 400/431/408. This is the server's
  * `clientError` hook: under /api the same problem+json as every other /api failure, elsewhere a
- * plain page. Nothing is written to a socket that is gone, or on which an answer has begun.
+ * page in the site's layout. Nothing is written to a socket that is gone, or on which an answer has begun.
  */
 interface Refusal {
   status: number;
@@ -53,36 +54,44 @@ function pathOf(err: { rawPacket?: Buffer }, socket: Duplex): string | undefined
   }
 }
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Whether nothing more can be written on the socket (gone, or an answer has begun on it). */
+function closed(err: NodeJS.ErrnoException, socket: Duplex): boolean {
+  const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  return err.code === "ECONNRESET" || err.code === "EPIPE" || !socket.writable || socket.destroyed || !!answered;
+}
+
+/** Writes the whole answer (head, then body) and closes: a client that never reads cannot keep it open. */
+function send(socket: Duplex, status: number, headers: Headers, body: string): void {
+  headers.set("Content-Length", String(Buffer.byteLength(body)));
+  let head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\n`;
+  headers.forEach((value, name) => (head += `${name}: ${value}\r\n`));
+  socket.end(`${head}\r\n${body}`);
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
 
 export function answerClientError(ctx: AppContext, err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
-  // Gone (a reset, a broken pipe), or an answer has begun on it: nothing can be added, only closed.
-  const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (err.code === "ECONNRESET" || err.code === "EPIPE" || !socket.writable || socket.destroyed || answered) {
+  if (closed(err, socket)) {
     socket.destroy();
     return;
   }
   const r = refusalOf(err);
   const path = pathOf(err, socket);
   const headers = new Headers({ "Cache-Control": "no-store", Connection: "close", "X-Content-Type-Options": "nosniff" });
-  let body: string;
+  ctx.log.info({ status: r.status, code: err.code, path: path === undefined ? undefined : loggedPath(path) }, "request refused by the HTTP parser");
   if (path !== undefined && isApi(path)) {
-    body = JSON.stringify(problemBody(ctx.config.baseUrl, r.code, r.detail, path, r.issue ? [r.issue] : undefined));
     headers.set("Content-Type", "application/problem+json");
     apiHeaders(headers);
-  } else {
-    const title = http.STATUS_CODES[r.status] ?? "Bad Request";
-    body = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)} · citydaily</title></head>
-<body><h1>${escape(title)}</h1><p>${escape(r.detail)} Nothing was done with it.</p><p><a href="/">Go to the citydaily home page</a></p></body></html>
-`;
-    headers.set("Content-Type", "text/html; charset=utf-8");
+    send(socket, r.status, headers, JSON.stringify(problemBody(ctx.config.baseUrl, r.code, r.detail, path, r.issue ? [r.issue] : undefined)));
+    return;
   }
-  headers.set("Content-Length", String(Buffer.byteLength(body)));
-  let head = `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}\r\n`;
-  headers.forEach((value, name) => (head += `${name}: ${value}\r\n`));
-  ctx.log.info({ status: r.status, code: err.code, path: path === undefined ? undefined : loggedPath(path) }, "request refused by the HTTP parser");
-  // Closed once written; a client that never reads cannot keep it open.
-  socket.end(`${head}\r\n${body}`);
-  setTimeout(() => socket.destroy(), 1000).unref();
+  // A person's page, in the site's layout (src/pages/on-request/site/refusal.astro); plain words if it cannot be drawn.
+  const title = http.STATUS_CODES[r.status] ?? "Bad Request";
+  void viewDocument(ctx, "site/refusal", { kind: "bad-request", title, detail: r.detail }).then(
+    (html) => ({ type: "text/html; charset=utf-8", body: html }),
+    () => ({ type: "text/plain; charset=utf-8", body: `${title}: ${r.detail} Nothing was done with it.\n` }),
+  ).then(({ type, body }) => {
+    if (closed(err, socket)) return void socket.destroy();
+    headers.set("Content-Type", type);
+    send(socket, r.status, headers, body);
+  });
 }

@@ -4,7 +4,7 @@ import { LRUCache } from "lru-cache";
 import { FastResponse } from "srvx/node";
 import { currentGeneration, siteDirs } from "../../src/publish/site-dir.ts";
 import type { AppContext } from "../../src/services/platform/context.ts";
-import { dataVersionOfTurn } from "../../src/store/platform/data-version.ts";
+import { dataVersionOfThisTurn } from "../../src/services/platform/data-version.ts";
 import { chooseEncoding } from "./compression.ts";
 import { prefersMarkdown } from "./negotiation.ts";
 
@@ -68,7 +68,7 @@ export function createEdgeCache(ctx: AppContext, options: EdgeOptions): EdgeCach
   // One read of the state per turn of the event loop (check phase follows the poll that parsed the requests).
   const currentState = () => {
     if (state === undefined) {
-      state = `${dataVersionOfTurn(ctx.db)}|${currentGeneration(dirs) ?? ""}`;
+      state = `${dataVersionOfThisTurn(ctx)}|${currentGeneration(dirs) ?? ""}`;
       setImmediate(() => (state = undefined));
     }
     return state;

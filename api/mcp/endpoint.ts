@@ -14,14 +14,13 @@ import type { AppContext } from "../../src/services/platform/context.ts";
 import type { Caller } from "../../src/services/operations/bindings.ts";
 import { readBodyText } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
-import { htmlPage } from "../http/html-page.ts";
+import { viewPage } from "../http/html-page.ts";
 import { mcpOriginRefusal } from "./origins.ts";
 import { createMcpReplay } from "./replay.ts";
 import type { McpFront } from "./front.ts";
 import { mcpAuthorization } from "./auth.ts";
 import type { OAuthServer } from "../../src/services/oauth/provider.ts";
 import type { OperatorCaller } from "../../src/services/oauth/tokens.ts";
-import { escapeHtml } from "../../src/lib/html.ts";
 
 /** MCP answers a request with a JSON-RPC error (not problem+json): that is what its clients read. */
 function jsonRpcError(status: number, code: number, message: string): Response {
@@ -96,23 +95,14 @@ async function answerLegacyAsJson(server: McpServer, request: Request, parsedBod
 }
 
 
-/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's shell. */
+/** `GET /mcp` from a browser or curl: the endpoint and how to add it to common MCP clients, in the site's layout. */
 function setupPage(ctx: AppContext): Promise<Response> {
   const url = `${ctx.config.baseUrl}/mcp`;
-  const tools = toolOperations().map((op) => `<li><code>${escapeHtml(op.mcp.tool)}</code>: ${escapeHtml(op.mcp.title)}${op.mcp.annotations.readOnlyHint ? "" : " <strong>(writes)</strong>"}</li>`).join("\n");
-  const clients = mcpClientSetups(url).map((s) => `<h3>${escapeHtml(s.client)}</h3>\n<p>In ${escapeHtml(s.where)}:</p>\n<pre tabindex="0"><code>${escapeHtml(s.snippet)}</code></pre>`).join("\n");
-  const body = `<p>Endpoint: <code>${escapeHtml(url)}</code>. Streamable HTTP, stateless, no key or account. It speaks MCP 2025-11-25 and earlier (<code>initialize</code>) and 2026-07-28 (<code>server/discover</code>).</p>
-<p>Clients that discover servers find it from the site's address alone: the <a href="/.well-known/ai-catalog.json">AI catalog</a> lists its <a href="/mcp/server-card">server card</a>.</p>
-<h2>Add it to your client</h2>
-${clients}
-<h2>Tools</h2>
-<ul>
-${tools}
-</ul>
-<p>Resources: the site overview, the OpenAPI description, the city directory, recent editions, the developer guide, the templates <code>{slug}.md</code> and <code>{slug}/{date}.md</code>, and the MCP Apps views of <code>get_archive</code>, <code>get_city</code> and <code>get_listing_order</code>. Prompts: <code>brief_me_on_a_town</code>, <code>find_events_this_week</code>, <code>list_my_business</code>.</p>
-<p>More: <a href="/developers#mcp">the developer guide</a>, <a href="/openapi.json">the OpenAPI description</a>, <a href="/.well-known/api-catalog">the API catalog</a>.</p>`;
-  // A public page (unlike the shell's other pages, which carry tokens): cacheable and indexable.
-  return htmlPage(ctx, 200, "The citydaily MCP server", body, { path: "/mcp", headers: { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" } });
+  const tools = toolOperations().map((op) => ({ tool: op.mcp.tool, title: op.mcp.title, writes: !op.mcp.annotations.readOnlyHint }));
+  // A public page (unlike the other on-request pages, which carry tokens): cacheable and indexable.
+  return viewPage(ctx, 200, "mcp/setup", { url, tools, clients: mcpClientSetups(url) }, {
+    headers: { "Cache-Control": "public, max-age=300", "Referrer-Policy": "strict-origin-when-cross-origin", "X-Robots-Tag": "all" },
+  });
 }
 
 /** A GET that is not an MCP client opening an SSE stream (a browser, curl) gets the set-up page. */

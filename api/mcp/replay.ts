@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { AppContext } from "../../src/services/platform/context.ts";
 import { nextCommerceDueCached } from "../../src/services/commerce/listings.ts";
 import { createResponseCache } from "../../src/services/platform/response-cache.ts";
-import { dataVersionOfTurn } from "../../src/store/platform/data-version.ts";
+import { dataVersionOfThisTurn } from "../../src/services/platform/data-version.ts";
 import type { ToolCatalog } from "../../src/mcp/tools.ts";
 
 /**
@@ -73,7 +73,7 @@ export function createMcpReplay(ctx: AppContext, catalog: ToolCatalog): McpRepla
     // Read once per turn for other connections' commits: a commit since then makes the fresh version
     // read when keeping differ, so the answer is not kept (never kept stale). A full read here was a
     // tenth of a call's CPU.
-    version: () => dataVersionOfTurn(ctx.db),
+    version: () => dataVersionOfThisTurn(ctx),
     learn(key, response, versionBefore) {
       if (response.status !== 200) return;
       void response.text().then((text) => {

@@ -30,6 +30,8 @@ export interface Config {
   reservationMinutes: number;
   /** `LISTING_CHECKOUT_HOURS`: how long a listing's payment link stays open (default 23; Stripe allows at most 24). */
   listingCheckoutHours: number;
+  /** `COMMERCE_SWEEP_SECONDS`: how often the server stores what time changed in commerce (default 60; 0 turns it off). */
+  commerceSweepSeconds: number;
   openMeteoUrl: string;
   /** Budget for one Open-Meteo request, in milliseconds (`WEATHER_TIMEOUT_MS`). */
   weatherTimeoutMs: number;
@@ -91,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (reservationMinutes < 1 || reservationMinutes > 1440) throw new Error("RESERVATION_MINUTES must be 1-1440");
   const listingCheckoutHours = int(env.LISTING_CHECKOUT_HOURS, 23, "LISTING_CHECKOUT_HOURS");
   if (listingCheckoutHours < 1 || listingCheckoutHours > 24) throw new Error("LISTING_CHECKOUT_HOURS must be 1-24");
+  const commerceSweepSeconds = int(env.COMMERCE_SWEEP_SECONDS, 60, "COMMERCE_SWEEP_SECONDS");
+  if (commerceSweepSeconds < 0) throw new Error("COMMERCE_SWEEP_SECONDS must be 0 (off) or a number of seconds");
   return {
     port,
     host,
@@ -105,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiUrl: env.STRIPE_API_URL || undefined,
     reservationMinutes,
     listingCheckoutHours,
+    commerceSweepSeconds,
     openMeteoUrl: (env.OPEN_METEO_URL || "https://api.open-meteo.com").replace(/\/+$/, ""),
     weatherTimeoutMs,
     censusApiUrl: (env.CENSUS_API_URL || "https://api.census.gov/data").replace(/\/+$/, ""),

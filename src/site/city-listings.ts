@@ -1,6 +1,6 @@
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
 import { feedEventToCalendar } from "../core/calendar/event-time.ts";
-import { safeUrl } from "../core/edition/safe-url.ts";
+import { safeUrl } from "../lib/safe-url.ts";
 import { feedEventsFor, type CalendarOccurrence } from "../core/calendar/calendar-events.ts";
 import { currentItems } from "../core/sources/feed-parts.ts";
 import { feedItemsOfPlace } from "../store/sources/feeds.ts";

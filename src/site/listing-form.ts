@@ -1,9 +1,9 @@
 import { BusinessCheckoutRequest, EventCheckoutRequest } from "../contract/commerce.ts";
 import type { CalendarEvent, DirectoryListing } from "../contract/resources.ts";
-import { safeUrl } from "../core/edition/safe-url.ts";
+import { safeUrl } from "../lib/safe-url.ts";
 
 /**
- * The buying page's form (api/routes/commerce/advertise.ts, src/pages/advertise-page.astro): its fields, how
+ * The buying page's form (api/routes/commerce/advertise.ts, src/pages/on-request/commerce/advertise.astro): its fields, how
  * they become the contract's checkout body, and the words shown next to a field that needs a change.
  * Pure and free of Node: the page's script imports it too, so the inline validation with JavaScript
  * and the answer of the form without it apply the very same rules (the contract's schemas).

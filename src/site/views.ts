@@ -9,7 +9,7 @@ import { censusComparison, censusFigures, type CensusFigure, type ComparisonMetr
 import { slugify } from "../contract/slug.ts";
 import { statesPhrase } from "../contract/states.ts";
 import { readStoredWeather, type DailyForecast, type WeatherSnapshot } from "../core/weather/snapshot.ts";
-import { publishedCities, type PublishedCity } from "../store/places/cities.ts";
+import { publishedTowns, type PublishedTown } from "../store/places/cities.ts";
 import { townSourceList } from "../store/directory/sources.ts";
 import type { DB } from "../store/db.ts";
 import {
@@ -146,7 +146,7 @@ function placeInfo(p: PlaceRow): PlaceInfo {
   };
 }
 
-function link(c: PublishedCity): CityLink {
+function link(c: PublishedTown): CityLink {
   return {
     slug: c.slug, name: c.name, state: c.state_name, county: c.county_name, population: c.population,
     latestDate: c.latest_date, latestSubject: c.latest_subject, latestPublishedAt: c.latest_published_at,
@@ -184,7 +184,7 @@ export interface SiteDataOptions {
  * cities with editions, the state totals, the places by slug, the cities' excerpts, the state groups.
  */
 function runLists(db: DB) {
-  let cities: PublishedCity[] | undefined;
+  let cities: PublishedTown[] | undefined;
   let totals: Map<string, PlaceTotals> | undefined;
   let groups: CitiesView["states"] | undefined;
   // One run renders many pages of the same city (its page, twin, feed, every edition): read its place once.
@@ -193,10 +193,10 @@ function runLists(db: DB) {
     if (!places.has(slug)) places.set(slug, findPlaceBySlug(db, slug));
     return places.get(slug);
   };
-  const allCities = () => (cities ??= publishedCities(db));
+  const allCities = () => (cities ??= publishedTowns(db));
   // A city's excerpt is read once per run, whichever page (home, /cities, its state) shows it first.
   const excerpts = new Map<string, string>();
-  let bySlug: Map<string, PublishedCity> | undefined;
+  let bySlug: Map<string, PublishedTown> | undefined;
   const card = (c: CityLink, withExcerpt = true): CityCard => {
     if (!withExcerpt) return { ...c, excerpt: "" };
     let excerpt = excerpts.get(c.slug);
@@ -261,7 +261,7 @@ export function createSiteData(db: DB, baseUrl: string, options: SiteDataOptions
       const all = allCities();
       const byPop = [...all].sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
       const recent = [...all].sort((a, b) => b.latest_date.localeCompare(a.latest_date) || (b.population ?? 0) - (a.population ?? 0));
-      const homeCard = (c: PublishedCity) => card(link(c));
+      const homeCard = (c: PublishedTown) => card(link(c));
       return { featured: byPop.slice(0, 12).map(homeCard), recent: recent.slice(0, 8).map(homeCard), cityCount: all.length, stateCount: new Set(all.map((c) => c.state_name)).size, where: statesPhrase(all.map((c) => c.state_name)) };
     },
     cities() {

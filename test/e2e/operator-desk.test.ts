@@ -37,7 +37,7 @@ const validator = new HtmlValidate({
     // The chart's SVG presentation attributes read as styling (as in test/e2e/markup.test.ts).
     "no-inline-style": "off",
     // api/http/html-page.ts writes a lowercase doctype, which other tests expect; the shared layout of the
-    // buy branch (Base.astro through src/pages/server-page.astro) replaces that shell.
+    // buy branch (Base.astro, through the on-request pages) replaces that shell.
     "doctype-style": "off",
   },
 });
@@ -223,7 +223,7 @@ describe("the operator desk in a browser", () => {
     // Cancelling (local mode): the town stays theirs until the end of the paid period.
     await page.goto(`${server.url}/operator/towns/boise-idaho`);
     await page.getByRole("button", { name: "Cancel the lease" }).click();
-    await expect(page.getByTestId("lease-status").textContent()).resolves.toMatch(/^Cancelled\. The town stays yours until December 22, 2026 at 12:00 UTC/);
+    await expect(page.getByTestId("lease-status").textContent()).resolves.toMatch(/^Cancelled\. The town stays yours until December 22, 2026 at 5:00 AM MST/);
     await checkPage(page, "desk-cancelled");
 
     // An old permanent operator link.

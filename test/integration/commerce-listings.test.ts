@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendPendingMail } from "../../src/services/mail/sender.ts";
+import { sweepAndRerender } from "../../src/services/commerce/sweep-schedule.ts";
 import { addSubscriber } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SmtpSink } from "../helpers/smtp-sink.ts";
@@ -273,6 +274,8 @@ describe("business listings", () => {
       server.ctx.config.now = () => new Date("2026-12-22T12:00:00.000Z");
       expect((await city()).directory.some((d) => d.id === body.orderId)).toBe(false);
       expect(await order(body.orderId)).toMatchObject({ status: "ended", published: false });
+      // Reads show the end at once; the server's minute sweep stores it and emails the owner.
+      sweepAndRerender(server.ctx);
       const mail = await mailTo("owner@example.com");
       expect(mail.map((m) => m.parsed.subject)).toEqual(expect.arrayContaining([
         "Your business listing in Boise, Idaho is live",
@@ -291,6 +294,9 @@ describe("business listings", () => {
       expect((await order(body.orderId)).status).toBe("expired");
       const page = await fetch(body.checkoutUrl);
       expect(await page.text()).toContain("expired");
+      // Two minutes' sweeps: the expiry is stored and emailed once.
+      sweepAndRerender(server.ctx);
+      sweepAndRerender(server.ctx);
       expect((await mailTo("late@example.com")).map((m) => m.parsed.subject)).toEqual(["Your checkout for a business listing in Boise, Idaho expired"]);
     } finally {
       server.ctx.config.now = real;
@@ -300,8 +306,7 @@ describe("business listings", () => {
 
 describe("the daily email", () => {
   it("carries featured events of the coming week (not the others) and mentions a featured business once a week", async () => {
-    const { composeCity } = await import("../../src/services/morning/compose-batch.ts");
-    const { findPlaceBySlug } = await import("../../src/store/places/places.ts");
+    const { runMorning } = await import("../../src/services/morning/run-morning.ts");
     const biz = await (await server.post("/api/business-checkout", { ...BUSINESS, tier: "featured", title: "Corner Books", url: "https://corner-books.example/", buyerEmail: "books@example.com" })).json();
     await payOnHostedPage(biz.checkoutUrl, "$25.00");
     // (The events published above ended when the clock jumped a month; these are new.)
@@ -309,12 +314,13 @@ describe("the daily email", () => {
     await payOnHostedPage(featured.checkoutUrl, "$25.00");
     const standard = await (await server.post("/api/listing-checkout", { ...EVENT, title: "Choir practice", url: "https://choir.example.org/" })).json();
     await payOnHostedPage(standard.checkoutUrl, "$10.00");
-    const place = findPlaceBySlug(server.ctx.db, "boise-idaho")!;
     const markdown: string[] = [];
+    // Each morning of the week on the real path, its clock pinned to 6:00 in Boise (its readers subscribed above).
     for (let d = 23; d <= 29; d++) {
       const date = `2026-11-${d}`;
-      const { id } = await composeCity(server.ctx, place, date, new Date(`${date}T13:00:00Z`));
-      markdown.push(server.ctx.db.prepare("SELECT markdown FROM editions WHERE id = ?").pluck().get(id) as string);
+      // No outside sources in this test (the editions go without a forecast): the listings are what it reads.
+      await runMorning(server.ctx, { now: new Date(`${date}T13:00:00Z`), publish: false, gather: () => ({ forTown: async () => ({ weather: null, alerts: [], airQuality: null }), done: Promise.resolve([]) }) });
+      markdown.push(server.ctx.db.prepare("SELECT markdown FROM editions WHERE date = ? AND place_geoid = (SELECT geoid FROM places WHERE slug = 'boise-idaho')").pluck().get(date) as string);
     }
     // The featured fair (Nov 28) is in the calendar of the week before it; the standard one is not.
     // Paid, so labelled Sponsored; the day and time in words.
@@ -325,5 +331,5 @@ describe("the daily email", () => {
     expect(markdown[6]).not.toContain("Lantern walk");
     expect(markdown.filter((m) => m.includes("Sponsored: **Corner Books**"))).toHaveLength(1);
     for (const m of markdown) expect(m).toMatch(/business(es)? (is|are) listed in the \[town directory\]/);
-  });
+  }, 120_000);
 });

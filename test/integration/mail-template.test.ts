@@ -77,6 +77,10 @@ describe("digests composed once per edition", () => {
     }
   });
 
+  it("are dated by the sender's clock: a pinned NOW gives every reader the same Date, composed once or per message", () => {
+    for (const email of [...READERS, ODD]) expect(digestOf(email).header("Date"), email).toBe("Sun, 22 Nov 2026 15:00:00 +0000");
+  });
+
   it("two readers' messages are identical apart from their own address, links, Message-ID and date", () => {
     const [a, b] = READERS.map((email) => ({ email, mail: digestOf(email) }));
     expect(tokenOf(a.mail)).not.toBe(tokenOf(b.mail));

@@ -3,6 +3,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/config/paths.ts";
+import { unescapeHtml } from "../../src/lib/html.ts";
 import http from "node:http";
 import zlib from "node:zlib";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
@@ -229,7 +230,8 @@ describe("GET /mcp", () => {
     const html = await res.text();
     expect(html).toContain(`<code>${server.url}/mcp</code>`);
     expect(html).toContain(`claude mcp add --transport http citydaily ${server.url}/mcp`);
-    expect(html).toContain("&#34;mcpServers&#34;");
+    // The JSON snippets as a reader sees them (the page escapes their quotes).
+    expect(unescapeHtml(html)).toContain(`"mcpServers": {`);
     expect(html).toContain("<code>subscribe_city</code>");
   });
 

@@ -7,7 +7,6 @@ import { pino } from "pino";
 import { newestIndexedId, searchBitsUpto } from "../../src/store/search/bits.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/config/paths.ts";
-import { composeCity } from "../../src/services/morning/compose-batch.ts";
 import { runMorning } from "../../src/services/morning/run-morning.ts";
 import { findPlaceBySlug } from "../../src/store/places/places.ts";
 import { openDatabase, databaseFile } from "../../src/store/db.ts";
@@ -205,12 +204,13 @@ describe("two morning runs at once", () => {
 });
 
 describe("storing is atomic and single", () => {
-  it("two composers racing on one city and date store one edition", async () => {
+  it("two morning runs racing on one city and date store one edition", async () => {
     addSubscriber(server.ctx.db, "phoenix-arizona", "desert@example.org");
     const place = findPlaceBySlug(server.ctx.db, "phoenix-arizona")!;
     const now = new Date("2026-11-22T15:00:00Z");
-    const results = await Promise.all([composeCity(server.ctx, place, "2026-11-22", now), composeCity(server.ctx, place, "2026-11-22", now)]);
-    expect(results.filter((r) => r.id !== undefined)).toHaveLength(1);
+    const runs = await Promise.all([runMorning(server.ctx, { now, publish: false }), runMorning(server.ctx, { now, publish: false })]);
+    // One run holds the lease and stores it; the other is kept out (and UNIQUE keys back the lease up).
+    expect(runs.filter((r) => r.busy)).toHaveLength(1);
     expect(editionCount(server.ctx.db, "phoenix-arizona")).toBe(1);
     // The winner's ledger row was written with it; the loser left nothing behind.
     expect(server.ctx.db.prepare("SELECT COUNT(*) FROM edition_publish WHERE edition_id IN (SELECT id FROM editions WHERE place_geoid = ?)").pluck().get(place.geoid)).toBe(1);

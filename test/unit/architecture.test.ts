@@ -4,8 +4,9 @@ import { parse } from "@babel/parser";
 import { describe, expect, it } from "vitest";
 
 // Rules of the code's shape (docs/architecture.md), checked on the sources themselves so a change
-// that breaks one is told at once: layers only look down, no file imports itself back in a circle,
-// SQL only in src/store, no module-level WeakMaps, no file over 350 lines and no function over 80.
+// that breaks one is told at once: layers only look down, and so do the domains inside a layer; no
+// file imports itself back in a circle; SQL only in src/store, and api/ reaches it only through
+// services; no HTML in api/; no module-level WeakMaps; no file over 350 lines and no function over 80.
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -26,6 +27,81 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["src/mcp", "src/app.ts"],
   ["api", "scripts", "src/pages", "src/components", "src/layouts", "src/env.d.ts"],
 ];
+
+/**
+ * Inside a layer, its domains in order, lowest first: a file may import its own domain or one of a
+ * lower rank, never one above it nor a peer of its own rank (an inner array: rooms that stand side by
+ * side and do not lean on each other). A domain is the first folder under the layer's path; a file
+ * at the layer's root is named by its own name. Written once, here; docs/architecture.md says why.
+ */
+export const DOMAIN_ORDERS: Readonly<Record<string, readonly (string | readonly string[])[]>> = {
+  // Lib-like first (places, the calendar, weather words), then what an edition is made of, then the
+  // edition, then what builds on it (commerce's emails, the fediverse Article).
+  "src/core": [
+    "errors.ts", "places", "calendar", "weather", "hazards", "sources", "search", "readers", "mail", "directory",
+    "edition", "commerce", "fediverse", "oauth", "mcp",
+  ],
+  // The database and its batching, the platform's tables, places; the morning reads them all.
+  "src/store": [
+    "db.ts", "group-commit.ts", "migrations", "platform", "places", "sources", "directory", "search", "readers", "mail",
+    "commerce", "oauth", "fediverse", "morning",
+  ],
+  "src/integrations": ["http-json.ts", "publish", "backup", "census", "weather", "hazards", "feeds", "mail", "payments"],
+  // The platform is the floor (the context and the per-app state it holds); operators (sign-in,
+  // sessions, CSRF) sit below commerce and OAuth, which both use them; commerce re-renders a town's
+  // pages through the site's publish after a sale; the morning uses every domain, and the operations bind them all.
+  "src/services": [
+    "platform", "places", "sources", "weather", "directory", "operators", "readers", "mail", "site", "commerce",
+    "fediverse", "oauth", "morning", "operations",
+  ],
+  // api/ in rooms: HTTP plumbing, then the MCP endpoint and the routes side by side, then the app and the server.
+  "api": ["http", ["mcp", "routes"], "app.ts", "server.ts"],
+  // OAuth's consent builds on the operator's sign-in.
+  "api/routes": ["site", "readers", "mail", "commerce", "fediverse", "operator", "oauth"],
+};
+
+/** A file's domain in the ordered area `area` (the first folder under it, or the file's own name at its root). */
+export function domainOf(area: string, file: string): string | undefined {
+  return file.startsWith(`${area}/`) ? file.slice(area.length + 1).split("/")[0] : undefined;
+}
+
+/** A domain's rank in its area's order, or undefined when the order does not name it. */
+function rankOf(area: string, domain: string): number | undefined {
+  const i = DOMAIN_ORDERS[area]!.findIndex((d) => d === domain || (Array.isArray(d) && d.includes(domain)));
+  return i < 0 ? undefined : i;
+}
+
+/** Every import of a domain at or above its own rank (its own domain apart), as `file -> target (why)`. */
+export function upwardInDomains(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const area of Object.keys(DOMAIN_ORDERS)) {
+    for (const [from, targets] of graph) {
+      const mine = domainOf(area, from);
+      if (mine === undefined) continue;
+      for (const to of targets) {
+        const theirs = domainOf(area, to);
+        if (theirs === undefined || theirs === mine) continue;
+        const [r, t] = [rankOf(area, mine), rankOf(area, theirs)];
+        if (r === undefined || t === undefined || t < r) continue;
+        out.push(`${from} -> ${to} (in ${area}, ${mine} may not import ${theirs}, ${t === r ? "which stands beside it" : "above it"})`);
+      }
+    }
+  }
+  return out;
+}
+
+/** An HTML tag: `<p>`, `</div>`, `<a href=...>`, `<!DOCTYPE html>` (never a type argument such as `<string>`). */
+const HTML_TAG = new RegExp(
+  "<(?:![dD][oO][cC][tT][yY][pP][eE]|/?(?:a|abbr|article|aside|b|blockquote|body|br|button|caption|code|dd|details|dialog|div|dl|dt|em|" +
+  "fieldset|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|i|iframe|img|input|label|legend|li|link|main|meta|nav|noscript|" +
+  "ol|optgroup|option|output|p|path|pre|q|s|script|section|select|small|span|strong|style|sub|summary|sup|svg|table|tbody|td|template|" +
+  "textarea|tfoot|th|thead|time|title|tr|u|ul)(?=[\\s/>]))",
+);
+
+/** The lines holding an HTML tag, as `file:line: text`. */
+export function htmlLines(file: string, text = read(file)): string[] {
+  return text.split("\n").flatMap((line, i) => (HTML_TAG.test(line) ? [`${file}:${i + 1}: ${line.trim().slice(0, 120)}`] : []));
+}
 
 const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 80;
@@ -113,6 +189,27 @@ describe("the code's shape", () => {
     expect(up).toEqual([]);
   });
 
+  it("names every domain of a layer in its domain order", () => {
+    const unnamed = Object.keys(DOMAIN_ORDERS).flatMap((area) => [...new Set(everything.flatMap((f) => {
+      const d = domainOf(area, f);
+      return d !== undefined && rankOf(area, d) === undefined ? [`${area}/${d}`] : [];
+    }))]);
+    expect(unnamed, "add each to its layer's DOMAIN_ORDERS, at the rank its imports allow").toEqual([]);
+  });
+
+  it("imports inside a layer only from its own domain or a lower one", () => {
+    expect(upwardInDomains(graph), "a domain imports one above it (or its peer): move the shared part down, or invert the call").toEqual([]);
+  });
+
+  it("reaches the store from api/ only through services", () => {
+    const toStore = [...graph].flatMap(([from, targets]) => from.startsWith("api/") ? targets.filter((t) => t.startsWith("src/store/")).map((t) => `${from} -> ${t}`) : []);
+    expect(toStore, "move the read or write into a service function (src/services/<domain>/)").toEqual([]);
+  });
+
+  it("writes no HTML in api/: pages are Astro pages under src/pages/on-request/", () => {
+    expect(code.filter((f) => f.startsWith("api/")).flatMap((f) => htmlLines(f)), "lines of api/ holding an HTML tag").toEqual([]);
+  });
+
   it("has no circle of imports", () => {
     expect(circles(graph)).toEqual([]);
   });
@@ -141,5 +238,20 @@ describe("the shape checks themselves", () => {
     expect(circles(graph)).toEqual([["src/core/a.ts", "src/core/b.ts", "src/core/c.ts"]]);
     expect(layerOf("src/store/places/places.ts")! < layerOf("src/services/places/cities.ts")!).toBe(true);
     expect(importsOf("src/core/x.ts", `import type { A } from "../services/y.ts";\nexport { b } from "./z.ts";`)).toEqual(["src/services/y.ts", "src/core/z.ts"]);
+  });
+
+  it("find a domain importing one above it, or its peer, planted in memory", () => {
+    const graph = new Map([
+      ["src/core/readers/preferences.ts", ["src/core/edition/weekly.ts", "src/core/places/zone-names.ts", "src/lib/time.ts"]],
+      ["src/core/edition/weekly.ts", ["src/core/readers/preferences.ts", "src/core/edition/sections.ts"]],
+      ["api/mcp/endpoint.ts", ["api/routes/site/embed.ts", "api/http/problem.ts"]],
+      ["api/routes/oauth/consent.ts", ["api/routes/operator/sign-in.ts"]],
+    ]);
+    expect(upwardInDomains(graph)).toEqual([
+      "src/core/readers/preferences.ts -> src/core/edition/weekly.ts (in src/core, readers may not import edition, above it)",
+      "api/mcp/endpoint.ts -> api/routes/site/embed.ts (in api, mcp may not import routes, which stands beside it)",
+    ]);
+    expect(htmlLines("api/x.ts", `const a: Promise<void> = f<string>();\nreturn "<p>hi</p>";\nconst d = "<!doctype html>";\nfunction g<S extends T>() {}`))
+      .toEqual(["api/x.ts:2: return \"<p>hi</p>\";", "api/x.ts:3: const d = \"<!doctype html>\";"]);
   });
 });

@@ -5,7 +5,7 @@ import { composeEdition } from "../../src/core/edition/compose.ts";
 import { escapeMarkdown } from "../../src/core/edition/escape.ts";
 import { featuredThisDay } from "../../src/core/edition/sections.ts";
 import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
-import { safeUrl } from "../../src/core/edition/safe-url.ts";
+import { safeUrl } from "../../src/lib/safe-url.ts";
 import type { EditionInputs } from "../../src/core/edition/edition-inputs.ts";
 import { webHtml, webMarkdown, withoutLegacyFooter, withoutWeatherEmoji } from "../../src/core/edition/web-edition.ts";
 import { WMO_CONDITIONS } from "../../src/core/weather/wmo.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ReaderPreferencesUpdate } from "../../src/contract/preferences.ts";
 import { renderEditionHtml } from "../../src/core/edition/render-html.ts";
-import { withoutSections } from "../../src/core/readers/hidden-sections.ts";
+import { withoutSections } from "../../src/core/edition/hidden-sections.ts";
 import { applyUpdate, deliveryInstant, fromStored, hiddenKeys, hiddenText, timeLabel, timeToMinute } from "../../src/core/readers/preferences.ts";
 
 // The pure side of readers' choices: the stored form, the delivery instant, an edition without the

@@ -5,11 +5,10 @@ import type { LimiterName } from "../../../src/contract/operation.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createOAuthServer, mcpResource, type OAuthServer } from "../../../src/services/oauth/provider.ts";
 import { markClientAddress } from "../../../src/services/oauth/client-documents.ts";
-import { htmlDocument } from "../../http/html-page.ts";
+import { viewDocument } from "../../http/html-page.ts";
 import { clientAddress } from "../../http/client-address.ts";
 import { consentRoutes } from "./consent.ts";
 import { connectedClientRoutes } from "./clients-page.ts";
-import { escapeHtml as e } from "../../../src/lib/html.ts";
 
 const LIMITED: Record<string, { limiter: LimiterName; what: string }> = {
   "/oauth/register": { limiter: "oauthRegister", what: "client registrations" },
@@ -49,7 +48,7 @@ function throttled(ctx: AppContext, event: H3Event): Response | undefined {
  */
 export function oauthRoutes(app: H3, ctx: AppContext): OAuthServer {
   const oauth = createOAuthServer(ctx, {
-    renderError: (title, detail) => htmlDocument(ctx, title, `<p>${e(detail)}</p>\n<p>Go back to your AI client and connect to citydaily again.</p>`),
+    renderError: (title, detail) => viewDocument(ctx, "oauth/error", { title, detail }),
   });
   const provider = (event: H3Event) => {
     const refused = throttled(ctx, event);

@@ -2,7 +2,8 @@ import type { H3 } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { addDeskFeed, checkDeskDirectory, removeDeskFeed, restoreDeskDirectorySource } from "../../../src/services/commerce/operator-desk.ts";
-import { see, SLUG, type OperatorDesk } from "./requests.ts";
+import { see } from "../../http/operator-session.ts";
+import { SLUG, type OperatorDesk } from "./requests.ts";
 
 /** The town's feeds: add one, remove one, restore a source of the town directory, check the directory's sources again. */
 export function operatorFeedRoutes(app: H3, ctx: AppContext, { signedInPost, desk }: OperatorDesk): void {

@@ -3,7 +3,8 @@ import { RejectForm } from "../../../src/contract/operator.ts";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { decideListing } from "../../../src/services/commerce/operator-desk.ts";
-import { issues, ORDER_ID, see, SLUG, type OperatorDesk } from "./requests.ts";
+import { issues, see } from "../../http/operator-session.ts";
+import { ORDER_ID, SLUG, type OperatorDesk } from "./requests.ts";
 
 /** The operator's decision on a listing bought in their town: approve, or reject with a reason the buyer is sent. */
 export function operatorListingRoutes(app: H3, ctx: AppContext, { signedInPost, desk }: OperatorDesk): void {

@@ -2,7 +2,8 @@ import type { H3 } from "h3";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { cancelLease } from "../../../src/services/commerce/operator-desk.ts";
 import { refreshPayoutAccount, startPayoutOnboarding } from "../../../src/services/commerce/payouts.ts";
-import { see, SLUG, type OperatorDesk } from "./requests.ts";
+import { see } from "../../http/operator-session.ts";
+import { SLUG, type OperatorDesk } from "./requests.ts";
 
 /** The operator's money with Stripe: cancelling the lease, and the payout account's Connect onboarding. */
 export function operatorMoneyRoutes(app: H3, ctx: AppContext, { requireOperator, signedInPost, stripeTrouble, desk }: OperatorDesk): void {

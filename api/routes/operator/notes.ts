@@ -2,8 +2,9 @@ import type { H3 } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { previewNote, removeNote, saveNote } from "../../../src/services/commerce/operator-desk.ts";
-import type { FieldErrors } from "./pages.ts";
-import { see, SLUG, type OperatorDesk } from "./requests.ts";
+import type { FieldErrors } from "../../../src/site/pages/operator.ts";
+import { see } from "../../http/operator-session.ts";
+import { SLUG, type OperatorDesk } from "./requests.ts";
 
 /** The operator's note for a morning's edition: preview, save, delete. */
 export function operatorNoteRoutes(app: H3, ctx: AppContext, { signedInPost, desk }: OperatorDesk): void {
@@ -12,10 +13,10 @@ export function operatorNoteRoutes(app: H3, ctx: AppContext, { signedInPost, des
     if (!SLUG.test(slug)) return desk(event, email, "-");
     const values = { markdown: body.get("markdown") ?? "", authorName: body.get("authorName") ?? "", date: body.get("date") ?? "" };
     if (body.get("action") === "preview") {
-      const preview = previewNote(ctx, email, slug, values.markdown, values.authorName);
+      const { desk: town, preview } = previewNote(ctx, email, slug, values.markdown, values.authorName);
       const errors: FieldErrors = {};
       if (!preview) errors.markdown = "Nothing a reader would see yet: write a sentence or two.";
-      return desk(event, email, slug, 200, { note: { values, preview, errors } });
+      return desk(event, email, slug, 200, { town, note: { values, preview, errors } });
     }
     try {
       saveNote(ctx, email, slug, values);

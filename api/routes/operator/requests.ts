@@ -1,68 +1,30 @@
 import type { H3Event } from "h3";
-import { parseCookies } from "h3";
-import type { z } from "zod";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { csrfToken, csrfValid, newNonce, sessionOperator, townDesk } from "../../../src/services/commerce/operator-desk.ts";
-import { readBodyText } from "../../http/body.ts";
-import { htmlPage } from "../../http/html-page.ts";
-import { deskPage, signInPage, type DeskOptions, type FieldErrors } from "./pages.ts";
+import { csrfToken, csrfValid, preSessionCsrf } from "../../../src/services/operators/csrf.ts";
+import { viewPage } from "../../http/html-page.ts";
+import { form, operatorSession, see, withCookies } from "../../http/operator-session.ts";
+import { deskPage, type DeskAnswer } from "./desk-page.ts";
 
 /**
- * What the operator desk's routes (api/routes/operator/routes.ts) share: the session and pre-session
- * cookies, the posted form, the CSRF check, the redirects, the desk page and the notices.
+ * What the operator desk's routes (api/routes/operator/routes.ts) share: the sign-in form, the CSRF
+ * check of signed-in forms, Stripe's failures, the desk page and the notices. The session and its
+ * cookies are api/http/operator-session.ts (the OAuth consent reads them too).
  */
-export const SESSION_COOKIE = "cd_operator";
-/** A random nonce for the forms shown before sign-in, which their CSRF token is bound to. */
-export const PRE_COOKIE = "cd_operator_pre";
 export const SLUG = /^[a-z0-9-]{1,120}$/;
 export const ORDER_ID = /^lo_[0-9a-f-]{36}$/;
 
-export function cookie(ctx: AppContext, name: string, value: string, maxAgeSeconds: number): string {
-  const secure = ctx.config.baseUrl.startsWith("https:") ? "; Secure" : "";
-  return `${name}=${value}; Path=/operator; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
-}
-
-export async function form(event: H3Event): Promise<URLSearchParams> {
-  return new URLSearchParams(await readBodyText(event).catch(() => ""));
-}
-
-export const see = (to: string, cookies: string[] = []) => {
-  const headers = new Headers({ Location: to, "Cache-Control": "no-store" });
-  for (const c of cookies) headers.append("Set-Cookie", c);
-  return new Response(null, { status: 303, headers });
-};
-
-export async function withCookies(page: Promise<Response>, cookies: string[]): Promise<Response> {
-  const res = await page;
-  for (const c of cookies) res.headers.append("Set-Cookie", c);
-  return res;
-}
-
-export function issues(result: z.ZodSafeParseError<unknown>): FieldErrors {
-  const out: FieldErrors = {};
-  for (const i of result.error.issues) out[String(i.path[0] ?? "form")] ??= i.message;
-  return out;
-}
-
-export const expiredCsrf = (ctx: AppContext) => htmlPage(ctx, 403, "This form has expired", `<p>The page you sent it from is too old or was opened in another browser. <a href="/operator">Open the operator desk again</a> and send it once more.</p>`);
+/** A form of the operator's pages whose CSRF token no longer matches: 403 and the way back. */
+export const expiredCsrf = (ctx: AppContext) => viewPage(ctx, 403, "operator/sign-in", { state: "form-expired" });
 
 /** The desk's helpers bound to the app: who is signed in, the forms' CSRF, Stripe's failures, the desk page. */
 export function operatorDesk(ctx: AppContext) {
-  const session = (event: H3Event) => parseCookies(event)[SESSION_COOKIE];
-  const operatorOf = (event: H3Event) => sessionOperator(ctx, session(event));
+  const { session, operatorOf, preNonce, preBinding } = operatorSession(ctx);
 
-  /** The pre-session nonce (set it when the page shows a form and the browser has none yet). */
-  function preNonce(event: H3Event): { nonce: string; set: string[] } {
-    const have = parseCookies(event)[PRE_COOKIE];
-    if (have && /^[\w-]{43}$/.test(have)) return { nonce: have, set: [] };
-    const nonce = newNonce();
-    return { nonce, set: [cookie(ctx, PRE_COOKIE, nonce, 3600)] };
-  }
-
-  function signInForm(event: H3Event, status: number, opts: { email?: string; errors?: FieldErrors; notice?: string } = {}): Promise<Response> {
+  function signInForm(event: H3Event, status: number, opts: { email?: string; error?: string; notice?: string } = {}): Promise<Response> {
     const { nonce, set } = preNonce(event);
-    return withCookies(htmlPage(ctx, status, "Operator desk: sign in", signInPage(csrfToken(ctx, `pre:${nonce}`), opts)), set);
+    const csrf = preSessionCsrf(ctx, nonce);
+    return withCookies(viewPage(ctx, status, "operator/sign-in", { state: "form", csrf, email: opts.email ?? "", error: opts.error, notice: opts.notice }), set);
   }
 
   /** The signed-in operator, or a redirect to the sign-in page. */
@@ -85,24 +47,25 @@ export function operatorDesk(ctx: AppContext) {
     } catch (err) {
       if (err instanceof AppError && (err.code === "upstream_error" || err.code === "service_misconfigured")) {
         ctx.log.warn({ err: err.message }, "operator desk: the payment provider could not be used");
-        return htmlPage(ctx, err.code === "upstream_error" ? 502 : 503, "Stripe did not answer", `<p>${err.code === "upstream_error" ? "Stripe could not be reached just now. Nothing was changed; try again in a minute." : "Payouts and billing through Stripe are not set up on this site."}</p>
-<p><a href="/operator">Back to your desk</a></p>`);
+        const unreachable = err.code === "upstream_error";
+        return viewPage(ctx, unreachable ? 502 : 503, "operator/message", {
+          title: "Stripe did not answer",
+          lines: [
+            { text: unreachable ? "Stripe could not be reached just now. Nothing was changed; try again in a minute." : "Payouts and billing through Stripe are not set up on this site." },
+            { link: { href: "/operator", text: "Back to your desk" } },
+          ],
+        });
       }
       throw err;
     }
   }
 
-  function desk(event: H3Event, email: string, slug: string, status = 200, opts: Omit<DeskOptions, "email" | "csrf"> = {}): Promise<Response> {
-    try {
-      const view = townDesk(ctx, email, slug);
-      return htmlPage(ctx, status, `${view.lease.town_name}: operator desk`, deskPage(view, { email, csrf: csrfToken(ctx, session(event)!), ...opts }));
-    } catch (err) {
-      if (err instanceof AppError && err.code === "not_found") return htmlPage(ctx, 404, "Not one of your towns", `<p>You do not run this town. <a href="/operator">Your towns</a></p>`);
-      throw err;
-    }
+  /** A town's desk (api/routes/operator/desk-page.ts) with the forms of this session. */
+  function desk(event: H3Event, email: string, slug: string, status = 200, answer: DeskAnswer = {}): Promise<Response> {
+    return deskPage(ctx, csrfToken(ctx, session(event)!), email, slug, status, answer);
   }
 
-  return { session, operatorOf, preNonce, signInForm, requireOperator, signedInPost, stripeTrouble, desk };
+  return { session, operatorOf, preNonce, preBinding, signInForm, requireOperator, signedInPost, stripeTrouble, desk };
 }
 
 export type OperatorDesk = ReturnType<typeof operatorDesk>;

@@ -1,6 +1,6 @@
 import type { H3 } from "h3";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { htmlPage } from "../../http/html-page.ts";
+import { viewPage } from "../../http/html-page.ts";
 import { operatorFeedRoutes } from "./feeds.ts";
 import { operatorListingRoutes } from "./listings.ts";
 import { operatorMoneyRoutes } from "./money.ts";
@@ -25,9 +25,10 @@ import { operatorTownPageRoutes } from "./town-pages.ts";
  *   POST /operator/towns/{slug}/lease/cancel
  *   POST /operator/payouts/connect, GET /operator/payouts/refresh | /return   Stripe Connect onboarding
  * The old permanent links (/operator/{token}) answer 404 with the way to sign in. The routes live
- * in operator-sign-in.ts, operator-town-pages.ts (the desk and its CSVs), operator-listings.ts,
- * operator-notes.ts, operator-feeds.ts and operator-money.ts (lease, payouts), registered in that
- * order; what they share (cookies, CSRF, the desk page) in operator-requests.ts.
+ * in sign-in.ts, town-pages.ts (the desk and its CSVs), listings.ts, notes.ts, feeds.ts and money.ts
+ * (lease, payouts), registered in that order; what they share (CSRF, Stripe's failures, the notices)
+ * in requests.ts; the signed-in pages are drawn by src/pages/on-request/operator/ from the views
+ * desk-page.ts hands them.
  */
 export function operatorRoutes(app: H3, ctx: AppContext): void {
   const desk = operatorDesk(ctx);
@@ -39,5 +40,8 @@ export function operatorRoutes(app: H3, ctx: AppContext): void {
   operatorMoneyRoutes(app, ctx, desk);
 
   // The permanent links of the old operator page (base64 of the address + a MAC) no longer open anything.
-  app.get("/operator/:token", () => htmlPage(ctx, 404, "This operator link no longer works", `<p>Operator pages now open with a sign-in link that works once. <a href="/operator">Sign in with your email address</a>.</p>`));
+  app.get("/operator/:token", () => viewPage(ctx, 404, "operator/message", {
+    title: "This operator link no longer works",
+    lines: [{ text: "Operator pages now open with a sign-in link that works once. ", link: { href: "/operator", text: "Sign in with your email address" }, after: "." }],
+  }));
 }

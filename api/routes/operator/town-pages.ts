@@ -2,7 +2,7 @@ import type { H3 } from "h3";
 import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { clicksCsvOf, statementCsvOf } from "../../../src/services/commerce/operator-desk.ts";
-import { htmlPage } from "../../http/html-page.ts";
+import { notYourTown } from "./desk-page.ts";
 import { noticeOf, SLUG, type OperatorDesk } from "./requests.ts";
 
 /** A town's desk and its downloads: the statement and the clicks per edition, each a CSV of one of the operator's towns. */
@@ -23,7 +23,7 @@ export function operatorTownPageRoutes(app: H3, ctx: AppContext, { requireOperat
       const text = of(ctx, email, SLUG.test(slug) ? slug : "-");
       return new Response(text, { headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="citydaily-${slug}-${name}.csv"`, "Cache-Control": "no-store" } });
     } catch (err) {
-      if (err instanceof AppError && err.code === "not_found") return htmlPage(ctx, 404, "Not one of your towns", `<p><a href="/operator">Your towns</a></p>`);
+      if (err instanceof AppError && err.code === "not_found") return notYourTown(ctx);
       throw err;
     }
   });

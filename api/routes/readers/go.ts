@@ -3,12 +3,12 @@ import { AppError } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { followLink } from "../../../src/services/readers/clicks.ts";
 import { clientAddress } from "../../http/client-address.ts";
-import { htmlPage } from "../../http/html-page.ts";
-import { escapeHtml } from "../../../src/lib/html.ts";
+import { viewPage } from "../../http/html-page.ts";
 
 /**
  * GET/HEAD /go/{slug}/{date}/{sig}?to=URL: an edition's outbound link. Redirects to the signed target
- * (a link we did not sign answers a page, never a redirect) and counts the click in aggregate.
+ * (a link we did not sign answers a page, src/pages/on-request/readers/go.astro, never a redirect) and
+ * counts the click in aggregate.
  */
 export function goRoutes(app: H3, ctx: AppContext): void {
   const follow = async (event: H3Event) => {
@@ -22,7 +22,7 @@ export function goRoutes(app: H3, ctx: AppContext): void {
       return new Response(null, { status: 302, headers: { Location: to, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex" } });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return htmlPage(ctx, 404, "This link is not one of ours", `<p>${escapeHtml(err.message)}</p>`);
+      return viewPage(ctx, 404, "readers/go", { message: err.message });
     }
   };
   app.get("/go/:slug/:date/:sig", follow);

@@ -2,12 +2,10 @@ import type { H3, H3Event } from "h3";
 import { ReaderPreferencesUpdate } from "../../../src/contract/preferences.ts";
 import { toFieldIssues } from "../../../src/core/errors.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
-import { readerCity, switchToWeekly, updateCityPreferences } from "../../../src/services/readers/preferences.ts";
-import { manageView, resolveToken, resubscribeCityOfAddress, unsubscribeByToken, unsubscribeCityOfAddress } from "../../../src/services/readers/unsubscribe.ts";
+import { actOnManagePage, managePage, weeklyButton, weeklyPage, type ManageAction, type RefusedChoices } from "../../../src/services/readers/manage-page.ts";
+import type { ChoiceField, ManageDone } from "../../../src/site/pages/readers.ts";
 import { readBodyText } from "../../http/body.ts";
-import { htmlPage } from "../../http/html-page.ts";
-import { dayName, manageBody, place, summary, type FormErrors } from "./manage-markup.ts";
-import { escapeHtml as e } from "../../../src/lib/html.ts";
+import { viewPage } from "../../http/html-page.ts";
 
 /**
  * The reader's own pages, outside the public API (links in every email):
@@ -21,17 +19,17 @@ import { escapeHtml as e } from "../../../src/lib/html.ts";
  *   POST /weekly/{token}         that town once a week, on Saturday; then the page's own GET
  *                                (`?done=weekly`) confirms it.
  * The token is the unsubscribe token (src/core/readers/unsubscribe-tokens.ts): it proves the address.
+ * The pages: src/pages/on-request/readers/ (manage, weekly, invalid-link).
  */
 
-const invalid = (ctx: AppContext) =>
-  htmlPage(ctx, 404, "This link is not valid", "<p>The link may be incomplete. Use the \"Manage your cities\" link from your most recent email.</p>");
+const invalid = (ctx: AppContext) => viewPage(ctx, 404, "readers/invalid-link", { link: "manage" });
 
 /** The posted form; an oversized one counts as empty (these pages answer in HTML, not problem+json). */
 export async function formBody(event: H3Event): Promise<URLSearchParams> {
   return new URLSearchParams(await readBodyText(event).catch(() => ""));
 }
 
-const FIELD_WORDS: Record<string, string> = {
+const FIELD_WORDS: Record<ChoiceField, string> = {
   frequency: "Choose every morning or once a week.",
   weeklyDay: "Choose a day of the week.",
   deliveryTime: "Choose a time from 5:00 to 9:00 AM.",
@@ -43,7 +41,7 @@ const FIELD_WORDS: Record<string, string> = {
  * The day of the weekly counts only with "Once a week": the page greys it out (and with JavaScript
  * disables it) while "Every morning" is chosen, and a day sent anyway changes nothing.
  */
-function readChoices(form: URLSearchParams): { update?: ReaderPreferencesUpdate; errors?: FormErrors["byField"]; values: FormErrors["values"] } {
+function readChoices(slug: string, form: URLSearchParams): ManageAction {
   const frequency = form.get("frequency") ?? undefined;
   const values = {
     frequency,
@@ -52,27 +50,25 @@ function readChoices(form: URLSearchParams): { update?: ReaderPreferencesUpdate;
     hiddenSections: form.getAll("hiddenSections[]"),
   };
   const parsed = ReaderPreferencesUpdate.safeParse(values);
-  if (parsed.success) return { update: parsed.data, values };
-  const errors: Record<string, string> = {};
+  if (parsed.success) return { kind: "choices", slug, update: parsed.data };
+  const errors: RefusedChoices["errors"] = {};
   for (const issue of toFieldIssues(parsed.error.issues)) {
-    const field = issue.path.split(".")[0] || "frequency";
+    const field = (issue.path.split(".")[0] || "frequency") as ChoiceField;
     errors[field] ??= FIELD_WORDS[field] ?? issue.message;
   }
-  return { errors, values };
+  return { kind: "refused", choices: { slug, values, errors } };
 }
 
-/** What a post did, said by the page it redirects to (`?done=`): fixed words, never text from the address. */
-type Done = "saved" | "all" | "again" | "unsubscribed" | "unchanged";
-const DONE: Record<Done, string> = {
-  saved: "Saved.",
-  all: "You are unsubscribed from every city.",
-  again: "Subscribed again: a welcome email is on its way.",
-  unsubscribed: "Unsubscribed.",
-  unchanged: "Nothing changed.",
-};
-/** The once-a-week page's: its notice goes on with what is stored now (the day, the time). */
-const WEEKLY_DONE = { weekly: "Done:" } as const;
-const doneOf = <K extends string>(table: Record<K, string>, q: string | null): K | undefined => (q !== null && Object.hasOwn(table, q) ? (q as K) : undefined);
+/** What a manage form posted. */
+function readAction(form: URLSearchParams): ManageAction {
+  if (form.has("city")) return readChoices(form.get("city")!, form);
+  if (form.get("all") === "1") return { kind: "all" };
+  if (form.has("resubscribe")) return { kind: "resubscribe", id: Number(form.get("resubscribe")) };
+  return { kind: "unsubscribe", id: Number(form.get("subscription")) };
+}
+
+/** What a post did, said by the page it redirects to (`?done=`): fixed words (the page's), never text from the address. */
+const DONE: readonly string[] = ["saved", "all", "again", "unsubscribed", "unchanged"] satisfies ManageDone[];
 
 /** After a post that did something (or nothing), the page is a GET of its own (303): a reload shows it again and posts nothing. */
 function seeOwnPage(path: string, token: string, done?: string, slug?: string): Response {
@@ -81,85 +77,34 @@ function seeOwnPage(path: string, token: string, done?: string, slug?: string): 
   // The address carries the token: no Referer, no cache, as for the page itself.
   return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
 }
-const seeManagePage = (token: string, done: Done, slug?: string) => seeOwnPage("subscriptions", token, done, slug);
 
 export function managePageRoutes(app: H3, ctx: AppContext): void {
-  const managePage = (token: string, notice?: string, errors?: FormErrors) => {
-    const view = manageView(ctx, token);
-    if (!view) return invalid(ctx);
-    return htmlPage(ctx, errors ? 400 : 200, "Your citydaily newsletters", manageBody(view, notice, errors));
-  };
   app.get("/subscriptions/:token", (event) => {
-    const token = event.context.params!.token;
     const query = event.url.searchParams;
-    const done = doneOf(DONE, query.get("done"));
-    if (done !== "saved") return managePage(token, done && DONE[done]);
-    // "Saved." with what the town's reader gets now.
-    const saved = manageView(ctx, token)?.subscriptions.find((s) => s.slug === query.get("city") && s.status === "active");
-    return managePage(token, saved ? `${DONE.saved} ${summary(saved)}` : DONE.saved);
+    const done = query.get("done");
+    const view = managePage(ctx, event.context.params!.token, done !== null && DONE.includes(done) ? (done as ManageDone) : undefined, query.get("city"));
+    return view ? viewPage(ctx, 200, "readers/manage", view) : invalid(ctx);
   });
 
   app.post("/subscriptions/:token", async (event) => {
     const token = event.context.params!.token;
-    const form = await formBody(event);
-    if (!resolveToken(ctx, token)) return invalid(ctx);
-    if (form.has("city")) return saveChoices(token, form.get("city")!, form);
-    if (form.get("all") === "1") {
-      if (!(await unsubscribeByToken(ctx, token, "all", "manage page"))) return invalid(ctx);
-      return seeManagePage(token, "all");
-    }
-    if (form.has("resubscribe")) {
-      const again = Number(form.get("resubscribe"));
-      if (!Number.isInteger(again) || !(await resubscribeCityOfAddress(ctx, token, again))) return seeManagePage(token, "unchanged");
-      return seeManagePage(token, "again");
-    }
-    const id = Number(form.get("subscription"));
-    if (!Number.isInteger(id) || !(await unsubscribeCityOfAddress(ctx, token, id))) return seeManagePage(token, "unchanged");
-    return seeManagePage(token, "unsubscribed");
+    const outcome = await actOnManagePage(ctx, token, readAction(await formBody(event)));
+    if (outcome.kind === "invalid") return invalid(ctx);
+    // A form that does not pass is the answer itself (400), with what was sent and why, next to each field.
+    if (outcome.kind === "refused") return viewPage(ctx, 400, "readers/manage", outcome.page);
+    return seeOwnPage("subscriptions", token, outcome.done, outcome.slug);
   });
 
-  const saveChoices = async (token: string, slug: string, form: URLSearchParams) => {
-    const { update, errors, values } = readChoices(form);
-    // A form that does not pass is the answer itself (400), with what was sent and why, next to each field.
-    if (!update) return managePage(token, undefined, { slug, values, byField: errors! });
-    try {
-      const city = await updateCityPreferences(ctx, token, slug, update);
-      return seeManagePage(token, "saved", city.slug);
-    } catch {
-      return seeManagePage(token, "unchanged");
-    }
-  };
-
   app.get("/weekly/:token", (event) => {
-    const token = event.context.params!.token;
-    const sub = resolveToken(ctx, token);
-    if (!sub) return invalid(ctx);
-    const manage = `/subscriptions/${encodeURIComponent(token)}`;
-    if (sub.status !== "active") {
-      return htmlPage(ctx, 200, "You are unsubscribed", `<p>${e(sub.email)} no longer gets the ${e(place(sub))} newsletter.</p><p><a href="${manage}">Manage your cities</a></p>`);
-    }
-    if (sub.frequency === "weekly") {
-      // After the button (`?done=weekly`, a GET of its own): the confirmation, from what is stored now.
-      const done = doneOf(WEEKLY_DONE, event.url.searchParams.get("done"));
-      if (done) {
-        return htmlPage(ctx, 200, `${sub.name} once a week`, `<p role="status" class="notice">${WEEKLY_DONE[done]} ${e(sub.email)} gets ${e(sub.name)} once a week, on ${dayName(readerCity(sub).preferences.weeklyDay)}s, instead of every morning.</p>
-<p>${e(summary(sub))}</p>
-<p><a href="${manage}">Change the day, the time or the sections</a> · <a href="/${encodeURIComponent(sub.slug)}">Read the ${e(sub.name)} edition on the web</a></p>`);
-      }
-      return htmlPage(ctx, 200, `${sub.name} comes once a week`, `<p>${e(sub.email)} gets ${e(summary(sub))}</p><p><a href="${manage}">Change the day, the time or the sections</a></p>`);
-    }
-    return htmlPage(ctx, 200, `Get ${place(sub)} once a week?`, `<p>Instead of every morning, ${e(sub.email)} would get one email on Saturday: the week in ${e(sub.name)}, its headlines, and what is coming.</p>
-<form method="post"><button type="submit">Send me ${e(sub.name)} once a week</button></form>
-<p>Or choose another day, a delivery time and what to leave out on <a href="${manage}">the page of your cities</a>.</p>`);
+    const view = weeklyPage(ctx, event.context.params!.token, event.url.searchParams.get("done") === "weekly");
+    return view ? viewPage(ctx, 200, "readers/weekly", view) : invalid(ctx);
   });
 
   app.post("/weekly/:token", async (event) => {
     const token = event.context.params!.token;
-    const sub = resolveToken(ctx, token);
-    if (!sub) return invalid(ctx);
+    const done = await weeklyButton(ctx, token);
+    if (done === "invalid") return invalid(ctx);
     // An unsubscribed town changes nothing: its GET says so.
-    if (sub.status !== "active") return seeOwnPage("weekly", token);
-    await switchToWeekly(ctx, token);
-    return seeOwnPage("weekly", token, "weekly");
+    return seeOwnPage("weekly", token, done === "switched" ? "weekly" : undefined);
   });
 }

@@ -2,17 +2,16 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { H3, H3Event } from "h3";
 import { LRUCache } from "lru-cache";
-import { isWellFormedSlug } from "../../../src/contract/slug.ts";
 import { currentGeneration, siteDirs, type SiteDirs } from "../../../src/publish/site-dir.ts";
 import { cacheControlOf, contentTypeOf, SHORT_CACHE } from "../../../src/publish/file-headers.ts";
 import { loadRenderer, rendererClientDir } from "../../../src/publish/site-renderer.ts";
 import type { AppContext } from "../../../src/services/platform/context.ts";
 import { createSiteData } from "../../../src/site/views.ts";
-import { findPlaceBySlug } from "../../../src/store/places/places.ts";
-import { placeTwin } from "../../../src/services/places/place-answer.ts";
+import { isPlace, placeTwin } from "../../../src/services/places/place-answer.ts";
 import { bodilessResponse, cachedResponse } from "../../http/caching.ts";
 import { etagOf } from "../../../src/publish/precompressed.ts";
 import { keepAtEdge } from "../../http/edge-cache.ts";
+import { renderServerPage } from "../../http/html-page.ts";
 import { markdownHeaders, prefersMarkdown } from "../../http/negotiation.ts";
 
 /**
@@ -118,9 +117,9 @@ export function createSiteFiles(dirs: SiteDirs): SiteFiles {
   return { dirs, read, meta };
 }
 
-async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
-  const page = (await site.read("404.html"))?.body ??
-    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Page not found</title></head><body><main><h1>Page not found</h1><p><a href="/">citydaily home</a></p></main></body></html>`;
+/** The site's 404 page: as published, or (before the first publish) drawn by the renderer (src/pages/404.astro). */
+async function notFound(event: H3Event, site: SiteFiles, ctx: AppContext): Promise<Response> {
+  const page = (await site.read("404.html"))?.body ?? (await renderServerPage(ctx, "/404", {}));
   return new Response(event.req.method === "HEAD" ? null : page, {
     status: 404,
     headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": NOT_FOUND_CACHE },
@@ -134,8 +133,7 @@ async function notFound(event: H3Event, site: SiteFiles): Promise<Response> {
  */
 async function placePage(ctx: AppContext, event: H3Event, rel: string, as: "html" | "markdown"): Promise<Response | undefined> {
   const slug = rel.replace(/\.(html|md)$/, "");
-  const place = !slug.includes("/") && isWellFormedSlug(slug) ? findPlaceBySlug(ctx.db, slug) : undefined;
-  if (!place) return undefined;
+  if (slug.includes("/") || !isPlace(ctx, slug)) return undefined;
   const now = ctx.config.now().getTime();
   // Rendered from the database at this instant: good for the edge until the clock's next second.
   keepAtEdge(event, Math.floor(now / 1000) * 1000 + 1000);
@@ -151,7 +149,7 @@ async function placePage(ctx: AppContext, event: H3Event, rel: string, as: "html
   return cachedResponse(event, html, "text/html; charset=utf-8", SHORT, { Vary: "Accept", Link: twin });
 }
 
-export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContext): Promise<Response> {
+export async function serveSite(event: H3Event, site: SiteFiles, ctx: AppContext): Promise<Response> {
   const { pathname, search } = event.url;
   if (pathname.length > 1 && pathname.endsWith("/")) {
     // One leading slash: `//evil.example/` must not become a protocol-relative redirect off the site.
@@ -159,7 +157,7 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
     return new Response(null, { status: 301, headers: { Location: location + search, "Cache-Control": SHORT } });
   }
   const rel = relativeFile(pathname);
-  if (!rel || rel === "404.html") return notFound(event, site);
+  if (!rel || rel === "404.html") return notFound(event, site, ctx);
 
   const isPage = rel.endsWith(".html");
   if (isPage && prefersMarkdown(event.req.headers.get("accept"))) {
@@ -170,7 +168,7 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
       return markdown(event, twin, twinRel);
     }
     // A place without a newsletter has no published twin: the server writes one (llms.txt promises every page has one).
-    if (ctx && rel !== "index.html") {
+    if (rel !== "index.html") {
       const made = await placePage(ctx, event, rel, "markdown");
       if (made) return made;
     }
@@ -184,8 +182,8 @@ export async function serveSite(event: H3Event, site: SiteFiles, ctx?: AppContex
   }
   const file = type && (await site.read(rel));
   if (!type || !file) {
-    const onDemand = ctx && (isPage || rel.endsWith(".md")) ? await placePage(ctx, event, rel, isPage ? "html" : "markdown") : undefined;
-    return onDemand ?? notFound(event, site);
+    const onDemand = isPage || rel.endsWith(".md") ? await placePage(ctx, event, rel, isPage ? "html" : "markdown") : undefined;
+    return onDemand ?? notFound(event, site, ctx);
   }
   // A published file changes only with a new generation (the edge keys its entries on it).
   keepAtEdge(event);

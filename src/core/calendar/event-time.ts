@@ -1,7 +1,7 @@
 // When and where an event happens, in the words readers use ("Wed, Nov 25, 7:00 PM at White Pine
 // County Library"), never an ISO string. Light on purpose: the site's views use it too.
 import type { CalendarEvent } from "../../contract/resources.ts";
-import { safeUrl } from "../edition/safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 import { localWallTime } from "../../lib/time.ts";
 import type { FeedEvent } from "./feed-event.ts";
 

@@ -5,7 +5,8 @@
 import type { CalendarEvent } from "../../contract/resources.ts";
 import { weatherChange, type DayWeather, type WeatherChange } from "./archive-notes.ts";
 import type { Declaration, TownHazards } from "../hazards/town-hazards.ts";
-import type { Headline, WeatherAlert } from "../sources/town-sources.ts";
+import type { Headline } from "../sources/town-sources.ts";
+import type { WeatherAlert } from "../hazards/weather-alert.ts";
 
 export type Lead =
   | { kind: "alert"; alert: WeatherAlert }

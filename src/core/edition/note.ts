@@ -2,7 +2,7 @@
 // under the greeting. Whatever is typed is parsed once and written back as canonical markdown in which
 // every other construct is inert text, so the stored note, its preview and the edition show the same.
 import { Lexer, type Token, type Tokens } from "marked";
-import { safeUrl } from "./safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 
 /** Characters of markdown an operator may write for one date (about 300 words). */
 export const NOTE_MAX_CHARS = 2000;

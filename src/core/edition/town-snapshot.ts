@@ -4,7 +4,8 @@
 // (src/services/morning/gather.ts) fills it from the run's sources and a few batched reads.
 import type { CalendarEvent, DirectoryListing } from "../../contract/resources.ts";
 import type { WeatherSnapshot } from "../weather/snapshot.ts";
-import type { AirQuality, WeatherAlert } from "../sources/town-sources.ts";
+import type { WeatherAlert } from "../hazards/weather-alert.ts";
+import type { AirQuality } from "../weather/air-quality.ts";
 import type { FeedParts } from "../sources/feed-parts.ts";
 import type { TownHazards } from "../hazards/town-hazards.ts";
 import type { DayWeather } from "./archive-notes.ts";

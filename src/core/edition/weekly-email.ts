@@ -3,7 +3,7 @@ import { PRIVACY_LINE } from "./privacy.ts";
 import { editionPreheader, htmlToPlainText, mailFooter, page, readOnWebHtml, shareHtml, shareLink, styleForEmail, type RenderedEmail } from "./email-render.ts";
 import { listHeaders, mailLinks, type CityInfo, type Recipient, type Sender } from "./email-headers.ts";
 import { dateParts } from "./escape.ts";
-import { withoutSections } from "../readers/hidden-sections.ts";
+import { withoutSections } from "./hidden-sections.ts";
 import { cadenceWords } from "../readers/preferences.ts";
 import { HEADLINES_PART, listWords, OPENING_PART, QUIET_OPENING, quietWeekPreheader } from "./weekly.ts";
 import { escapeHtml as e } from "../../lib/html.ts";

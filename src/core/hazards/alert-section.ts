@@ -1,6 +1,7 @@
 // The warning section and the air-quality line: what NWS alerts and the U.S. AQI mean for a reader
-// this morning, in a few plain sentences. Pure: the alerts come in as src/core/sources/town-sources.ts has them.
-import type { AirQuality, WeatherAlert } from "../sources/town-sources.ts";
+// this morning, in a few plain sentences. Pure: the alerts come in as weather-alert.ts has them.
+import type { WeatherAlert } from "./weather-alert.ts";
+import type { AirQuality } from "../weather/air-quality.ts";
 import { instantWords } from "../calendar/event-time.ts";
 import { localDate } from "../../lib/time.ts";
 

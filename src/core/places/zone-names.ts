@@ -40,13 +40,20 @@ export const NAMED_ZONES: readonly string[] = [...BY_ZONE.keys()];
 // Intl.DateTimeFormat construction is costly; each zone is named once per process.
 const cache = new Map<string, string>();
 
+/**
+ * The instant Intl names a zone outside the table at. A generic name ("Central European Time") is not
+ * about an instant, but Intl takes one; a fixed one keeps core off the clock (it used to be the first
+ * caller's `new Date()`, kept for the process by the cache above). Every U.S. zone is in the table.
+ */
+const NAMED_AT = Date.UTC(2026, 0, 1);
+
 /** Readers' name for an IANA zone: "Eastern Time", "Atlantic Time", "Mountain Time" (also Arizona). */
 export function timeZoneName(zone: string): string {
   let name = cache.get(zone) ?? BY_ZONE.get(zone);
   if (name === undefined) {
     try {
       name = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longGeneric" })
-        .formatToParts(new Date()).find((p) => p.type === "timeZoneName")?.value ?? zone;
+        .formatToParts(NAMED_AT).find((p) => p.type === "timeZoneName")?.value ?? zone;
     } catch {
       name = zone.replace(/_/g, " ");
     }

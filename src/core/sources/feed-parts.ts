@@ -56,7 +56,9 @@ export function feedParts(feeds: FeedRow[], place: { name: string; timezone: str
   let candidates: Headline[] = [];
   const credits: SourceCredit[] = [];
   // A county-wide outlet's items reach the town only when they name it (src/core/sources/county-filter.ts).
-  const namesTown = townNameMatcher(place.name);
+  // Built on first use: most towns have no county-wide item, and the pattern costs more than the test.
+  let matcher: ((text: string) => boolean) | undefined;
+  const namesTown = (text: string) => (matcher ??= townNameMatcher(place.name))(text);
   for (const { feed, items } of currentItems(feeds, now)) {
     const countyWide = feed.scope === "county";
     if (feed.home_url) credits.push({ name: feed.title, url: feed.home_url, countyWide });

@@ -4,41 +4,8 @@
 // that is down gives nothing, never an error.
 import type { FeedEvent } from "../calendar/feed-event.ts";
 import { NO_TOWN_HAZARDS, type TownHazards } from "../hazards/town-hazards.ts";
-
-/** An active National Weather Service alert (warning, watch, advisory) for the town's point. */
-export interface WeatherAlert {
-  /** The alert's NWS id (a URN); stable across updates of the same alert. */
-  id: string;
-  /** "Winter Storm Warning". */
-  event: string;
-  severity: "Extreme" | "Severe" | "Moderate" | "Minor" | "Unknown";
-  urgency: string | null;
-  /** NWS `headline`, one line. */
-  headline: string | null;
-  /** NWS `description` as sent (the composer takes a sentence or two). */
-  description: string;
-  /** NWS `instruction` (what to do), when given. */
-  instruction: string | null;
-  /** ISO 8601 with offset. */
-  onset: string | null;
-  /** When the hazard ends (`ends`, else `expires`), ISO 8601 with offset. */
-  ends: string | null;
-  /** When the alert message itself expires; past it the alert is never shown. */
-  expires: string;
-  /** "NWS Elko NV". */
-  senderName: string;
-  /** A page a reader can open for the whole alert. */
-  url: string;
-}
-
-/** The U.S. AQI now, from Open-Meteo's air-quality API. */
-export interface AirQuality {
-  usAqi: number;
-  /** The pollutant with the highest sub-index, when known. */
-  dominant: "pm2_5" | "pm10" | "ozone" | "nitrogen_dioxide" | "sulphur_dioxide" | "carbon_monoxide" | null;
-  /** ISO 8601 of the reading. */
-  asOf: string;
-}
+import type { WeatherAlert } from "../hazards/weather-alert.ts";
+import type { AirQuality } from "../weather/air-quality.ts";
 
 /** One item from a town's RSS or Atom feed: its title and link only, never the article's text. */
 export interface Headline {

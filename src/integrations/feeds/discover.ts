@@ -1,6 +1,6 @@
 import { Parser } from "htmlparser2";
 import robotsParserModule from "robots-parser";
-import { safeUrl } from "../../core/edition/safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 
 // Finding a site's feeds: the `<link rel="alternate">` elements of its home page (RSS, Atom, JSON
 // Feed, iCalendar), read with htmlparser2 (the parser sanitize-html uses), and the platforms'

@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
 import { compile } from "html-to-text";
-import { safeUrl } from "../../core/edition/safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 import { localWallTime, wallTimeToInstant } from "../../lib/time.ts";
 import type { CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
 import { SourceError } from "../http-json.ts";

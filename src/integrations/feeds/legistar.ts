@@ -1,4 +1,4 @@
-import { safeUrl } from "../../core/edition/safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 import type { CalendarOccurrence } from "../../core/calendar/calendar-events.ts";
 import { SourceError } from "../http-json.ts";
 import { plainText } from "./ical.ts";

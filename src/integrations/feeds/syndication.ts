@@ -1,5 +1,5 @@
 import { parseFeed } from "feedsmith";
-import { safeUrl } from "../../core/edition/safe-url.ts";
+import { safeUrl } from "../../lib/safe-url.ts";
 import type { Headline } from "../../core/sources/town-sources.ts";
 import { SourceError } from "../http-json.ts";
 import { plainText } from "./ical.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { zoneIdOf, type AlertArea, type PolygonRings } from "../../core/hazards/alert-areas.ts";
-import type { WeatherAlert } from "../../core/sources/town-sources.ts";
+import type { WeatherAlert } from "../../core/hazards/weather-alert.ts";
 import { getJson, getJsonConditional, SourceError, type Validators } from "../http-json.ts";
 
 // The National Weather Service's active alerts for a point (api.weather.gov, no key). NWS asks every

@@ -83,30 +83,35 @@ export async function compileMessageTemplate(rendered: RenderedEmail): Promise<M
   const textPieces = split(rendered.text, "text");
   const htmlPieces = split(rendered.html, "html");
   const headerPieces = Object.fromEntries(Object.entries(rendered.headers).map(([k, v]) => [k, split(v, "header")]));
-  // Each slot's value per context, made once per message.
   const valueFor = (values: SlotValues, slot: SlotName, context: Context) => (context === "html" ? escapeHtml(values[slot]) : values[slot]);
   const join = (list: Piece[], values: SlotValues) => list.map((p) => (typeof p === "string" ? p : valueFor(values, p.slot, p.context))).join("");
 
-  // The fixed pieces (adjacent ones joined) as bytes once, so a message is one Buffer.concat of them and its few values.
-  const parts: Array<Buffer | Exclude<Piece, string>> = [];
+  // The fixed pieces (adjacent ones joined) as bytes once; each slot as the number of its value and
+  // context, so a message's few values are encoded once each (an address or a token occurs several
+  // times) and written with the fixed bytes into one buffer.
+  const kinds: Array<{ slot: SlotName; context: Context }> = [];
+  const layout: Array<Buffer | number> = [];
   for (const p of pieces) {
-    const last = parts.at(-1);
-    if (typeof p !== "string") parts.push(p);
-    else if (Buffer.isBuffer(last)) parts[parts.length - 1] = Buffer.concat([last, Buffer.from(p, "latin1")]);
-    else parts.push(Buffer.from(p, "latin1"));
+    const last = layout.at(-1);
+    if (typeof p !== "string") {
+      let k = kinds.findIndex((x) => x.slot === p.slot && x.context === p.context);
+      if (k < 0) k = kinds.push({ slot: p.slot, context: p.context }) - 1;
+      layout.push(k);
+    } else if (Buffer.isBuffer(last)) layout[layout.length - 1] = Buffer.concat([last, Buffer.from(p, "latin1")]);
+    else layout.push(Buffer.from(p, "latin1"));
   }
+  const fixedLength = layout.reduce<number>((n, p) => n + (typeof p === "number" ? 0 : p.length), 0);
   return {
     envelopeFrom,
     fill(values) {
-      const list: Buffer[] = [];
-      let length = 0;
-      for (const p of parts) {
-        const b = Buffer.isBuffer(p) ? p
-          : Buffer.from(p.context === "header" ? values[p.slot] : `=\r\n${qpWrap(qpEncode(valueFor(values, p.slot, p.context)), 75)}=\r\n`, "latin1");
-        list.push(b);
-        length += b.length;
-      }
-      return Buffer.concat(list, length);
+      const texts = kinds.map(({ slot, context }) => (context === "header" ? values[slot] : `=\r\n${qpWrap(qpEncode(valueFor(values, slot, context)), 75)}=\r\n`));
+      let length = fixedLength;
+      for (const p of layout) if (typeof p === "number") length += texts[p]!.length;
+      // One byte a character: the values are ASCII (header-safe) and quoted-printable is.
+      const out = Buffer.allocUnsafe(length);
+      let at = 0;
+      for (const p of layout) at += typeof p === "number" ? out.write(texts[p]!, at, "latin1") : p.copy(out, at);
+      return out;
     },
     plain(values) {
       return {

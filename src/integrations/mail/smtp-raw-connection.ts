@@ -1,5 +1,6 @@
 import type { parseConnectionUrl } from "nodemailer/lib/shared";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { withQuickDataStream } from "./smtp-data-stream.ts";
 
 // One connection of the raw pool (smtp-raw-pool.ts): opened, greeted and logged in within a bound,
 // and noticed when it ends.
@@ -29,7 +30,7 @@ export const closedError = () => Object.assign(new Error("mailer closed"), { cod
 export function connect(settings: ConnectionSettings, connecting: Set<SMTPConnection>, closed: () => boolean): Promise<Conn> {
   const { fromUrl, timeouts, waitBound } = settings;
   return new Promise<Conn>((resolve, reject) => {
-    const smtp = new SMTPConnection({ ...fromUrl, ...timeouts } as ConstructorParameters<typeof SMTPConnection>[0]);
+    const smtp = withQuickDataStream(new SMTPConnection({ ...fromUrl, ...timeouts } as ConstructorParameters<typeof SMTPConnection>[0]));
     const conn: Conn = { smtp, sent: 0, alive: false };
     let settled = false;
     connecting.add(smtp);

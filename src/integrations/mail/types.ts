@@ -1,7 +1,10 @@
 import type { RenderedEmail } from "../../core/edition/email-render.ts";
 
-/** One message ready to send (as rendered by core/email-render); the mailer adds nothing but transport (and DKIM when configured). */
-export type OutgoingMessage = RenderedEmail & { messageId?: string };
+/**
+ * One message ready to send (as rendered by core/email-render); the mailer adds nothing but transport
+ * (and DKIM when configured). `date` is the Date header (the sender's clock; nodemailer's real one without it).
+ */
+export type OutgoingMessage = RenderedEmail & { messageId?: string; date?: Date };
 
 /**
  * A message already in its final RFC 5322 form (message-template.ts), sent as it is: nodemailer

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import Stripe from "stripe";
 import { standardCardFeeCents } from "../../core/commerce/pricing.ts";
 import type { DB } from "../../store/db.ts";
-import { expireLocalSession, findLocalSession, insertLocalSession, localEventId } from "../../store/commerce/payment-sessions.ts";
+import { findLocalSession, insertLocalSession, localEventId } from "../../store/commerce/payment-sessions.ts";
 import { SIGNATURE_HEADER, translateStripeEvent, verifyStripeSignature } from "./stripe-events.ts";
 import type { CheckoutRequest, HostedCheckout, PaymentProvider } from "./types.ts";
 
@@ -30,10 +30,8 @@ export function createLocalProvider(opts: LocalOptions): PaymentProvider {
   const hosted: HostedCheckout = {
     session(id) {
       const s = findLocalSession(opts.db, id);
-      if (s && s.status === "open" && s.expiresAt <= opts.now().toISOString()) {
-        expireLocalSession(opts.db, id);
-        return { ...s, status: "expired" };
-      }
+      // Past its time a session reads as expired; nothing is written on a read.
+      if (s && s.status === "open" && s.expiresAt <= opts.now().toISOString()) return { ...s, status: "expired" };
       return s;
     },
     pay(id, email) {

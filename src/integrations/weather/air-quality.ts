@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AirQuality } from "../../core/sources/town-sources.ts";
+import type { AirQuality } from "../../core/weather/air-quality.ts";
 import { getJson, SourceError } from "../http-json.ts";
 import { matchLocations } from "./open-meteo.ts";
 

@@ -1,11 +1,11 @@
 import type { AdminLease } from "../../contract/commerce.ts";
 import { AppError } from "../../core/errors.ts";
-import { endLease, findLease, listLeases, type LeaseRow, type LeaseView } from "../../store/commerce/leases.ts";
+import { endLease, leaseAsOf, listLeases, type LeaseRow, type LeaseView } from "../../store/commerce/leases.ts";
 import type { AppContext } from "../platform/context.ts";
-import { sweepCommerce } from "./listings.ts";
 
 // Staff's view of town leases (`/admin/leases`, `npm run admin -- leases ...`), and ending one. When a
-// lease ends, however it ends, what its operator set stops: src/core/commerce/lease-end.ts.
+// lease ends, however it ends, what its operator set stops: src/core/commerce/lease-end.ts. Leases are
+// read as of now (a lapsed reservation is expired, a cancelled lease past its paid period ended).
 
 function toAdminLease(l: LeaseView): AdminLease {
   return {
@@ -15,8 +15,7 @@ function toAdminLease(l: LeaseView): AdminLease {
 }
 
 export function adminListLeases(ctx: AppContext, q: { status?: LeaseRow["status"] }): { leases: AdminLease[] } {
-  sweepCommerce(ctx);
-  return { leases: listLeases(ctx.db, q.status, 500).map(toAdminLease) };
+  return { leases: listLeases(ctx.db, q.status, 500, ctx.config.now().toISOString()).map(toAdminLease) };
 }
 
 /**
@@ -25,15 +24,14 @@ export function adminListLeases(ctx: AppContext, q: { status?: LeaseRow["status"
  * `customer.subscription.deleted` callback), and ending it only here would leave the operator charged.
  */
 export function adminEndLease(ctx: AppContext, id: string): AdminLease {
-  sweepCommerce(ctx);
-  const lease = findLease(ctx.db, id);
+  const nowIso = ctx.config.now().toISOString();
+  const lease = leaseAsOf(ctx.db, id, nowIso);
   if (!lease) throw new AppError("not_found", `No lease ${id}.`);
   if (lease.status !== "active") throw new AppError("conflict", `Lease ${id} is ${lease.status}; only an active lease can be ended.`);
   if (lease.provider === "stripe" && lease.provider_subscription_id) {
     throw new AppError("conflict", `Lease ${id} is billed by Stripe: cancel its subscription ${lease.provider_subscription_id} in Stripe, and Stripe's callback ends the lease.`);
   }
-  const nowIso = ctx.config.now().toISOString();
   if (!endLease(ctx.db, id, nowIso)) throw new AppError("conflict", `Lease ${id} is no longer active.`);
   ctx.log.info({ leaseId: id, town: lease.slug }, "staff ended the lease; the town is free");
-  return toAdminLease(findLease(ctx.db, id)!);
+  return toAdminLease(leaseAsOf(ctx.db, id, nowIso)!);
 }

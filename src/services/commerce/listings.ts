@@ -38,8 +38,7 @@ export function orderPageUrl(ctx: AppContext, orderId: string): string {
 }
 
 /** Queues a buyer email for an order event, exactly once per (order, event). Call inside the transition's transaction. */
-export function queueOrderMail(ctx: AppContext, o: OrderView, template: TransactionalTemplate, extra: Partial<ListingMailData> = {}): void {
-  const now = ctx.config.now();
+export function queueOrderMail(ctx: AppContext, o: OrderView, template: TransactionalTemplate, extra: Partial<ListingMailData> = {}, now = ctx.config.now()): void {
   const data: ListingMailData = {
     orderId: o.id, product: o.product, title: o.title, town: `${o.town_name}, ${o.state_name}`, statusUrl: statusUrl(ctx, o.id),
     ...(o.product === "event" && o.starts_at ? { startsOn: o.starts_at.slice(0, 10) } : {}),
@@ -68,45 +67,49 @@ export function publishOrder(ctx: AppContext, o: OrderView, from: OrderRow["stat
 export function markPaidAndPublish(ctx: AppContext, o: OrderView, p: { feeCents: number; paymentId: string | null; chargeId?: string | null }): boolean {
   const nowIso = ctx.config.now().toISOString();
   if (!transitionOrder(ctx.db, o.id, ["pending_payment", "expired"], "paid", { paid_at: nowIso, fee_cents: p.feeCents, provider_payment_id: p.paymentId, provider_charge_id: p.chargeId ?? null }, nowIso)) return false;
-  const lease = activeLeaseOf(ctx.db, o.place_geoid);
+  const lease = activeLeaseOf(ctx.db, o.place_geoid, nowIso);
   if (lease && o.price_cents > 0) insertLedgerEntry(ctx.db, { leaseId: lease.id, orderId: o.id, ...shareEntry(o.price_cents, p.feeCents) }, nowIso);
   return publishOrder(ctx, o, ["paid"]);
 }
 
-/**
- * Applies the clock: lapsed reservations free their towns, payment links past their time expire
- * (buyer emailed), listings past their run end (buyer emailed). Cheap (indexed); run on reads of
- * orders, cities and territories and by the morning pipeline, so a frozen or restarted clock is honoured.
- * Returns the towns whose listings changed.
- */
 /** The next instant a sweep has work (ISO), read once per data version of the connection. */
 export function nextCommerceDueCached(ctx: AppContext): string | undefined {
   const due = connectionCache(ctx.db, "commerceDue", () => new Map<string, { version: string; value: string | undefined }>());
   return perDataVersion(due, ctx.db, "next", () => nextCommerceDue(ctx.db));
 }
 
-export function sweepCommerce(ctx: AppContext): Set<string> {
-  const now = ctx.config.now();
+/**
+ * Stores what time changed by `now`: lapsed reservations free their towns, cancelled leases past
+ * their paid period end, payment links past their time expire (buyer emailed), listings past their
+ * run end (buyer emailed, once each). Reads never call this: they compare with now themselves (the
+ * store's `...AsOf` reads, src/site/city-listings.ts), so they never take the write lock. Two callers:
+ * the server's minute sweep (sweep-schedule.ts), which then re-renders the returned towns, and the
+ * start of each morning, which adds them to its own publish. Publishes nothing itself.
+ * Returns the towns (geoids) whose listings changed.
+ */
+export function sweepCommerce(ctx: AppContext, now: Date): Set<string> {
   const nowIso = now.toISOString();
   const changed = new Set<string>();
-  // Readers call this on every request: the earliest due instant is read once per data version, so
-  // most calls compare two strings and never take the write lock.
+  // Nothing due (one indexed read per data version): the write lock is not taken.
   const next = nextCommerceDueCached(ctx);
   if (next === undefined || next > nowIso) return changed;
+  let mailed = false;
   ctx.db.transaction(() => {
     expireStaleReservations(ctx.db, nowIso);
     for (const l of endCancelledLeases(ctx.db, nowIso)) ctx.log.info({ leaseId: l.id, town: l.slug }, "cancelled lease reached the end of its paid period; the town is free");
     for (const o of ordersDueToExpire(ctx.db, nowIso)) {
-      if (transitionOrder(ctx.db, o.id, ["pending_payment"], "expired", {}, nowIso)) queueOrderMail(ctx, o, "listing_expired");
+      if (!transitionOrder(ctx.db, o.id, ["pending_payment"], "expired", {}, nowIso)) continue;
+      queueOrderMail(ctx, o, "listing_expired", {}, now);
+      mailed = true;
     }
     for (const o of ordersDueToEnd(ctx.db, nowIso)) {
-      if (transitionOrder(ctx.db, o.id, ["published"], "ended", { ended_at: nowIso }, nowIso)) {
-        queueOrderMail(ctx, o, "listing_ended");
-        changed.add(o.place_geoid);
-      }
+      if (!transitionOrder(ctx.db, o.id, ["published"], "ended", { ended_at: nowIso }, nowIso)) continue;
+      queueOrderMail(ctx, o, "listing_ended", {}, now);
+      mailed = true;
+      changed.add(o.place_geoid);
     }
   }).immediate();
-  if (changed.size) afterListingsChanged(ctx, changed);
+  if (mailed) ctx.mail.kick();
   return changed;
 }
 

@@ -5,7 +5,7 @@ import { noteSection, parseAuthorName, parseNote, type NoteIssue } from "../../c
 import { renderEditionHtml } from "../../core/edition/render-html.ts";
 import { localDate } from "../../lib/time.ts";
 import { deleteNote, findNote, notesFrom, upsertNote, type NoteRow } from "../../store/commerce/notes.ts";
-import { requirePlace } from "../places/cities.ts";
+import { requireTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 /**
@@ -57,7 +57,7 @@ export function renderNotePreview(markdown: string, authorName?: string): string
  * `lastDate` is refused. Without `leaseId` it is staff's.
  */
 export function setTownNote(ctx: AppContext, slug: string, input: { date: string; markdown: string; authorName: string; by: string; leaseId?: string; lastDate?: string | null }): TownNote {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   const issues: NoteIssue[] = [];
   const today = localDate(ctx.config.now(), place.timezone);
   if (!IsoDate.safeParse(input.date).success) {
@@ -80,19 +80,19 @@ export function setTownNote(ctx: AppContext, slug: string, input: { date: string
 
 /** The note of `slug` for `date`, or null. */
 export function townNote(ctx: AppContext, slug: string, date: string): TownNote | null {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   const row = findNote(ctx.db, place.geoid, date);
   return row ? view(place.slug, row) : null;
 }
 
 /** Deletes the note of `slug` for `date`; false when there was none. */
 export function deleteTownNote(ctx: AppContext, slug: string, date: string): boolean {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   return deleteNote(ctx.db, place.geoid, date);
 }
 
 /** The town's notes from today (its local date) on: what the desk shows as scheduled. */
 export function upcomingTownNotes(ctx: AppContext, slug: string): TownNote[] {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   return notesFrom(ctx.db, place.geoid, localDate(ctx.config.now(), place.timezone)).map((r) => view(place.slug, r));
 }

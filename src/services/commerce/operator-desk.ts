@@ -1,5 +1,4 @@
 import { townClicks, townClicksCsv, type TownClicks } from "../readers/clicks.ts";
-import crypto from "node:crypto";
 import { AppError } from "../../core/errors.ts";
 import { audienceDays, leaseCharges, monthlyStatement, paidPeriodEnd, statementCsv, type AudienceDay, type StatementMonth } from "../../core/commerce/operator-statement.ts";
 import { addDays } from "../../lib/time.ts";
@@ -10,15 +9,11 @@ import { audienceChanges, sentPerEdition } from "../../store/readers/audience.ts
 import { hasEdition } from "../../store/morning/due-towns.ts";
 import { activeSubscriberCount } from "../../store/places/cities.ts";
 import { decisionsOf, type Decider, type DecisionRow } from "../../store/commerce/listing-decisions.ts";
-import { leasesOfOperator, operatorLeaseOfTown, scheduleLeaseCancel, type LeaseView } from "../../store/commerce/leases.ts";
+import { operatorLeaseOfTown, operatorLeasesAsOf, scheduleLeaseCancel, type LeaseView } from "../../store/commerce/leases.ts";
 import { ledgerOfLease } from "../../store/commerce/ledger.ts";
-import { consumeLoginToken, deleteSession, insertLoginToken, insertSession, isOperator, loginTokenUsable, pruneSignIn, sessionEmail } from "../../store/commerce/operator-sessions.ts";
 import { findOrder, ordersToReview, type OrderView } from "../../store/commerce/orders.ts";
-import { enqueueTransactional } from "../../store/mail/outbox.ts";
 import { transfersOfLease } from "../../store/commerce/payouts.ts";
 import type { AppContext } from "../platform/context.ts";
-import { takeToken } from "../platform/limits.ts";
-import { sweepCommerce } from "./listings.ts";
 import { adminApproveOrder, adminRejectOrder, adminReleaseOrder } from "./orders.ts";
 import { addFeed, listFeeds, removeFeed } from "../sources/feeds.ts";
 import { removedDirectorySources, restoreDirectorySource } from "../directory/sources.ts";
@@ -29,100 +24,11 @@ import { deleteTownNote, renderNotePreview, setTownNote, upcomingTownNotes, type
 import { payoutAccount } from "./payouts.ts";
 
 /**
- * The operator desk (`/operator`, api/routes/operator/routes.ts): sign-in by an emailed one-time link, the
- * session, and what an operator sees and does for each town they lease. Listings are decided through
- * the same functions staff use (src/services/commerce/orders.ts); payouts are src/services/commerce/payouts.ts.
+ * The operator desk (`/operator`, api/routes/operator/routes.ts): what an operator sees and does for
+ * each town they lease (signing in, sessions and CSRF: src/services/operators/). Listings are decided
+ * through the same functions staff use (src/services/commerce/orders.ts); payouts are
+ * src/services/commerce/payouts.ts.
  */
-
-/** A sign-in link works once, within this many minutes. */
-export const SIGN_IN_LINK_MINUTES = 15;
-/** A session lasts this long from sign-in (then the operator asks for a new link). */
-export const SESSION_HOURS = 12;
-
-const hash = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
-const newToken = () => crypto.randomBytes(32).toString("base64url");
-const TOKEN = /^[\w-]{43}$/;
-
-// ---------- sign-in ----------
-
-/**
- * Asks for a sign-in link. The same for every address (no account discovery): an address that runs
- * or ran a town gets the email, any other gets nothing, and the caller answers alike. Limited per
- * address and client (429 `rate_limited` for any address past its allowance, so that says nothing either).
- */
-export function requestSignIn(ctx: AppContext, rawEmail: string, clientAddress: string): void {
-  const email = rawEmail.trim().toLowerCase();
-  // Counted per address AND client: a stranger asking for an operator's address uses up only their
-  // own allowance, and the operator, asking from another network, still gets the link.
-  takeToken(ctx.limits, "operatorSignIn", `${email} ${clientAddress}`);
-  const now = ctx.config.now();
-  const nowIso = now.toISOString();
-  pruneSignIn(ctx.db, nowIso, new Date(now.getTime() - SIGN_IN_LINK_MINUTES * 60_000).toISOString());
-  if (!isOperator(ctx.db, email)) return;
-  const token = newToken();
-  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
-  // The email gives the expiry on the clock of the operator's town (an active one first).
-  const leases = leasesOfOperator(ctx.db, email);
-  const timeZone = (leases.find((l) => l.status === "active") ?? leases[0])?.timezone;
-  ctx.db.transaction(() => {
-    insertLoginToken(ctx.db, { hash: hash(token), email, expiresAt }, nowIso);
-    // The link carries a random token only, never the address.
-    enqueueTransactional(ctx.db, {
-      to: email, template: "operator_sign_in", dedupeKey: `sign-in:${hash(token)}`,
-      payload: { signInUrl: `${ctx.config.baseUrl}/operator/sign-in/${token}`, expiresAt, timeZone },
-    }, now.getTime(), nowIso);
-  }).immediate();
-  ctx.mail.kick();
-}
-
-/** Whether a sign-in link can still be used (shown before the person presses Sign in). */
-export function signInLinkUsable(ctx: AppContext, token: string): boolean {
-  return TOKEN.test(token) && loginTokenUsable(ctx.db, hash(token), ctx.config.now().toISOString());
-}
-
-/** Uses a sign-in link (once) and starts a session: the session id for the cookie, or undefined. */
-export function completeSignIn(ctx: AppContext, token: string): { sessionId: string; expiresAt: string; email: string } | undefined {
-  if (!TOKEN.test(token)) return undefined;
-  const now = ctx.config.now();
-  const nowIso = now.toISOString();
-  return ctx.db.transaction(() => {
-    const email = consumeLoginToken(ctx.db, hash(token), nowIso);
-    if (!email) return undefined;
-    const sessionId = newToken();
-    const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000).toISOString();
-    insertSession(ctx.db, { hash: hash(sessionId), email, expiresAt }, nowIso);
-    return { sessionId, expiresAt, email };
-  }).immediate();
-}
-
-export function sessionOperator(ctx: AppContext, sessionId: string | undefined): string | undefined {
-  if (!sessionId || !TOKEN.test(sessionId)) return undefined;
-  return sessionEmail(ctx.db, hash(sessionId), ctx.config.now().toISOString());
-}
-
-export function signOut(ctx: AppContext, sessionId: string | undefined): void {
-  if (sessionId && TOKEN.test(sessionId)) deleteSession(ctx.db, hash(sessionId));
-}
-
-/**
- * CSRF tokens: HMAC of the session id (signed-in forms) or of a random pre-session nonce kept in a
- * cookie (the sign-in forms), with a key kept in the database. A form posted from another site
- * cannot know it.
- */
-export function csrfToken(ctx: AppContext, bound: string): string {
-  return crypto.createHmac("sha256", ctx.secrets.stored("operator_csrf_secret")).update(`csrf\n${bound}`).digest("base64url");
-}
-
-export function csrfValid(ctx: AppContext, bound: string | undefined, given: string | null | undefined): boolean {
-  if (!bound || !given) return false;
-  const a = Buffer.from(csrfToken(ctx, bound));
-  const b = Buffer.from(given);
-  return a.length === b.length && crypto.timingSafeEqual(a, b);
-}
-
-export const newNonce = newToken;
-
-// ---------- the desk ----------
 
 export interface ReviewItem {
   order: OrderView;
@@ -151,13 +57,17 @@ export interface TownDesk {
 
 /** The operator's towns (active leases first, then ended ones, for their statements). */
 export function operatorTowns(ctx: AppContext, email: string): LeaseView[] {
-  sweepCommerce(ctx);
-  return leasesOfOperator(ctx.db, email).filter((l) => l.status === "active" || l.status === "ended");
+  // As of now: a cancelled lease past its paid period reads as ended before the sweep stores it.
+  return operatorLeasesAsOf(ctx.db, email, ctx.config.now().toISOString()).filter((l) => l.status === "active" || l.status === "ended");
 }
 
-export function requireTown(ctx: AppContext, email: string, slug: string): LeaseView {
-  sweepCommerce(ctx);
-  const lease = operatorLeaseOfTown(ctx.db, email, slug);
+/** `/operator` once signed in: the operator's towns, and how they are paid. */
+export function operatorHome(ctx: AppContext, email: string): { towns: LeaseView[]; payouts: TownDesk["payouts"] } {
+  return { towns: operatorTowns(ctx, email), payouts: { mode: ctx.connect ? "stripe" : "local", account: payoutAccount(ctx, email) } };
+}
+
+export function requireOperatorLease(ctx: AppContext, email: string, slug: string): LeaseView {
+  const lease = operatorLeaseOfTown(ctx.db, email, slug, ctx.config.now().toISOString());
   if (!lease) throw new AppError("not_found", `You do not run ${slug}.`);
   return lease;
 }
@@ -168,7 +78,7 @@ export function statementOf(ctx: AppContext, lease: LeaseView): StatementMonth[]
 }
 
 export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   const now = ctx.config.now();
   const since = new Date(now.getTime() - 31 * 86_400_000).toISOString();
   const changes = audienceChanges(ctx.db, lease.place_geoid, since);
@@ -194,12 +104,12 @@ export function townDesk(ctx: AppContext, email: string, slug: string): TownDesk
 }
 
 export function clicksCsvOf(ctx: AppContext, email: string, slug: string): string {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return townClicksCsv(lease.slug, townClicks(ctx, lease.place_geoid, lease.timezone));
 }
 
 export function statementCsvOf(ctx: AppContext, email: string, slug: string): string {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return statementCsv(lease.slug, statementOf(ctx, lease));
 }
 
@@ -209,7 +119,7 @@ export function statementCsvOf(ctx: AppContext, email: string, slug: string): st
  * through the functions staff use, recorded as the operator's decision.
  */
 export async function decideListing(ctx: AppContext, email: string, slug: string, orderId: string, decision: "approve" | "reject", reason?: string): Promise<OrderView> {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   const o = findOrder(ctx.db, orderId);
   if (!o || o.place_geoid !== lease.place_geoid) throw new AppError("not_found", `No listing ${orderId} in ${lease.town_name}.`);
   const by: Decider = { role: "operator", who: email };
@@ -225,7 +135,7 @@ export async function decideListing(ctx: AppContext, email: string, slug: string
  * `customer.subscription.deleted`); local mode: the lease is marked to end then.
  */
 export async function cancelLease(ctx: AppContext, email: string, slug: string): Promise<{ portalUrl: string } | { endsAt: string }> {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   if (ctx.connect && lease.provider === "stripe" && lease.provider_subscription_id) {
     return { portalUrl: await ctx.connect.portal(lease.provider_subscription_id, `${ctx.config.baseUrl}/operator/towns/${lease.slug}`) };
   }
@@ -247,18 +157,17 @@ export function nextEditionDate(ctx: AppContext, lease: LeaseView): string {
 
 /** Tomorrow's note, from the desk: saved for the chosen edition date (the next one by default), signed, by the operator. */
 export function saveNote(ctx: AppContext, email: string, slug: string, input: { date: string; markdown: string; authorName: string }): TownNote {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return setTownNote(ctx, lease.slug, { ...input, by: email, leaseId: lease.id, lastDate: leaseLastDate(lease, lease.timezone) });
 }
 
-/** The preview the edition would carry (empty when the note is not valid yet). */
-export function previewNote(ctx: AppContext, email: string, slug: string, markdown: string, authorName: string): string {
-  requireTown(ctx, email, slug);
-  return renderNotePreview(markdown, authorName || undefined);
+/** The desk with the preview the edition would carry of a note being written (empty when it is not valid yet). */
+export function previewNote(ctx: AppContext, email: string, slug: string, markdown: string, authorName: string): { desk: TownDesk; preview: string } {
+  return { desk: townDesk(ctx, email, slug), preview: renderNotePreview(markdown, authorName || undefined) };
 }
 
 export function removeNote(ctx: AppContext, email: string, slug: string, date: string): boolean {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return /^\d{4}-\d{2}-\d{2}$/.test(date) && deleteTownNote(ctx, lease.slug, date);
 }
 
@@ -270,25 +179,25 @@ function referralSummary(ctx: AppContext, slug: string): { readers: number; refe
 
 /** Adds a feed to the operator's town through the feeds service the admin CLI uses, recorded as added by them. */
 export async function addDeskFeed(ctx: AppContext, email: string, slug: string, url: string): Promise<TownFeed> {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return addFeed(ctx, lease.slug, url, email, lease.id);
 }
 
 /** Restores a directory source the town had removed: it is verified again now (added back if it still passes). */
 export async function restoreDeskDirectorySource(ctx: AppContext, email: string, slug: string, url: string): Promise<void> {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   await restoreDirectorySource(ctx, lease.slug, url);
 }
 
 /** The desk's "check now": the town's directory candidates tried at once (what the background check would do this week). */
 export async function checkDeskDirectory(ctx: AppContext, email: string, slug: string): Promise<{ verified: number; tried: number }> {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   // Candidates checked in the last 10 minutes are not fetched again (a button pressed twice).
   const r = await verifyTown(ctx, lease.slug, { notWithinMs: 10 * 60_000 });
   return { verified: r.candidates.filter((c) => c.status === "verified").length, tried: r.candidates.length };
 }
 
 export function removeDeskFeed(ctx: AppContext, email: string, slug: string, id: number): TownFeed {
-  const lease = requireTown(ctx, email, slug);
+  const lease = requireOperatorLease(ctx, email, slug);
   return removeFeed(ctx, id, lease.slug, email).removed;
 }

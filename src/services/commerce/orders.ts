@@ -2,10 +2,10 @@ import type { AdminOrder, ListingOrder } from "../../contract/commerce.ts";
 import { AppError } from "../../core/errors.ts";
 import type { OrderStatus } from "../../contract/order-status.ts";
 import { decisionsOf, recordDecision, type Decider } from "../../store/commerce/listing-decisions.ts";
-import { findOrder, listOrders, transitionOrder, type OrderView } from "../../store/commerce/orders.ts";
+import { listOrders, orderAsOf, transitionOrder, type OrderView } from "../../store/commerce/orders.ts";
 import { issuePaymentLink } from "./checkout.ts";
 import type { AppContext } from "../platform/context.ts";
-import { afterListingsChanged, orderPageUrl, publishOrder, queueOrderMail, statusUrl, sweepCommerce } from "./listings.ts";
+import { afterListingsChanged, orderPageUrl, publishOrder, queueOrderMail, statusUrl } from "./listings.ts";
 
 const opt = <K extends string, V>(key: K, v: V | null | undefined) => (v === null || v === undefined ? {} : { [key]: v } as Record<K, V>);
 
@@ -27,9 +27,14 @@ function toAdminOrder(ctx: AppContext, o: OrderView): AdminOrder {
   return { ...toListingOrder(ctx, o), buyerEmail: o.buyer_email, rule: o.rule, reason: o.reason, feeCents: o.fee_cents, provider: o.provider, decisions: decisionsOf(ctx.db, o.id) };
 }
 
+/**
+ * The order as of now: a listing whose run is over reads as ended, a payment link past its time as
+ * expired, before the sweep (listings.ts) stores either. Reads never write.
+ */
+const orderNow = (ctx: AppContext, id: string) => orderAsOf(ctx.db, id, ctx.config.now().toISOString());
+
 function requireOrder(ctx: AppContext, id: string): OrderView {
-  sweepCommerce(ctx);
-  const o = findOrder(ctx.db, id);
+  const o = orderNow(ctx, id);
   if (!o) throw new AppError("not_found", `No listing order ${id}.`);
   return o;
 }
@@ -46,8 +51,7 @@ export function getListingOrder(ctx: AppContext, id: string): ListingOrder {
 const STAFF: Decider = { role: "staff", who: "staff" };
 
 export function adminListOrders(ctx: AppContext, q: { status?: OrderStatus; limit: number }) {
-  sweepCommerce(ctx);
-  return { orders: listOrders(ctx.db, q.status, q.limit).map((o) => toAdminOrder(ctx, o)) };
+  return { orders: listOrders(ctx.db, q.status, q.limit, ctx.config.now().toISOString()).map((o) => toAdminOrder(ctx, o)) };
 }
 
 export function adminShowOrder(ctx: AppContext, id: string): AdminOrder {
@@ -67,9 +71,9 @@ export function adminApproveOrder(ctx: AppContext, id: string, by: Decider = STA
     recordDecision(ctx.db, o.id, "approved", null, by, ctx.config.now().toISOString());
     return true;
   }).immediate();
-  if (!done) notNow(findOrder(ctx.db, id)!, "awaiting_review");
+  if (!done) notNow(orderNow(ctx, id)!, "awaiting_review");
   afterListingsChanged(ctx, [o.place_geoid]);
-  return toAdminOrder(ctx, findOrder(ctx.db, id)!);
+  return toAdminOrder(ctx, orderNow(ctx, id)!);
 }
 
 /** Rejects a listing awaiting review or held; the buyer is emailed once that it was rejected, and reads the reason on the order page. */
@@ -86,9 +90,9 @@ export function adminRejectOrder(ctx: AppContext, id: string, reason: string, by
     queueOrderMail(ctx, o, "listing_rejected", { rule });
     return true;
   }).immediate();
-  if (!done) notNow(findOrder(ctx.db, id)!, "awaiting_review or held");
+  if (!done) notNow(orderNow(ctx, id)!, "awaiting_review or held");
   ctx.mail.kick();
-  return toAdminOrder(ctx, findOrder(ctx.db, id)!);
+  return toAdminOrder(ctx, orderNow(ctx, id)!);
 }
 
 /** Releases a held listing: a paid tier gets its payment link (pending_payment), a free one is published. */
@@ -102,7 +106,7 @@ export async function adminReleaseOrder(ctx: AppContext, id: string, by: Decider
       recordDecision(ctx.db, o.id, "released", null, by, nowIso);
       return true;
     }).immediate();
-    if (!done) notNow(findOrder(ctx.db, id)!, "held");
+    if (!done) notNow(orderNow(ctx, id)!, "held");
     afterListingsChanged(ctx, [o.place_geoid]);
   } else {
     const done = ctx.db.transaction(() => {
@@ -110,11 +114,11 @@ export async function adminReleaseOrder(ctx: AppContext, id: string, by: Decider
       recordDecision(ctx.db, o.id, "released", null, by, nowIso);
       return true;
     }).immediate();
-    if (!done) notNow(findOrder(ctx.db, id)!, "held");
-    const link = await issuePaymentLink(ctx, findOrder(ctx.db, id)!);
+    if (!done) notNow(orderNow(ctx, id)!, "held");
+    const link = await issuePaymentLink(ctx, orderNow(ctx, id)!);
     // The buyer was told a person would look: the link goes to them, not only to whoever polls the order.
     queueOrderMail(ctx, o, "listing_released", { checkoutUrl: link.url, checkoutExpiresAt: link.expiresAt, timeZone: o.timezone });
     ctx.mail.kick();
   }
-  return toAdminOrder(ctx, findOrder(ctx.db, id)!);
+  return toAdminOrder(ctx, orderNow(ctx, id)!);
 }

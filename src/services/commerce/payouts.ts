@@ -47,7 +47,7 @@ export function payoutAccount(ctx: AppContext, email: string): OperatorAccount |
  * A refund before the transfer leaves nothing to move. Returns how many provider calls succeeded; a
  * failure is logged and left for the next settlement (the idempotency keys make a retry safe).
  */
-export async function settlePayouts(ctx: AppContext, email: string): Promise<number> {
+export async function settlePayouts(ctx: AppContext, email: string, now: Date = ctx.config.now()): Promise<number> {
   const connect = ctx.connect;
   const account = accountOf(ctx.db, email);
   if (!connect || !account?.payoutsEnabled) return 0;
@@ -56,11 +56,11 @@ export async function settlePayouts(ctx: AppContext, email: string): Promise<num
     try {
       if (!p.transferId) {
         const transferId = await connect.transfer({ orderId: p.orderId, account: account.connectAccount, amountCents: p.shareCents, chargeId: p.chargeId });
-        recordTransfer(ctx.db, { orderId: p.orderId, leaseId: p.leaseId, account: account.connectAccount, amountCents: p.shareCents, transferId }, ctx.config.now().toISOString());
+        recordTransfer(ctx.db, { orderId: p.orderId, leaseId: p.leaseId, account: account.connectAccount, amountCents: p.shareCents, transferId }, now.toISOString());
       } else {
         const amount = p.transferredCents - p.reversedCents;
         const reversalId = await connect.reverse({ orderId: p.orderId, transferId: p.transferId, amountCents: amount });
-        recordReversal(ctx.db, p.orderId, reversalId, amount, ctx.config.now().toISOString());
+        recordReversal(ctx.db, p.orderId, reversalId, amount, now.toISOString());
       }
       moved++;
     } catch (err) {
@@ -71,10 +71,13 @@ export async function settlePayouts(ctx: AppContext, email: string): Promise<num
   return moved;
 }
 
-/** Settles every operator with a connected account and something pending (after callbacks, each morning run, `npm run admin -- payouts settle`). */
-export async function settleAllPayouts(ctx: AppContext): Promise<void> {
+/**
+ * Settles every operator with a connected account and something pending (after callbacks, each morning
+ * run, `npm run admin -- payouts settle`); `now` stamps the rows (the morning's run passes its own).
+ */
+export async function settleAllPayouts(ctx: AppContext, now: Date = ctx.config.now()): Promise<void> {
   if (!ctx.connect) return;
-  for (const email of operatorsWithPendingPayouts(ctx.db)) await settlePayouts(ctx, email);
+  for (const email of operatorsWithPendingPayouts(ctx.db)) await settlePayouts(ctx, email, now);
 }
 
 const usd = (c: number) => (c / 100).toFixed(2);

@@ -1,10 +1,8 @@
 import type { ListingTier, PricingResponse } from "../../contract/commerce.ts";
 import { BUSINESS_RUN_DAYS, LEASE_BASE_CENTS, LEASE_STEP_CENTS, LEASE_STEP_SUBSCRIBERS, LISTING_TIERS, type ListingProduct } from "../../core/commerce/pricing.ts";
 import { AppError } from "../../core/errors.ts";
-import { isTrackedCity } from "../../store/places/cities.ts";
-import { activeLeaseOf } from "../../store/commerce/leases.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
-import { HOW_SELLING_STARTS, problemPlace, requirePlace } from "../places/cities.ts";
+import { HOW_SELLING_STARTS, problemPlace, requireTown, sellsListings } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 const INCLUDES: Record<ListingProduct, Record<string, string[]>> = {
@@ -43,17 +41,6 @@ export function getPricing(ctx: AppContext): PricingResponse {
   };
 }
 
-/**
- * The one rule of which towns take listings (docs/commerce.md, "Towns without a newsletter"): any U.S.
- * place can be quoted and leased; a town's newsletter starts with its first subscriber; a town takes
- * listings once it has a newsletter (a subscriber or an edition) or an operator (an active lease),
- * and a leased town's listings run from its first edition. The listing quote and both listing
- * checkouts ask this function, so they cannot disagree.
- */
-export function sellsListings(ctx: AppContext, place: Pick<PlaceRow, "geoid">): boolean {
-  return isTrackedCity(ctx.db, place.geoid) || activeLeaseOf(ctx.db, place.geoid) !== undefined;
-}
-
 function notSellingReason(place: PlaceRow): string {
   return `${place.name}, ${place.state_name} has no newsletter yet: it takes listings once it has its first subscriber or an operator leases it.`;
 }
@@ -63,7 +50,7 @@ function notSellingReason(place: PlaceRow): string {
  * listings yet is `409 conflict` (the request is well-formed; the town's state refuses it until then).
  */
 export function requireSellingTown(ctx: AppContext, slug: string): PlaceRow {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   if (!sellsListings(ctx, place)) {
     throw new AppError("conflict", `${notSellingReason(place)} Subscribing to it (POST /api/subscribe) starts its newsletter; leasing it (POST /api/operator-actions) gives it an operator.`, {
       extra: { reason: "not_selling", place: problemPlace(ctx, place), howToStart: HOW_SELLING_STARTS },
@@ -74,7 +61,7 @@ export function requireSellingTown(ctx: AppContext, slug: string): PlaceRow {
 }
 
 export function getListingQuote(ctx: AppContext, slug: string) {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   const selling = sellsListings(ctx, place);
   return {
     slug: place.slug, city: place.name, state: place.state_name, selling,

@@ -5,10 +5,9 @@ import { leaseQuote } from "../../core/commerce/pricing.ts";
 import { isWellFormedSlug } from "../../contract/slug.ts";
 import { canonicalStateName } from "../../contract/states.ts";
 import { activeSubscriberCount } from "../../store/places/cities.ts";
-import { claimedTowns, releaseReservation, reserveTown, setLeaseCheckout, unavailableGeoids, expireStaleReservations } from "../../store/commerce/leases.ts";
+import { claimedTowns, releaseReservation, reserveTown, setLeaseCheckout, unavailableGeoids } from "../../store/commerce/leases.ts";
 import { findPlaceByName, findPlaceBySlug, type PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
-import { sweepCommerce } from "./listings.ts";
 
 export const MAX_SLUGS = 30;
 
@@ -31,8 +30,6 @@ function quoteOf(ctx: AppContext, place: PlaceRow, unavailable: Set<string>) {
 }
 
 export function getTerritories(ctx: AppContext, q: { city?: string; state?: string; slugs?: string }): TerritoriesResponse {
-  // Cancelled leases past their paid period free their towns before anyone reads who holds what.
-  sweepCommerce(ctx);
   const issues: FieldIssue[] = [];
   if ((q.city === undefined) !== (q.state === undefined)) {
     issues.push(q.city === undefined ? { path: "city", message: "is required with state" } : { path: "state", message: "is required with city" });
@@ -45,9 +42,9 @@ export function getTerritories(ctx: AppContext, q: { city?: string; state?: stri
     else slugs.forEach((s, i) => { if (!isWellFormedSlug(s)) issues.push({ path: `slugs.${i}`, message: `"${s.slice(0, 130)}" is not a well-formed slug` }); });
   }
   if (issues.length) invalid(issues);
+  // As of now: a lapsed reservation does not hold its town, nor a cancelled lease past its paid period.
   const nowIso = ctx.config.now().toISOString();
-  expireStaleReservations(ctx.db, nowIso);
-  const claimed = claimedTowns(ctx.db);
+  const claimed = claimedTowns(ctx.db, nowIso);
   const out: TerritoriesResponse = { claimedCount: claimed.length, claimed };
   if (q.city !== undefined && q.state !== undefined) {
     const place = placeOf(ctx, q.city, q.state);

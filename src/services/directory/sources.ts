@@ -3,7 +3,7 @@ import { checkFeedUrl } from "../../integrations/feeds/fetch.ts";
 import { addBlock, deleteBlock, deleteRemoval, directoryFeedsBlockedBy, listBlocks, removalsOfPlace, type BlockRow } from "../../store/directory/sources.ts";
 import { findCandidate } from "../../store/directory/candidates.ts";
 import { deleteTownFeed } from "../../store/sources/feeds.ts";
-import { requirePlace } from "../places/cities.ts";
+import { requireTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 import { verifyOneCandidate } from "./verify.ts";
 import type { CandidateOutcome } from "./candidate-outcome.ts";
@@ -49,13 +49,13 @@ export function unblockDirectorySource(ctx: AppContext, kind: "host" | "source",
 
 /** The directory sources removed from a town (the desk offers to restore them). */
 export function removedDirectorySources(ctx: AppContext, slug: string): Array<{ url: string; title: string; removedBy: string; removedAt: string }> {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   return removalsOfPlace(ctx.db, place.geoid).map((r) => ({ url: r.url, title: r.title, removedBy: r.removed_by, removedAt: r.removed_at }));
 }
 
 /** Restores a removed directory source: the removal is forgotten and its candidate verified again now. */
 export async function restoreDirectorySource(ctx: AppContext, slug: string, url: string): Promise<CandidateOutcome | null> {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   const removal = deleteRemoval(ctx.db, place.geoid, url);
   if (!removal) throw new AppError("not_found", `${place.name} has no removed directory source ${url}.`);
   const candidate = removal.candidate_id === null ? undefined : findCandidate(ctx.db, removal.candidate_id);

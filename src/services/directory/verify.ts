@@ -1,7 +1,7 @@
 import { dueCandidates } from "../../store/directory/sources.ts";
 import { candidatesOfPlace, recordCandidateCheck, type CandidateRow } from "../../store/directory/candidates.ts";
 import { findPlaceByGeoid, type PlaceRow } from "../../store/places/places.ts";
-import { requirePlace } from "../places/cities.ts";
+import { requireTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 import type { CandidateOutcome } from "./candidate-outcome.ts";
 import { newCheckRun } from "./fetch-page.ts";
@@ -27,7 +27,7 @@ export const RECHECK_MS = 7 * 86_400_000;
  * `notWithinMs` skips candidates checked that recently (the desk's button cannot make us hammer a site).
  */
 export async function verifyTown(ctx: AppContext, slug: string, options: { signal?: AbortSignal; notWithinMs?: number } = {}): Promise<{ town: { slug: string; name: string; state: string }; candidates: CandidateOutcome[] }> {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   const run = newCheckRun();
   const candidates: CandidateOutcome[] = [];
   const now = ctx.config.now().getTime();

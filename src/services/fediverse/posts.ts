@@ -1,25 +1,12 @@
-import { duePosts, markEditionsToPost, markPostSent } from "../../store/fediverse/posts.ts";
+import { duePosts, markPostSent } from "../../store/fediverse/posts.ts";
 import type { AppContext } from "../platform/context.ts";
 import { editionCreate } from "./dispatchers.ts";
 import type { Fediverse } from "./federation.ts";
 
+export { queueEditionPosts } from "./queue-posts.ts";
+
 /** Posts handed to the queue per step of the worker. */
 const POSTS_PER_STEP = 50;
-
-/**
- * The morning's one call: the editions just published are marked to be posted to their towns'
- * fediverse followers (one statement; towns without followers are skipped in it). Nothing is sent
- * here: the server's worker (worker.ts) posts them, so the morning never waits on a remote server.
- */
-export function queueEditionPosts(ctx: AppContext, editionIds: readonly number[], at: string): number {
-  try {
-    return markEditionsToPost(ctx.db, editionIds, at);
-  } catch (err) {
-    // The morning goes on: its editions are on the site and in the mail whatever happens here.
-    ctx.log.error({ err, editions: editionIds.length }, "marking editions for the fediverse failed; they are not posted");
-    return 0;
-  }
-}
 
 /**
  * Hands marked editions to the delivery queue: each as a Create(Article) to its town's followers,

@@ -2,9 +2,10 @@ import { enhancedStatus } from "../../integrations/mail/smtp.ts";
 import type { MailSendError } from "../../integrations/mail/types.ts";
 import type { ClaimedRow } from "../../store/mail/outbox.ts";
 import type { AppContext } from "../platform/context.ts";
+import type { DigestCache } from "./digest-cache.ts";
 
 // One batch of the mail sender (sender.ts), as its steps share it: claim.ts leases the rows,
-// compose.ts and deliver.ts hand them to the relay, settle.ts records what came of each.
+// messages.ts and deliver.ts hand them to the relay, settle.ts records what came of each.
 
 export interface SendOptions {
   /** Rows claimed at once (default MAIL_BATCH_SIZE). */
@@ -18,6 +19,11 @@ export interface SendOptions {
    * pending, due at once, its attempt not counted. Close the mailer as well to cut sends in flight.
    */
   signal?: AbortSignal;
+  /**
+   * What carries over from batch to batch (each edition's prepared parts and digest template): give
+   * the same one to every batch of a run (drainDueMail does); without it each batch makes its own.
+   */
+  cache?: DigestCache;
 }
 
 export interface SendResult {
@@ -43,7 +49,11 @@ export interface MailBatch {
   opts: SendOptions;
   now: () => number;
   owner: string;
-  rows: ClaimedRow[];
+  /** The claimed rows' ids, in order: their rows are read a slice at a time as delivery reaches them (claim.ts). */
+  ids: number[];
+  /** The slice of rows read last: those of `ids` from `start` on. */
+  slice: { start: number; end: number; rows: Map<number, ClaimedRow> };
+  cache: DigestCache;
   result: SendResult;
   /**
    * The lease runs until `until` by this process's clock: until then no other sender can claim
@@ -70,7 +80,7 @@ export interface MailBatch {
   relayRefusal: { kind: string; n: number; e: MailSendError } | undefined;
   /** Anything else thrown (a bug) also stops the batch, and is thrown once it has ended. */
   crashed: { err: unknown } | undefined;
-  /** Rows handed to delivery so far, in order: those after them were not tried. */
+  /** Rows (of `ids`) handed to delivery so far, in order: those after them were not tried. */
   started: number;
 }
 

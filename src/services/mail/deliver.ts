@@ -2,7 +2,7 @@ import { MailSendError } from "../../integrations/mail/types.ts";
 import { eachLimited } from "../../lib/pool.ts";
 import { deferRows, type ClaimedRow } from "../../store/mail/outbox.ts";
 import { pauseMs, RELAY_ALIKE, replyKind, type MailBatch } from "./batch.ts";
-import { stillOurs } from "./claim.ts";
+import { inFlight, rowAt, stillOurs } from "./claim.ts";
 import { flush, recordSent, renewLease, settleFailure } from "./settle.ts";
 
 /**
@@ -46,17 +46,18 @@ export async function deliver(b: MailBatch, row: ClaimedRow, send: () => Promise
 }
 
 /**
- * Sends the batch's rows through the pool: at most 2 x `concurrency` messages in flight. No new
+ * Sends the batch's rows through the pool, in order: at most 2 x `concurrency` messages in flight. No new
  * message starts after a delivery fault, a failed write, a crash or the stop signal; the lease is
  * renewed meanwhile, and the last acceptances are committed when the pool has ended.
  */
 export async function deliverBatch(b: MailBatch, sendOne: (row: ClaimedRow) => Promise<void>): Promise<void> {
   const renew = setInterval(() => renewLease(b), b.lease.ms / 3);
   try {
-    await eachLimited(b.rows, 2 * (b.opts.concurrency ?? b.cfg.concurrency), async (row) => {
+    await eachLimited(b.ids, inFlight(b), async (_id, i) => {
       b.started++;
       try {
-        await sendOne(row);
+        const row = rowAt(b, i);
+        if (row) await sendOne(row);
       } catch (err) {
         if (/^SQLITE_/.test(String((err as { code?: unknown })?.code))) b.writeFailed ??= err;
         else b.crashed ??= { err };

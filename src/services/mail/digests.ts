@@ -13,10 +13,9 @@ import type { AppContext } from "../platform/context.ts";
  * edition's: an edition queued ahead of its date, as tests do, goes out as it always did.)
  * Readers of the weekly email get none. Safe to call again (or from two processes): the outbox's
  * unique key queues each subscriber once. The mail sender delivers the rows. Returns how many
- * digests were newly queued.
+ * digests were newly queued. `now` is the morning run's clock (its rows carry that time); alone, the configured one.
  */
-export function queueEditionDigests(ctx: AppContext, edition: { id: number; placeGeoid: string; date: string }): number {
-  const now = ctx.config.now();
+export function queueEditionDigests(ctx: AppContext, edition: { id: number; placeGeoid: string; date: string }, now: Date = ctx.config.now()): number {
   const timezone = townTimezone(ctx.db, edition.placeGeoid) ?? "UTC";
   const fiveAm = fiveAmInstant(localDate(now, timezone), timezone);
   const queued = enqueueEditionDigests(ctx.db, edition.placeGeoid, edition.id, now.getTime(), now.toISOString(), fiveAm);

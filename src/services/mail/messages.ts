@@ -1,16 +1,17 @@
 import { mailFrom } from "../../config/mail.ts";
 import { renderTransactional } from "../../core/commerce/emails.ts";
-import { renderResubscribeConfirm, RESUBSCRIBE_TEMPLATE } from "../../core/readers/resubscribe-email.ts";
+import { renderResubscribeConfirm, RESUBSCRIBE_TEMPLATE } from "../../core/edition/resubscribe-email.ts";
 import { prepareEdition, renderDigest, renderWelcome, type PreparedEdition } from "../../core/edition/email-render.ts";
 import { senderDomain, type CityInfo, type Recipient, type Sender } from "../../core/edition/email-headers.ts";
 import { compileMessageTemplate, headerSafe, MARKS, messageIdSafe, type MessageTemplate } from "../../integrations/mail/message-template.ts";
-import { withoutSections } from "../../core/readers/hidden-sections.ts";
+import { withoutSections } from "../../core/edition/hidden-sections.ts";
 import { hiddenKeys } from "../../core/readers/preferences.ts";
-import { editionForMail, type ClaimedRow, type ClaimedSubscriberRow } from "../../store/mail/outbox.ts";
+import type { ClaimedRow, ClaimedSubscriberRow, EditionForMail } from "../../store/mail/outbox.ts";
 import type { AppContext } from "../platform/context.ts";
 import { subscriberToken } from "../readers/unsubscribe.ts";
 import type { MailBatch } from "./batch.ts";
 import { deliver } from "./deliver.ts";
+import { digestEdition, digestTemplate } from "./digest-cache.ts";
 import { cancel } from "./settle.ts";
 import { weeklySender } from "./weekly-send.ts";
 
@@ -36,7 +37,7 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
       const confirm = row.template === RESUBSCRIBE_TEMPLATE;
       if (row.suppressed && !confirm) return cancel(b, row, "address suppressed (bounced or complained)");
       const message = confirm ? renderResubscribeConfirm(sender, row.email, JSON.parse(row.payload)) : renderTransactional(sender, row.email, row.template, JSON.parse(row.payload));
-      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), undefined);
+      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row), date: new Date(b.now()) }), undefined);
     }
     if (row.subscriber_status !== "active" || row.suppressed) {
       return cancel(b, row, `subscription ${row.subscriber_status}${row.suppressed ? ", address suppressed" : ""}`);
@@ -45,7 +46,7 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
     const city = { name: row.name, state: row.state_name, slug: row.slug };
     if (row.kind === "welcome") {
       const message = renderWelcome(sender, to, city, row.has_digest ? "today" : "next", row.frequency === "weekly" ? row.weekly_day : undefined);
-      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
+      return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row), date: new Date(b.now()) }), row.subscriber_id);
     }
     if (row.kind === "weekly") return weekly(row, to, city);
     return digest(row, to, city);
@@ -59,37 +60,26 @@ export function rowSender(b: MailBatch): (row: ClaimedRow) => Promise<void> {
  */
 function digestSender(b: MailBatch, sender: Sender, domain: string, messageIdOf: (row: ClaimedRow) => string) {
   const { ctx } = b;
-  // Each edition's text part, styled HTML and preheader are made once per batch, not once per reader:
-  // once per edition and set of sections its readers hid ("" for the whole edition, most readers).
-  const editions = new Map<string, PreparedEdition | undefined>();
-  const edition = (id: number, hidden: string) => {
-    const key = `${id}|${hidden}`;
-    if (!editions.has(key)) {
-      const row = editionForMail(ctx.db, id);
-      editions.set(key, row && prepareEdition(hidden ? { ...row, html: withoutSections(row.html, hiddenKeys(hidden)) } : row));
-    }
-    return editions.get(key);
-  };
-  // And each edition's whole message, composed once per batch (undefined: compose per message).
-  const templates = new Map<string, Promise<MessageTemplate | undefined>>();
-  const templateFor = (row: ClaimedSubscriberRow, e: PreparedEdition, city: CityInfo, to: Recipient) => {
-    const key = `${row.edition_id}:${row.slug}:${row.hidden_sections}`;
-    let t = templates.get(key);
-    if (!t) templates.set(key, (t = digestTemplate(ctx, sender, city, e, to, `<digest-${row.id}@${domain}>`)));
-    return t;
-  };
+  // Each edition's text part, styled HTML and preheader, and its whole message per town, are made once
+  // (digest-cache.ts), not once per reader: once per edition and set of sections its readers hid
+  // ("" for the whole edition, most readers).
+  const prepare = (hidden: string) => (row: EditionForMail) => prepareEdition(hidden ? { ...row, html: withoutSections(row.html, hiddenKeys(hidden)) } : row);
   return async (row: ClaimedSubscriberRow, to: Recipient & { ref: string }, city: CityInfo): Promise<void> => {
-    const e = row.edition_id === null ? undefined : edition(row.edition_id, row.hidden_sections);
-    if (!e) return cancel(b, row, "edition no longer exists");
+    const entry = row.edition_id === null ? undefined : digestEdition(b.cache, ctx.db, row.edition_id, row.hidden_sections, prepare(row.hidden_sections));
+    const e = entry?.prepared;
+    if (!entry || !e) return cancel(b, row, "edition no longer exists");
     const messageId = messageIdOf(row);
     const token = encodeURIComponent(to.token);
-    const template = headerSafe(to.email) && headerSafe(token) && /^[0-9a-f]+$/.test(to.ref) && messageIdSafe(messageId) ? await templateFor(row, e, city, to) : undefined;
+    const template = headerSafe(to.email) && headerSafe(token) && /^[0-9a-f]+$/.test(to.ref) && messageIdSafe(messageId)
+      ? await digestTemplate(entry, row.slug, () => compileDigest(ctx, sender, city, e, to, `<digest-${row.id}@${domain}>`))
+      : undefined;
+    const date = new Date(b.now());
     if (template) {
-      const raw = template.fill({ email: to.email, token, messageId, date: mailDate(), ref: to.ref });
+      const raw = template.fill({ email: to.email, token, messageId, date: mailDate(date), ref: to.ref });
       return deliver(b, row, () => ctx.mailer.sendRaw({ raw, envelope: { from: template.envelopeFrom, to: to.email }, messageId }), row.subscriber_id);
     }
     const message = renderDigest(sender, to, city, e);
-    return deliver(b, row, () => ctx.mailer.send({ ...message, messageId }), row.subscriber_id);
+    return deliver(b, row, () => ctx.mailer.send({ ...message, messageId, date }), row.subscriber_id);
   };
 }
 
@@ -97,7 +87,7 @@ function digestSender(b: MailBatch, sender: Sender, domain: string, messageIdOf:
  * The per-edition template of a digest, checked against renderDigest for the batch's first reader:
  * if the template does not reproduce that message exactly, digests go the per-message way.
  */
-async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
+async function compileDigest(ctx: AppContext, sender: Sender, city: CityInfo, e: PreparedEdition, first: Recipient, firstMessageId: string): Promise<MessageTemplate | undefined> {
   try {
     const template = await compileMessageTemplate(renderDigest(sender, { email: MARKS.email, token: MARKS.token, ref: MARKS.ref }, city, e));
     const expected = renderDigest(sender, first, city, e);
@@ -111,6 +101,6 @@ async function digestTemplate(ctx: AppContext, sender: Sender, city: CityInfo, e
 }
 
 /** The Date header as nodemailer writes it. */
-function mailDate(): string {
-  return new Date().toUTCString().replace(/GMT/, "+0000");
+function mailDate(date: Date): string {
+  return date.toUTCString().replace(/GMT/, "+0000");
 }

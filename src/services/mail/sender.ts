@@ -4,6 +4,7 @@ import { claimBatch } from "./claim.ts";
 import { rowSender } from "./messages.ts";
 import { deliverBatch } from "./deliver.ts";
 import { DeliveryRecordError, settleBatch } from "./settle.ts";
+import { createDigestCache } from "./digest-cache.ts";
 
 
 /**
@@ -15,12 +16,13 @@ import { DeliveryRecordError, settleBatch } from "./settle.ts";
  * address bounced and suppresses it. Mail for a subscription that ended after it was queued is
  * cancelled, not sent.
  *
- * The steps: claim.ts leases the rows, compose.ts makes each row's message, deliver.ts hands them
- * to the relay through the pool, settle.ts records what came of each.
+ * The steps: claim.ts leases the rows (and reads them a slice at a time), messages.ts makes each
+ * row's message (digest-cache.ts keeps each edition's template from batch to batch), deliver.ts
+ * hands them to the relay through the pool, settle.ts records what came of each.
  */
 export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): Promise<SendResult> {
   const batch = claimBatch(ctx, opts);
-  if (batch.rows.length === 0) return batch.result;
+  if (batch.ids.length === 0) return batch.result;
   await deliverBatch(batch, rowSender(batch));
   return settleBatch(batch);
 }
@@ -28,8 +30,9 @@ export async function sendPendingMail(ctx: AppContext, opts: SendOptions = {}): 
 /** Sends batches until nothing is due. */
 export async function drainDueMail(ctx: AppContext, opts: SendOptions = {}): Promise<SendResult> {
   const total = emptyResult();
+  const batches = { ...opts, cache: opts.cache ?? createDigestCache() };
   for (;;) {
-    const r = await sendPendingMail(ctx, opts);
+    const r = await sendPendingMail(ctx, batches);
     for (const k of Object.keys(total) as Array<keyof SendResult>) total[k] += r[k];
     // A delivery fault (sending is paused) or a batch of only temporary failures: wait for the next tick.
     if (r.claimed === 0 || r.deferred > 0 || r.retried === r.claimed || opts.signal?.aborted) return total;

@@ -78,7 +78,7 @@ export function settleBatch(b: MailBatch): SendResult {
     else settleFailure(b, h.row, h.e, h.subscriberId);
   }
   if (b.opts.signal?.aborted && !b.fault) {
-    const untried = b.rows.slice(b.started).map((r) => r.id);
+    const untried = b.ids.slice(b.started);
     if (untried.length) deferRows(ctx.db, owner, untried, b.now(), "not tried: the sender stopped", false);
     result.deferred += untried.length;
   } else if (b.fault) {
@@ -106,7 +106,7 @@ function pauseAfterFault(b: MailBatch, fault: MailSendError): void {
   const pause = pauseMs(b.cfg.retryBaseSeconds, d.faults);
   d.pausedUntil = b.now() + pause;
   d.pausedUntilReal = Date.now() + pause;
-  const untried = b.rows.slice(b.started).map((r) => r.id);
+  const untried = b.ids.slice(b.started);
   if (untried.length) deferRows(ctx.db, owner, untried, d.pausedUntil, `not tried: ${fault.message}`, false);
   result.deferred += untried.length;
   if (relayRefusal) {

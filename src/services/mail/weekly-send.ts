@@ -30,6 +30,6 @@ export function weeklySender(b: MailBatch, sender: Sender, messageIdOf: (row: Cl
     const w = row.weekly_id == null ? undefined : weekly(row.weekly_id, row.hidden_sections);
     if (!w) return cancel(b, row, "weekly email no longer exists");
     const message = renderWeekly(sender, to, city, w);
-    return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row) }), row.subscriber_id);
+    return deliver(b, row, () => ctx.mailer.send({ ...message, messageId: messageIdOf(row), date: new Date(b.now()) }), row.subscriber_id);
   };
 }

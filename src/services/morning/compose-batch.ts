@@ -1,11 +1,9 @@
 import { composeTown } from "../../core/edition/compose-town.ts";
 import type { ComposedTown, TownSnapshot } from "../../core/edition/town-snapshot.ts";
 import { storeEditions } from "../../store/morning/store-editions.ts";
-import type { PlaceRow } from "../../store/places/places.ts";
-import type { TownHazards } from "../../core/hazards/town-hazards.ts";
 import type { AppContext } from "../platform/context.ts";
-import type { DueTown, TownInputs } from "../sources/run-sources.ts";
-import { snapshotFor, type Gathered } from "./gather.ts";
+import type { DueTown } from "../sources/run-sources.ts";
+import type { Gathered } from "./gather.ts";
 import type { Composition, ComposePool } from "./compose-workers.ts";
 
 // The morning's compose and store steps for a batch of towns: each town's edition from its snapshot
@@ -81,18 +79,4 @@ async function composeHere(snapshots: TownSnapshot[], now: Date): Promise<Compos
     }
   }
   return out;
-}
-
-/**
- * Composes and stores one city's edition for `date` from what the run gathered (`inputs`: its
- * forecast, alerts and air quality; `hazards`: its part of the run's quakes, declarations and tides;
- * none when absent) and its own rows: no network here. The edition, its search row, its
- * publishing-ledger row and the headlines it shows are one transaction: either all exist or none.
- * Returns the new id, or undefined when another run stored the edition first.
- */
-export function composeCity(ctx: AppContext, place: PlaceRow, date: string, now: Date, inputs?: TownInputs, hazards: TownHazards | null = null): { id?: number; weather: boolean } {
-  const input = inputs ?? { weather: null, alerts: [], airQuality: null };
-  const composed = composeTown(snapshotFor(ctx, { place, date }, input, hazards, now), now);
-  const id = storeTowns(ctx, [composed], now).get(`${place.geoid} ${date}`);
-  return { id, weather: input.weather !== null };
 }

@@ -165,10 +165,3 @@ function snapshotOf(town: DueTown, input: TownInputs, reads: BatchReads, run: { 
     hazards: reads.hazards.get(g) ?? null,
   };
 }
-
-/** One town's snapshot from inputs and hazards already had (a single town composed on its own: tests, a rerun). */
-export function snapshotFor(ctx: AppContext, town: DueTown, input: TownInputs, hazards: TownHazards | null, now: Date): TownSnapshot {
-  const reads = readBatch(ctx, [town], now, () => new Map([[town.place.geoid, hazards]]));
-  const facts = factPlaces(ctx);
-  return snapshotOf(town, input, reads, { baseUrl: ctx.config.baseUrl, clickKey: clickKey(ctx), facts: (p) => townFactContext(facts, p) });
-}

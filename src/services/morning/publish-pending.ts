@@ -3,24 +3,28 @@ import { markDigestsQueued, markSitePublished, pendingEditions } from "../../sto
 import { queueEditionDigests } from "../mail/digests.ts";
 import { queueWeeklies } from "../mail/weekly.ts";
 import { publishEditions } from "../site/publish.ts";
-import { queueEditionPosts } from "../fediverse/posts.ts";
+import { queueEditionPosts } from "../fediverse/queue-posts.ts";
 
 /**
  * Publishes what is stored but not yet published, whichever run stored it: the site pages of every
- * such edition in one incremental render, then each edition's digests. Each step stamps the ledger
+ * such edition in one incremental render (with `rerender`: published editions whose town's pages
+ * changed, the listings the sweep ended), then each edition's digests. Each step stamps the ledger
  * when done, so a crash between steps is finished by the next run and nothing is done twice. Last,
  * the weekly emails of the towns whose weekly readers' day it is (src/services/mail/weekly.ts).
+ * Every row is stamped with the run's `now`.
  */
-export async function publishPending(ctx: AppContext, at: string): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number; weekliesQueued: number }> {
+export async function publishPending(ctx: AppContext, now: Date, rerender: readonly number[] = []): Promise<{ published: number; publishFailed: number; pagesWritten: number; digestsQueued: number; weekliesQueued: number }> {
+  const at = now.toISOString();
   const pending = pendingEditions(ctx.db);
   let published = 0;
   let publishFailed = 0;
   let pagesWritten = 0;
   let digestsQueued = 0;
   const siteIds = pending.filter((p) => !p.sitePublished).map((p) => p.id);
-  if (siteIds.length > 0) {
+  const renderIds = [...new Set([...siteIds, ...rerender])];
+  if (renderIds.length > 0) {
     try {
-      pagesWritten = (await publishEditions(ctx, siteIds)).pagesWritten;
+      pagesWritten = (await publishEditions(ctx, renderIds)).pagesWritten;
       markSitePublished(ctx.db, siteIds, at);
       published = siteIds.length;
     } catch (err) {
@@ -35,7 +39,7 @@ export async function publishPending(ctx: AppContext, at: string): Promise<{ pub
     try {
       // Stamp and queue in one transaction: a concurrent run that stamped first makes this one a no-op.
       digestsQueued += ctx.db.transaction(() =>
-        markDigestsQueued(ctx.db, p.id, at) ? queueEditionDigests(ctx, { id: p.id, placeGeoid: p.placeGeoid, date: p.date }) : 0,
+        markDigestsQueued(ctx.db, p.id, at) ? queueEditionDigests(ctx, { id: p.id, placeGeoid: p.placeGeoid, date: p.date }, now) : 0,
       ).immediate();
     } catch (err) {
       ctx.log.error({ err, editionId: p.id }, "queueing digests failed; the next run retries it");
@@ -44,7 +48,7 @@ export async function publishPending(ctx: AppContext, at: string): Promise<{ pub
   // After the day's editions: a weekly draws on them. Stored and queued in one transaction per town.
   let weekliesQueued = 0;
   try {
-    weekliesQueued = queueWeeklies(ctx, new Date(at));
+    weekliesQueued = queueWeeklies(ctx, now);
   } catch (err) {
     ctx.log.error({ err }, "queueing the weekly emails failed; the next run retries it");
   }

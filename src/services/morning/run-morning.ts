@@ -3,6 +3,7 @@ import { localDate, localHour } from "../../lib/time.ts";
 import { eachLimited } from "../../lib/pool.ts";
 import { forgetHeadlinesShown } from "../../store/sources/feeds.ts";
 import { editionsOf } from "../../store/morning/town-reads.ts";
+import { latestEditionId } from "../../store/morning/editions.ts";
 import { acquireLease, releaseLease, renewLease, subscribedPlaces } from "../../store/morning/due-towns.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
@@ -19,9 +20,13 @@ import { publishPending } from "./publish-pending.ts";
 import { formatSummary, reportProviders, type MorningSummary } from "./summary.ts";
 import { recordRun } from "./run-record.ts";
 
-// The morning, one way: gather (every outside source for all due towns at once, then a batch of
-// towns' rows at a time: gather.ts), compose (pure, per town: src/core/edition/compose-town.ts),
-// store (a batch in one transaction: compose-batch.ts), publish, then queue the mail (publish-pending.ts).
+// The morning, one way and on one clock (the run's `now`), as named steps in order: 1. the commerce
+// sweep (what time changed, stored; the towns it touched join this morning's publish), 2. forgetting
+// old headlines, 3. the due towns, 4. gather (every outside source for all due towns at once, then a
+// batch of towns' rows at a time: gather.ts), 5. compose (pure, per town:
+// src/core/edition/compose-town.ts), 6. store (a batch in one transaction: compose-batch.ts), 7. the
+// search sets, 8. publish, 9. digests and weeklies (publish-pending.ts), 10. payouts, 11. the run
+// record (run-record.ts). Nothing is published before it is stored.
 
 
 export interface MorningOptions {
@@ -120,10 +125,23 @@ async function composeDue(ctx: AppContext, due: DueTown[], now: Date, options: M
   return true;
 }
 
+/** Step 2: shown headlines that can never be offered again are forgotten (after a month at least). */
+function forgetHeadlines(ctx: AppContext, now: Date): void {
+  const remembered = new Date(now.getTime() - HEADLINES_REMEMBERED_MS).toISOString();
+  const forgotten = forgetHeadlinesShown(ctx.db, remembered.slice(0, 10), remembered);
+  if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown over a month ago that can never be offered again");
+}
+
+/** The latest editions of the towns whose listings the sweep changed: their pages are rendered again with this morning's. */
+function latestEditionsOf(ctx: AppContext, towns: Set<string>): number[] {
+  return [...towns].map((g) => latestEditionId(ctx.db, g)).filter((id): id is number => id !== undefined);
+}
+
 /**
  * The morning run: for every subscribed city past its publication hour without an edition for its
  * local date, compose and store one; then publish everything stored and not yet published.
  * Idempotent and safe to run twice at once (a lease lets one run work; UNIQUE keys back it up).
+ * Its steps, in order, all on one clock (the run's `now`): nothing is published before it is stored.
  */
 export async function runMorning(ctx: AppContext, options: MorningOptions = {}): Promise<MorningSummary> {
   const started = performance.now();
@@ -135,6 +153,7 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
   // The figures as one object: JSON logs keep them all, a terminal shows the one-line summary.
   const finish = (message: (s: MorningSummary) => string = formatSummary, fields: object = { summary }) => {
     summary.ms = Math.round(performance.now() - started);
+    // Last step: the run record, at the run's `now` plus the time it took.
     recordRun(ctx, summary);
     ctx.log.info(fields, message(summary));
     return summary;
@@ -146,26 +165,28 @@ export async function runMorning(ctx: AppContext, options: MorningOptions = {}):
     return finish(() => "another morning run is in progress; nothing to do", { holder: summary.busy });
   }
   try {
-    // Listings whose run is over leave the calendar and directory before today's editions are composed.
-    sweepCommerce(ctx);
-    // Shown headlines that can never be offered again are forgotten (after a month at least).
-    const remembered = new Date(now.getTime() - HEADLINES_REMEMBERED_MS).toISOString();
-    const forgotten = forgetHeadlinesShown(ctx.db, remembered.slice(0, 10), remembered);
-    if (forgotten > 0) ctx.log.info({ forgotten }, "forgot headlines shown over a month ago that can never be offered again");
+    // 1. The commerce sweep: what time changed (listings whose run ended leave the calendar and
+    // directory) is stored before today's editions read it; it publishes nothing itself.
+    const swept = sweepCommerce(ctx, now);
+    // 2. Headlines remembered past their month are forgotten.
+    forgetHeadlines(ctx, now);
+    // 3. The due towns.
     const places = subscribedPlaces(ctx.db);
     const due = dueTowns(ctx, places, now);
     Object.assign(summary, { cities: places.length, due: due.length, skipped: places.length - due.length });
+    // 4-6. Gather, compose and store, a batch of towns at a time.
     if (due.length > 0 && !(await composeDue(ctx, due, now, options, summary, owner))) {
       summary.stopped = true;
       return finish(() => "morning run stopped; the next run composes and publishes the rest", { composed: summary.composed, due: summary.due });
     }
     if (options.publish === false) return finish();
-    // Search totals of today's editions come from the kept sets once this has run (FTS5 until then).
+    // 7. Search sets: totals of today's editions come from the kept sets once this has run (FTS5 until then).
     if (summary.composed > 0) await refreshSearchSets(ctx);
     renewLease(ctx.db, owner, LEASE_TTL_MS); // a fresh term for the publishing step
-    Object.assign(summary, await publishPending(ctx, now.toISOString()));
-    // Stripe mode: operators' shares whose transfer (or reversal) failed earlier are retried each run.
-    if (ctx.connect) await settleAllPayouts(ctx).catch((err) => ctx.log.error({ err }, "settling operator payouts failed"));
+    // 8-9. Publish what is stored (and the pages of the towns the sweep changed), then the digests and weeklies.
+    Object.assign(summary, await publishPending(ctx, now, latestEditionsOf(ctx, swept)));
+    // 10. Payouts (Stripe mode): operators' shares whose transfer (or reversal) failed earlier are retried each run.
+    if (ctx.connect) await settleAllPayouts(ctx, now).catch((err) => ctx.log.error({ err }, "settling operator payouts failed"));
   } finally {
     releaseLease(ctx.db, owner);
   }

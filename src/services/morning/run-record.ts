@@ -30,12 +30,16 @@ export function runSources(s: MorningSummary) {
   return out;
 }
 
-/** Records a run that finished (not one another run kept out, nor one stopped halfway); never throws. */
+/**
+ * Records a run that finished (not one another run kept out, nor one stopped halfway); never throws.
+ * On the run's clock: it finished at its `now` (`s.at`) plus the time it took, so a run with a pinned
+ * `NOW` records the same instants whenever it is run.
+ */
 export function recordRun(ctx: AppContext, s: MorningSummary): void {
   if (s.busy || s.stopped) return;
   try {
     recordMorningRun(ctx.db, {
-      at: s.at, finishedAt: new Date().toISOString(), due: s.due, composed: s.composed, withoutWeather: s.withoutWeather, failed: s.failed, ms: s.ms,
+      at: s.at, finishedAt: new Date(Date.parse(s.at) + s.ms).toISOString(), due: s.due, composed: s.composed, withoutWeather: s.withoutWeather, failed: s.failed, ms: s.ms,
     }, runSources(s));
   } catch (err) {
     ctx.log.error({ err }, "recording the morning's figures for /metrics failed");

@@ -3,7 +3,7 @@ import { CENSUS_FIELDS, fieldVintage } from "../../contract/census-fields.ts";
 import { latestEditionDate } from "../../store/morning/editions.ts";
 import { activeSubscriberCount } from "../../store/places/cities.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
-import { censusOf, requireCity } from "./cities.ts";
+import { censusOf, requireNewsletterTown } from "./cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 /** ACS 5-year vintage "2023" covers 2019-2023. */
@@ -12,7 +12,7 @@ function vintageRange(year: string | null): string | undefined {
 }
 
 export function getFacts(ctx: AppContext, slug: string | undefined): FactsDataset {
-  const place = requireCity(ctx, slug);
+  const place = requireNewsletterTown(ctx, slug);
   return factsDataset(ctx, place);
 }
 

@@ -4,7 +4,7 @@ import { censusValues, censusYear } from "../../contract/census-fields.ts";
 import { AppError } from "../../core/errors.ts";
 import { isWellFormedSlug } from "../../contract/slug.ts";
 import { canonicalStateName } from "../../contract/states.ts";
-import { activeSubscriberCount, isTrackedCity, listTrackedCities } from "../../store/places/cities.ts";
+import { activeSubscriberCount, townHasNewsletter, listNewsletterTowns } from "../../store/places/cities.ts";
 import { cityArchive } from "../../store/morning/editions.ts";
 import { findPlaceBySlug, placesByPopulation, type PlaceRow } from "../../store/places/places.ts";
 import type { AppContext } from "../platform/context.ts";
@@ -14,7 +14,6 @@ import { activeLeaseOf } from "../../store/commerce/leases.ts";
 import { localClock } from "../../core/places/local-clock.ts";
 import { placeIndex } from "./places.ts";
 import { cityListings } from "../../site/city-listings.ts";
-import { sweepCommerce } from "../commerce/listings.ts";
 
 /** The slugs a mistyped one probably meant (the place finder's matches for its words), best first. */
 function slugSuggestions(ctx: AppContext, slug: string): string[] {
@@ -30,7 +29,7 @@ const meant = (suggestions: string[]) => (suggestions.length ? ` Did you mean ${
  * src/mcp/tools.ts) and one that names no place (`city_not_found` with `reason: unknown_place`)
  * come with the slugs they probably meant.
  */
-export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRow {
+export function requireTown(ctx: AppContext, slug: string | undefined): PlaceRow {
   if (slug === undefined || slug === "") throw new AppError("missing_slug", "The path has no city slug.", { mcpDetail: "No `slug` was given." });
   const asked = slug;
   if (!isWellFormedSlug(asked)) {
@@ -53,12 +52,26 @@ export function requirePlace(ctx: AppContext, slug: string | undefined): PlaceRo
 export const HOW_A_NEWSLETTER_STARTS = "Its first subscriber starts the town's newsletter: a reader subscribes their own address, and the first edition is published the next morning.";
 export const HOW_SELLING_STARTS = "A town sells listings once it has a newsletter (its first subscriber: a reader subscribes their own address) or an operator (someone leases the town).";
 
+/** Whether the town has an operator now (a lease active as of now: one cancelled past its paid period is not). */
+const leasedNow = (ctx: AppContext, geoid: string) => activeLeaseOf(ctx.db, geoid, ctx.config.now().toISOString()) !== undefined;
+
+/**
+ * The one rule of which towns take listings (docs/commerce.md, "Towns without a newsletter"): any U.S.
+ * place can be quoted and leased; a town's newsletter starts with its first subscriber; a town takes
+ * listings once it has a newsletter (a subscriber or an edition) or an operator (an active lease),
+ * and a leased town's listings run from its first edition. The listing quote, both listing checkouts,
+ * the town's calendar and problems naming a place ask this, so they cannot disagree.
+ */
+export function sellsListings(ctx: AppContext, place: Pick<PlaceRow, "geoid">): boolean {
+  return townHasNewsletter(ctx.db, place.geoid) || leasedNow(ctx, place.geoid);
+}
+
 /** A real place as a problem names it: whether it has a newsletter and whether it sells listings. */
 export function problemPlace(ctx: AppContext, place: PlaceRow): NonNullable<ProblemExtra["place"]> {
-  const hasNewsletter = isTrackedCity(ctx.db, place.geoid);
+  const hasNewsletter = townHasNewsletter(ctx.db, place.geoid);
   return {
     slug: place.slug, name: place.name, state: place.state_name, hasNewsletter,
-    sellsListings: hasNewsletter || activeLeaseOf(ctx.db, place.geoid) !== undefined,
+    sellsListings: hasNewsletter || leasedNow(ctx, place.geoid),
     url: `${ctx.config.baseUrl}/${place.slug}`,
   };
 }
@@ -68,9 +81,9 @@ export function problemPlace(ctx: AppContext, place: PlaceRow): NonNullable<Prob
  * real place without one is `city_not_found` with `reason: no_newsletter`: it has no edition data
  * (the seed's rule), and the answer says so and what starts its newsletter.
  */
-export function requireCity(ctx: AppContext, slug: string | undefined): PlaceRow {
-  const place = requirePlace(ctx, slug);
-  if (!isTrackedCity(ctx.db, place.geoid)) {
+export function requireNewsletterTown(ctx: AppContext, slug: string | undefined): PlaceRow {
+  const place = requireTown(ctx, slug);
+  if (!townHasNewsletter(ctx.db, place.geoid)) {
     const where = `${place.name}, ${place.state_name}`;
     throw new AppError("city_not_found", `${where} has no newsletter yet; subscribing to it starts one (POST /api/subscribe with the slug ${place.slug}). It is a real U.S. place: its facts are at /api/place/${place.slug}.`, {
       extra: { reason: "no_newsletter", place: problemPlace(ctx, place), howToStart: HOW_A_NEWSLETTER_STARTS },
@@ -81,7 +94,7 @@ export function requireCity(ctx: AppContext, slug: string | undefined): PlaceRow
 }
 
 export function listCities(ctx: AppContext): CitiesResponse {
-  const rows = listTrackedCities(ctx.db);
+  const rows = listNewsletterTowns(ctx.db);
   const states: CitiesResponse["states"] = [];
   for (const r of rows) {
     let group = states.at(-1);
@@ -129,14 +142,15 @@ export function censusOf(p: PlaceRow): NonNullable<Census> {
 }
 
 export function getCity(ctx: AppContext, slug: string | undefined): CityResponse {
-  const place = requireCity(ctx, slug);
-  sweepCommerce(ctx);
-  const { events, directory } = cityListings(ctx.db, place, ctx.config.now());
+  const place = requireNewsletterTown(ctx, slug);
+  // Listings whose run is over are left out as of now (cityListings), before the sweep marks them ended.
+  const now = ctx.config.now();
+  const { events, directory } = cityListings(ctx.db, place, now);
   return {
     slug: place.slug,
     city: place.name,
     state: place.state_name,
-    ...localClock(place.timezone, ctx.config.now()),
+    ...localClock(place.timezone, now),
     subscriberCount: activeSubscriberCount(ctx.db, place.geoid),
     archives: cityArchive(ctx.db, place.geoid),
     census: censusOf(place),

@@ -6,7 +6,7 @@ import { isWellFormedSlug } from "../../contract/slug.ts";
 import { placeMarkdown } from "../../publish/markdown-pages.ts";
 import { createSiteData } from "../../site/views.ts";
 import { findPlaceBySlug, type PlaceRow } from "../../store/places/places.ts";
-import { censusOf, problemPlace, requirePlace } from "./cities.ts";
+import { censusOf, problemPlace, requireTown } from "./cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 /**
@@ -27,6 +27,11 @@ export function placeFacts(ctx: AppContext, place: PlaceRow): PlaceResponse {
   };
 }
 
+/** Whether `slug` names a U.S. place, with editions or not (its page can be rendered on demand). */
+export function isPlace(ctx: AppContext, slug: string): boolean {
+  return isWellFormedSlug(slug) && findPlaceBySlug(ctx.db, slug) !== undefined;
+}
+
 /** The markdown twin of a place's page when none is published (a place without editions), or undefined for no place. */
 export function placeTwin(ctx: AppContext, slug: string): string | undefined {
   const place = isWellFormedSlug(slug) ? findPlaceBySlug(ctx.db, slug) : undefined;
@@ -45,5 +50,5 @@ export function withLocalClock(ctx: AppContext, slug: string, markdown: string):
 }
 
 export function getPlace(ctx: AppContext, slug: string): PlaceResponse {
-  return placeFacts(ctx, requirePlace(ctx, slug));
+  return placeFacts(ctx, requireTown(ctx, slug));
 }

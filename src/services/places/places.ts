@@ -1,7 +1,7 @@
 import type { PlacesResponse } from "../../contract/places.ts";
 import { createPlaceIndex } from "../../site/place-index.ts";
 import { findPlaces } from "../../site/place-ranking.js";
-import { listTrackedCities, trackedSlugs } from "../../store/places/cities.ts";
+import { listNewsletterTowns, newsletterSlugs } from "../../store/places/cities.ts";
 import { connectionCache } from "../../store/db.ts";
 import { leasedSlugs } from "../../store/commerce/leases.ts";
 import type { AppContext } from "../platform/context.ts";
@@ -18,8 +18,8 @@ export function findPlace(ctx: AppContext, input: { q: string; limit: number }):
   const index = placeIndex(ctx);
   const found = findPlaces(index, input.q, input.limit);
   const slugs = found.map((p) => p.slug);
-  const tracked = trackedSlugs(ctx.db, slugs);
-  const leased = leasedSlugs(ctx.db, slugs);
+  const tracked = newsletterSlugs(ctx.db, slugs);
+  const leased = leasedSlugs(ctx.db, slugs, ctx.config.now().toISOString());
   return {
     query: input.q,
     results: found.map((p) => ({
@@ -36,7 +36,7 @@ export function findPlace(ctx: AppContext, input: { q: string; limit: number }):
  */
 export function completeSlug(ctx: AppContext, typed: string): string[] {
   const value = typed.trim().toLowerCase();
-  if (value.length < 2) return listTrackedCities(ctx.db).map((c) => c.slug).slice(0, 20);
+  if (value.length < 2) return listNewsletterTowns(ctx.db).map((c) => c.slug).slice(0, 20);
   const found = findPlaces(placeIndex(ctx), value.replace(/-/g, " "), 40).map((p) => p.slug);
   const starting = found.filter((s) => s.startsWith(value));
   return [...new Set([...starting, ...found])].slice(0, 20);

@@ -12,11 +12,11 @@ import type { Logger } from "../../lib/log.ts";
 import type { DB } from "../../store/db.ts";
 import type { GroupCommit } from "../../store/group-commit.ts";
 import type { HazardProviders } from "../../integrations/hazards/providers.ts";
-import type { AlertsCache } from "../weather/alerts.ts";
+import type { AlertsCache } from "./alerts-cache.ts";
 import type { Limits } from "./limits.ts";
 import type { AppMetrics } from "./metrics-registry.ts";
 import type { Secrets } from "./secrets.ts";
-import type { WeatherCache } from "../weather/forecast-cache.ts";
+import type { WeatherCache } from "./forecast-cache.ts";
 
 /** Wakes this process's background mail sender, if it runs one (the server does; most scripts do not). */
 export interface MailSignal {

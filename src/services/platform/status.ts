@@ -1,5 +1,5 @@
 import type { StatusResponse } from "../../contract/operations/status.ts";
-import { serviceTotals } from "../../store/platform/status.ts";
+import { serviceTotals } from "../../store/morning/status.ts";
 import type { AppContext } from "./context.ts";
 
 export function getStatus(ctx: AppContext): StatusResponse {

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { RESUBSCRIBE_TEMPLATE, type ResubscribeMailData } from "../../core/readers/resubscribe-email.ts";
+import { RESUBSCRIBE_TEMPLATE, type ResubscribeMailData } from "../../core/edition/resubscribe-email.ts";
 import { enqueueTransactional } from "../../store/mail/outbox.ts";
 import { findPlaceByGeoid, type PlaceRow } from "../../store/places/places.ts";
 import {
@@ -8,6 +8,7 @@ import {
 import { subscriptionsOf } from "../../store/readers/subscribers.ts";
 import type { AppContext } from "../platform/context.ts";
 import { startSubscription } from "./subscription-start.ts";
+import { townRef, type ResubscribePageView } from "../../site/pages/readers.ts";
 
 // A suppressed address (it unsubscribed from every city, bounced or complained) is never subscribed
 // again on a stranger's word: the request changes nothing and its owner gets one email (at most one
@@ -83,4 +84,21 @@ export async function confirmResubscribe(ctx: AppContext, token: string): Promis
   const started = await startSubscription(ctx, place, request.email, { landingPath: "/resubscribe" }, { source: "confirmation link", byOwner: true });
   forgetConfirmationLink(ctx.db, dedupeKey(hash(token)));
   return { email: request.email, place, ...cadenceOf(ctx, request.email, place), started: started !== "refused" };
+}
+
+const townOfPlace = (place: PlaceRow) => townRef({ slug: place.slug, name: place.name, state_name: place.state_name });
+
+/** GET /resubscribe/{token}: the page with one button, or that the link no longer works. */
+export function resubscribePage(ctx: AppContext, token: string): ResubscribePageView {
+  const link = resubscribeLink(ctx, token);
+  if (!link) return { kind: "gone" };
+  return { ...townOfPlace(link.place), kind: "offer", email: link.email, weeklyDay: link.weeklyDay };
+}
+
+/** POST /resubscribe/{token}: the button pressed, and what the page says. */
+export async function resubscribeByLink(ctx: AppContext, token: string): Promise<ResubscribePageView> {
+  const done = await confirmResubscribe(ctx, token);
+  if (!done) return { kind: "gone" };
+  if (!done.started) return { kind: "refused", email: done.email };
+  return { ...townOfPlace(done.place), kind: "done", email: done.email, weeklyDay: done.weeklyDay };
 }

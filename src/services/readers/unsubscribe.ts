@@ -3,6 +3,8 @@ import { findSubscription, findSuppression, subscriptionsOf, suppressAddress, un
 import type { AppContext } from "../platform/context.ts";
 import { findPlaceBySlug } from "../../store/places/places.ts";
 import { startSubscription } from "./subscription-start.ts";
+import { cadenceWords } from "../../core/readers/preferences.ts";
+import { managePath, townRef, type UnsubscribePageView } from "../../site/pages/readers.ts";
 
 export function subscriberToken(ctx: AppContext, subscriberId: number, email: string): string {
   return signSubscriberToken(ctx.secrets.unsubscribe(), subscriberId, email);
@@ -78,4 +80,23 @@ export async function resubscribeCityOfAddress(ctx: AppContext, token: string, s
   if (!place || (suppression && suppression.reason !== "unsubscribed")) return false;
   const started = await startSubscription(ctx, place, target.email.toLowerCase(), { landingPath: "/subscriptions" }, { source: "manage page", byOwner: true });
   return started !== "refused";
+}
+
+/** GET /unsubscribe/{token}: the confirmation page (a GET never unsubscribes); undefined for a link that is not valid. */
+export function unsubscribePage(ctx: AppContext, token: string): UnsubscribePageView | undefined {
+  const sub = resolveToken(ctx, token);
+  if (!sub) return undefined;
+  const base = { ...townRef(sub), email: sub.email, manage: managePath(token) };
+  if (sub.status !== "active") return { ...base, kind: "unsubscribed" };
+  return { ...base, kind: "confirm", cadence: cadenceWords(sub.frequency, sub.weekly_day) };
+}
+
+/** POST /unsubscribe/{token} (one-click or the confirmation page's buttons): done, and what the page says next. */
+export async function unsubscribeByLink(ctx: AppContext, token: string, scope: UnsubscribeScope, source: string): Promise<UnsubscribePageView | undefined> {
+  const sub = await unsubscribeByToken(ctx, token, scope, source);
+  if (!sub) return undefined;
+  if (scope === "all") return { kind: "left-all", email: sub.email };
+  // "Your other cities" only when the address follows another; else the page of the town just left, to undo it.
+  const others = subscriptionsOf(ctx.db, sub.email).some((s) => s.id !== sub.id && s.status === "active");
+  return { ...townRef(sub), kind: "left", email: sub.email, manage: managePath(token), weekly: sub.frequency === "weekly", others };
 }

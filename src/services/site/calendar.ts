@@ -3,13 +3,12 @@ import { AppError } from "../../core/errors.ts";
 import { addDays, localDate } from "../../lib/time.ts";
 import { townIcs } from "../../core/calendar/town-ics.ts";
 import { townCalendar } from "../../site/city-listings.ts";
-import { requireCity, requirePlace } from "../places/cities.ts";
-import { sellsListings } from "../commerce/pricing.ts";
+import { requireNewsletterTown, requireTown, sellsListings } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
-import { sweepCommerce } from "../commerce/listings.ts";
 
 // A town's public calendar for readers' calendar apps and for agents: the same events as its page
 // and edition (src/site/city-listings.ts), as JSON over a range of its local dates and as iCalendar.
+// Read as of now: a listing whose run is over is left out before the sweep marks it ended.
 
 /** The iCalendar feed's window around the town's today: a month back, three months ahead. */
 export const ICS_DAYS_BACK = 30;
@@ -17,18 +16,17 @@ export const ICS_DAYS_AHEAD = 90;
 
 /**
  * A town whose calendar exists: one that takes listings (a newsletter, or an operator's lease before
- * its first edition: what was sold there must be findable); any other place answers as requireCity does.
+ * its first edition: what was sold there must be findable); any other place answers as requireNewsletterTown does.
  */
 function requireCalendarTown(ctx: AppContext, slug: string) {
-  const place = requirePlace(ctx, slug);
-  return sellsListings(ctx, place) ? place : requireCity(ctx, slug);
+  const place = requireTown(ctx, slug);
+  return sellsListings(ctx, place) ? place : requireNewsletterTown(ctx, slug);
 }
 
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 export function getEvents(ctx: AppContext, input: { slug: string; from?: string; to?: string }): EventsResponse {
   const place = requireCalendarTown(ctx, input.slug);
-  sweepCommerce(ctx);
   const now = ctx.config.now();
   const today = localDate(now, place.timezone);
   const from = input.from ?? today;
@@ -47,7 +45,6 @@ export function getEvents(ctx: AppContext, input: { slug: string; from?: string;
 /** `/{slug}/calendar.ics`: the town's calendar from a month back to three months ahead. */
 export function townCalendarIcs(ctx: AppContext, slug: string): string {
   const place = requireCalendarTown(ctx, slug);
-  sweepCommerce(ctx);
   const now = ctx.config.now();
   const today = localDate(now, place.timezone);
   const from = addDays(today, -ICS_DAYS_BACK);

@@ -3,7 +3,7 @@ import type { ArchiveResponse } from "../../contract/resources.ts";
 import { withoutWeatherEmoji } from "../../core/edition/web-edition.ts";
 import { AppError } from "../../core/errors.ts";
 import { cityArchive, findEdition } from "../../store/morning/editions.ts";
-import { requireCity } from "../places/cities.ts";
+import { requireNewsletterTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 import { reply, type Reply } from "../platform/reply.ts";
 
@@ -13,7 +13,7 @@ export interface Edition extends ArchiveResponse {
 
 /** A published edition; before that morning's publication there is none (no fallback to another day). */
 export function getEdition(ctx: AppContext, slug: string | undefined, date: string): Edition {
-  const place = requireCity(ctx, slug);
+  const place = requireNewsletterTown(ctx, slug);
   const row = findEdition(ctx.db, place.geoid, date);
   if (!row) throw new AppError("edition_not_found", `${place.name}, ${place.state_name} has no edition for ${date}.`);
   // Editions stored before conditions were named in words carry weather emoji: they go, as everywhere readers read.
@@ -25,7 +25,7 @@ export function getEdition(ctx: AppContext, slug: string | undefined, date: stri
  * reader fixes them: the city first, then the date's form, then whether that day was published.
  */
 export function readEdition(ctx: AppContext, slug: string, date: string | undefined): Reply<ArchiveResponse> {
-  const place = requireCity(ctx, slug);
+  const place = requireNewsletterTown(ctx, slug);
   // Over MCP the date may be left out: the latest edition.
   if (date === undefined) {
     const latest = cityArchive(ctx.db, place.geoid, 1)[0];

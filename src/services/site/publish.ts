@@ -9,7 +9,7 @@ import { Precompressor } from "../../publish/precompressed.ts";
 import { FEED_ITEM_FORMAT } from "../../publish/rss.ts";
 import { renderInWorker, runRenderJob, type RenderJob } from "../../publish/render-pages.ts";
 import {
-  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, removeAbandoned, siteDirs, swapCurrent, writeAtomic,
+  currentGeneration, discardGeneration, linkTree, liveBuild, newGeneration, recordBuild, removeAbandoned, removeRetiredInBackground, siteDirs, swapCurrent, writeAtomic,
   type BuildInfo, type SiteDirs,
 } from "../../publish/site-dir.ts";
 import { writeSiteExtras } from "../../publish/site-extras.ts";
@@ -77,8 +77,8 @@ function runLocked(ctx: AppContext, fn: (dirs: SiteDirs) => Promise<number>): Pr
     fs.mkdirSync(dirs.retired, { recursive: true });
     fs.writeFileSync(marker, String(process.pid));
     const pagesWritten = await fn(dirs);
-    // The archive files this publish replaced, kept until now (SyncFileWriter's `retireTo`).
-    fs.rmSync(dirs.retired, { recursive: true, force: true });
+    // The archive files this publish replaced, kept until now (SyncFileWriter's `retireTo`), go in the background.
+    removeRetiredInBackground(dirs);
     fs.rmSync(marker, { force: true });
     const target = await createPublishTarget(ctx.config.publishTarget, ctx.log).publish(dirs);
     return { pagesWritten, target };

@@ -4,7 +4,7 @@ import { parseSearchQuery } from "../../core/search/query.ts";
 import { snippetToHtml } from "../../core/search/text.ts";
 import { searchEditions } from "../../store/search/queries.ts";
 import { refreshSearchBits, type RefreshOptions, type RefreshResult } from "../../store/search/bits.ts";
-import { requireCity } from "../places/cities.ts";
+import { requireNewsletterTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 export interface SearchRequest {
@@ -19,7 +19,7 @@ export function searchArchive(ctx: AppContext, req: SearchRequest): SearchRespon
   if (!parsed.ok) {
     throw new AppError("validation_error", `q: ${parsed.message}`, { issues: [{ path: "q", message: parsed.message }] });
   }
-  const place = req.slug === undefined ? undefined : requireCity(ctx, req.slug);
+  const place = req.slug === undefined ? undefined : requireNewsletterTown(ctx, req.slug);
   const { total, hits } = searchEditions(ctx.db, parsed.query, { placeGeoid: place?.geoid, limit: req.limit });
   return {
     query: req.q,

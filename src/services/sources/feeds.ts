@@ -8,7 +8,7 @@ import { parseSyndication, type StoredHeadline } from "../../integrations/feeds/
 import { SourceError } from "../../integrations/http-json.ts";
 import { deleteTownFeed, insertTownFeed, listTownFeeds, townFeedByUrl, type FeedKind, type TownFeedView } from "../../store/sources/feeds.ts";
 import { addRemoval } from "../../store/directory/sources.ts";
-import { requirePlace } from "../places/cities.ts";
+import { requireTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 
 // A town's feeds as data with an owner: staff (admin endpoints, CLI) and the town's operator (the
@@ -83,7 +83,7 @@ export function townFeedOf(row: TownFeedView): TownFeed {
  * lease it is added under (`leaseId`): it is paused when that lease ends.
  */
 export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, addedBy: FeedOwner, leaseId: string | null = null): Promise<TownFeed> {
-  const place = requirePlace(ctx, slug);
+  const place = requireTown(ctx, slug);
   let url: string;
   try {
     url = checkFeedUrl(rawUrl.trim()).href;
@@ -117,7 +117,7 @@ export async function addFeed(ctx: AppContext, slug: string, rawUrl: string, add
 
 /** One town's feeds (slug), or every town's. */
 export function listFeeds(ctx: AppContext, slug?: string): { feeds: TownFeed[] } {
-  const place = slug === undefined ? undefined : requirePlace(ctx, slug);
+  const place = slug === undefined ? undefined : requireTown(ctx, slug);
   return { feeds: listTownFeeds(ctx.db, place?.geoid).map(townFeedOf) };
 }
 
@@ -133,7 +133,7 @@ export function removeFeed(ctx: AppContext, id: number, onlyTown?: string, remov
 
 function deleteTownFeedOf(ctx: AppContext, id: number, onlyTown?: string): TownFeedView | undefined {
   if (onlyTown !== undefined) {
-    const place = requirePlace(ctx, onlyTown);
+    const place = requireTown(ctx, onlyTown);
     const listed = listTownFeeds(ctx.db, place.geoid).some((f) => f.id === id);
     if (!listed) return undefined;
   }

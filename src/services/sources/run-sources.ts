@@ -1,7 +1,8 @@
 import { AlertIndex, countyUgc, sameCode, type TownArea } from "../../core/hazards/alert-areas.ts";
 import { activeAlerts } from "../../core/hazards/alert-section.ts";
 import { gridCell, gridKey } from "../../core/weather/grid-cells.ts";
-import type { AirQuality, WeatherAlert } from "../../core/sources/town-sources.ts";
+import type { WeatherAlert } from "../../core/hazards/weather-alert.ts";
+import type { AirQuality } from "../../core/weather/air-quality.ts";
 import type { WeatherSnapshot } from "../../core/weather/snapshot.ts";
 import { nwsPointPage, type AreaAlert } from "../../integrations/hazards/nws.ts";
 import { getMeta, setMeta } from "../../store/platform/meta.ts";

@@ -1,6 +1,7 @@
 import { blockedUntil, rateWindowOf, type RateWindow } from "../../core/sources/rate-windows.ts";
 import { SourceError } from "../../integrations/http-json.ts";
 import type { Logger } from "../../lib/log.ts";
+import { semaphore, type Semaphore } from "../../lib/semaphore.ts";
 import { sleep } from "../../lib/sleep.ts";
 
 // One outside source's manners for one morning run (services/sources/run-sources.ts): at most `concurrency`
@@ -86,8 +87,8 @@ export class SourceGuard {
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #deadline: number;
   readonly #started = performance.now();
-  #active = 0;
-  readonly #waiting: Array<() => void> = [];
+  /** At most `concurrency` requests in flight. */
+  readonly #slots: Semaphore;
   #consecutive = 0;
   #blockedUntil = 0;
   #window: RateWindow = "unknown";
@@ -101,6 +102,7 @@ export class SourceGuard {
     this.#clock = options.clock ?? Date.now;
     this.#sleep = options.sleep ?? sleep;
     this.#deadline = this.#clock() + options.budgetMs;
+    this.#slots = semaphore(options.concurrency);
     const budget = AbortSignal.timeout(options.budgetMs);
     this.signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
     this.stats = {
@@ -155,16 +157,6 @@ export class SourceGuard {
     else if (window === "unknown") delete this.stats.blocked; // a 5xx's Retry-After: reported as a failure, not a limit
   }
 
-  async #acquire(): Promise<void> {
-    if (this.#active >= this.#o.concurrency) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#active++;
-  }
-
-  #release(): void {
-    this.#active--;
-    this.#waiting.shift()?.();
-  }
-
   /** Time left in the budget, in ms. */
   #left(): number {
     return this.#deadline - this.#clock();
@@ -200,10 +192,10 @@ export class SourceGuard {
         continue;
       }
       if (this.#left() <= 0 || this.signal.aborted) return this.#skip("budget");
-      await this.#acquire();
+      await this.#slots.acquire();
       // A 429 may have come in while this one waited for a slot.
       if (this.blocked || this.stats.circuitOpen || this.#left() <= 0) {
-        this.#release();
+        this.#slots.release();
         continue;
       }
       this.stats.requests++;
@@ -241,7 +233,7 @@ export class SourceGuard {
         }
         return { ok: false, why: "failed" };
       } finally {
-        this.#release();
+        this.#slots.release();
       }
     }
   }

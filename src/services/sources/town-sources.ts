@@ -1,6 +1,7 @@
-import { limiter } from "../../lib/limiter.ts";
+import { semaphore, type Semaphore } from "../../lib/semaphore.ts";
 import { activeAlerts } from "../../core/hazards/alert-section.ts";
-import type { TownSources, WeatherAlert } from "../../core/sources/town-sources.ts";
+import type { WeatherAlert } from "../../core/hazards/weather-alert.ts";
+import type { TownSources } from "../../core/sources/town-sources.ts";
 import { feedParts, newHeadlines } from "../../core/sources/feed-parts.ts";
 import { SourceError } from "../../integrations/http-json.ts";
 import {
@@ -63,7 +64,7 @@ const hostOf = (url: string) => {
 };
 
 /** Fetches one source with its validators, through its host's guard, and records the outcome; never throws. */
-async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, guard: SourceGuard, overall: ReturnType<typeof limiter>, summary: RefreshSummary): Promise<void> {
+async function refreshSource(ctx: AppContext, source: FeedSourceRow, now: Date, guard: SourceGuard, overall: Semaphore, summary: RefreshSummary): Promise<void> {
   const at = now.toISOString();
   let failure: unknown;
   const r = await guard.call(0, (signal) => overall(() => ctx.sources.feeds.fetch(source.url, { etag: source.etag, lastModified: source.last_modified }, signal))
@@ -114,7 +115,7 @@ export function startFeedRefresh(ctx: AppContext, geoids: string[], options: { n
   const summary: RefreshSummary = { sources: all.length, fetched: 0, notModified: 0, failed: 0, skipped: 0, ms: 0 };
   const due = all.filter((s) => !s.checked_at || now.getTime() - Date.parse(s.checked_at) >= FEED_RECHECK_MS || Date.parse(s.checked_at) > now.getTime());
   summary.skipped = all.length - due.length;
-  const overall = limiter(REFRESH_CONCURRENCY);
+  const overall = semaphore(REFRESH_CONCURRENCY);
   // Each host is a source with its own guard, as every outside source of the morning
   // (src/services/sources/source-guard.ts): its concurrency, the refresh's budget, 429s obeyed. Every
   // feed counts its own failures (no circuit for the host: another feed of it may be fine).

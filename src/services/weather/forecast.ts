@@ -6,7 +6,7 @@ import { localDate } from "../../lib/time.ts";
 import { readStoredWeather } from "../../core/weather/snapshot.ts";
 import { findEdition } from "../../store/morning/editions.ts";
 import type { PlaceRow } from "../../store/places/places.ts";
-import { requireCity } from "../places/cities.ts";
+import { requireNewsletterTown } from "../places/cities.ts";
 import type { AppContext } from "../platform/context.ts";
 import { reply, type Reply } from "../platform/reply.ts";
 
@@ -59,7 +59,7 @@ export async function getCityWeather(ctx: AppContext, place: PlaceRow): Promise<
  * held by caches as long as its source stays right: an answer with alerts no longer than a live one.
  */
 export async function getWeather(ctx: AppContext, slug: string): Promise<Reply<WeatherResponse>> {
-  const place = requireCity(ctx, slug);
+  const place = requireNewsletterTown(ctx, slug);
   const [{ weather, source }, alerts, tides] = await Promise.all([
     getCityWeather(ctx, place),
     ctx.sources.alertsCache.get(place.geoid, { latitude: place.latitude, longitude: place.longitude }),

@@ -1,4 +1,4 @@
-import { limiter } from "../../lib/limiter.ts";
+import { semaphore } from "../../lib/semaphore.ts";
 import type { HazardProviders } from "../../integrations/hazards/providers.ts";
 import {
   UV_SHOWN_FROM, type Declaration, type HazardPlace, type Quake, type RunHazards, type TideDay,
@@ -135,7 +135,7 @@ export async function gatherRunHazards(ctx: AppContext, places: PlaceRow[], opti
   const budget = AbortSignal.timeout(budgetMs);
   const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
   const summary: HazardsSummary = { usgs: empty(), openfema: empty(), tides: empty(), uv: empty(), ms: 0 };
-  const lane = limiter(concurrency);
+  const lane = semaphore(concurrency);
   // Tides are computed in their worker thread meanwhile (no request), each town for its local date.
   const tides = new Map<string, TideDay | null>();
   const stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));

@@ -32,6 +32,21 @@ export interface LeaseView extends LeaseRow {
 
 const VIEW = "SELECT l.*, p.slug, p.name AS town_name, p.state_name, p.timezone FROM leases l JOIN places p ON p.geoid = l.place_geoid";
 
+/**
+ * A lease as of `@now`: what time changes reads as changed before the sweep
+ * (src/services/commerce/listings.ts) stores it: a reservation past its window has expired (its town
+ * is free), a cancelled lease past its paid period has ended (on `cancel_at`, as the sweep records it).
+ */
+const STATUS_AS_OF = `CASE WHEN l.status = 'reserved' AND l.reserved_until <= @now THEN 'expired'
+  WHEN l.status = 'active' AND l.cancel_at <= @now THEN 'ended' ELSE l.status END`;
+/** Holds its town at `@now`: active and not past a cancellation. */
+const ACTIVE_AS_OF = "(l.status = 'active' AND (l.cancel_at IS NULL OR l.cancel_at > @now))";
+
+/** VIEW as of `@now` (the later `status` and `ended_at` columns replace the stored ones in the row better-sqlite3 builds). */
+const VIEW_AS_OF = `SELECT l.*, ${STATUS_AS_OF} AS status,
+  CASE WHEN l.status = 'active' AND l.cancel_at <= @now THEN l.cancel_at ELSE l.ended_at END AS ended_at,
+  p.slug, p.name AS town_name, p.state_name, p.timezone FROM leases l JOIN places p ON p.geoid = l.place_geoid`;
+
 /** Reservations past their window free their town. */
 export function expireStaleReservations(db: DB, nowIso: string): number {
   return stmt(db, "UPDATE leases SET status = 'expired', updated_at = @now WHERE status = 'reserved' AND reserved_until <= @now").run({ now: nowIso }).changes;
@@ -49,7 +64,11 @@ export type Reservation = { lease: LeaseView } | { taken: true } | { holdsFull: 
  */
 export function reserveTown(db: DB, l: { id: string; placeGeoid: string; priceCents: number; reservedUntil: string; heldBy: string; maxHolds: number }, nowIso: string): Reservation {
   return db.transaction((): Reservation => {
+    // A write that needs the current state settles what it touches: lapsed reservations, and this
+    // town's cancelled lease past its paid period (both still hold the unique index until stored).
     expireStaleReservations(db, nowIso);
+    stmt(db, "UPDATE leases SET status = 'ended', ended_at = cancel_at, updated_at = @now WHERE place_geoid = @place AND status = 'active' AND cancel_at <= @now")
+      .run({ place: l.placeGeoid, now: nowIso });
     if (stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE place_geoid = ? AND status IN ('reserved', 'active'))").pluck().get(l.placeGeoid) === 1) return { taken: true };
     const held = stmt(db, "SELECT COUNT(*) AS count, MIN(reserved_until) AS nextLapse FROM leases WHERE reserved_by = ? AND status = 'reserved' AND reserved_until > ?")
       .get(l.heldBy, nowIso) as { count: number; nextLapse: string | null };
@@ -60,8 +79,14 @@ export function reserveTown(db: DB, l: { id: string; placeGeoid: string; priceCe
   }).immediate();
 }
 
+/** The lease as stored: what a write's conditional update starts from. */
 export function findLease(db: DB, id: string): LeaseView | undefined {
   return stmt(db, `${VIEW} WHERE l.id = ?`).get(id) as LeaseView | undefined;
+}
+
+/** The lease as a reader sees it at `nowIso` (STATUS_AS_OF). */
+export function leaseAsOf(db: DB, id: string, nowIso: string): LeaseView | undefined {
+  return stmt(db, `${VIEW_AS_OF} WHERE l.id = @id`).get({ id, now: nowIso }) as LeaseView | undefined;
 }
 
 export function setLeaseCheckout(db: DB, id: string, c: { provider: string; sessionId: string; url: string }, nowIso: string): void {
@@ -93,41 +118,45 @@ export function endLeaseBySubscription(db: DB, subscriptionId: string, nowIso: s
   return lease;
 }
 
-export function activeLeaseOf(db: DB, placeGeoid: string): LeaseRow | undefined {
-  return stmt(db, "SELECT * FROM leases WHERE place_geoid = ? AND status = 'active'").get(placeGeoid) as LeaseRow | undefined;
+/** The town's lease active at `nowIso`. */
+export function activeLeaseOf(db: DB, placeGeoid: string, nowIso: string): LeaseRow | undefined {
+  return stmt(db, `SELECT * FROM leases l WHERE l.place_geoid = @place AND ${ACTIVE_AS_OF}`).get({ place: placeGeoid, now: nowIso }) as LeaseRow | undefined;
 }
 
-/** Which of these slugs name a town with an active lease (it sells listings, newsletter or not). */
-export function leasedSlugs(db: DB, slugs: readonly string[]): Set<string> {
+/** Which of these slugs name a town with a lease active at `nowIso` (it sells listings, newsletter or not). */
+export function leasedSlugs(db: DB, slugs: readonly string[], nowIso: string): Set<string> {
   if (slugs.length === 0) return new Set();
   const rows = stmt(db, `SELECT p.slug FROM places p JOIN leases l ON l.place_geoid = p.geoid
-    WHERE p.slug IN (SELECT value FROM json_each(?)) AND l.status = 'active'`).pluck().all(JSON.stringify(slugs)) as string[];
+    WHERE p.slug IN (SELECT value FROM json_each(@slugs)) AND ${ACTIVE_AS_OF}`).pluck().all({ slugs: JSON.stringify(slugs), now: nowIso }) as string[];
   return new Set(rows);
 }
 
-/** Towns not available now: leased, or reserved and not expired (as of `nowIso`). */
+/** Towns not available at `nowIso`: leased, or reserved and not lapsed. */
 export function unavailableGeoids(db: DB, geoids: string[], nowIso: string): Set<string> {
-  const rows = stmt(db, `SELECT place_geoid FROM leases WHERE place_geoid IN (SELECT value FROM json_each(?))
-    AND (status = 'active' OR (status = 'reserved' AND reserved_until > ?))`).pluck().all(JSON.stringify(geoids), nowIso) as string[];
+  const rows = stmt(db, `SELECT l.place_geoid FROM leases l WHERE l.place_geoid IN (SELECT value FROM json_each(@geoids))
+    AND (${ACTIVE_AS_OF} OR (l.status = 'reserved' AND l.reserved_until > @now))`).pluck().all({ geoids: JSON.stringify(geoids), now: nowIso }) as string[];
   return new Set(rows);
 }
 
-export function claimedTowns(db: DB): Array<{ slug: string; city: string; state: string }> {
+/** Towns with a lease active at `nowIso`. */
+export function claimedTowns(db: DB, nowIso: string): Array<{ slug: string; city: string; state: string }> {
   return stmt(db, `SELECT p.slug, p.name AS city, p.state_name AS state FROM leases l JOIN places p ON p.geoid = l.place_geoid
-    WHERE l.status = 'active' ORDER BY p.state_name, p.name, p.slug`).all() as Array<{ slug: string; city: string; state: string }>;
+    WHERE ${ACTIVE_AS_OF} ORDER BY p.state_name, p.name, p.slug`).all({ now: nowIso }) as Array<{ slug: string; city: string; state: string }>;
 }
 
+/** The operator's leases as stored. */
 export function leasesOfOperator(db: DB, email: string): LeaseView[] {
   return stmt(db, `${VIEW} WHERE l.operator_email = ? ORDER BY l.activated_at, l.id`).all(email) as LeaseView[];
 }
 
-export function hasStaleReservations(db: DB, nowIso: string): boolean {
-  return stmt(db, "SELECT EXISTS (SELECT 1 FROM leases WHERE status = 'reserved' AND reserved_until <= ?)").pluck().get(nowIso) === 1;
+/** The operator's leases as of `nowIso` (what the desk shows). */
+export function operatorLeasesAsOf(db: DB, email: string, nowIso: string): LeaseView[] {
+  return stmt(db, `${VIEW_AS_OF} WHERE l.operator_email = @email ORDER BY l.activated_at, l.id`).all({ email, now: nowIso }) as LeaseView[];
 }
 
-/** The operator's active lease of a town (the desk acts only on these). */
-export function operatorLeaseOfTown(db: DB, email: string, slug: string): LeaseView | undefined {
-  return stmt(db, `${VIEW} WHERE l.operator_email = ? AND p.slug = ? AND l.status = 'active'`).get(email, slug) as LeaseView | undefined;
+/** The operator's lease of a town active at `nowIso` (the desk acts only on these). */
+export function operatorLeaseOfTown(db: DB, email: string, slug: string, nowIso: string): LeaseView | undefined {
+  return stmt(db, `${VIEW_AS_OF} WHERE l.operator_email = @email AND p.slug = @slug AND ${ACTIVE_AS_OF}`).get({ email, slug, now: nowIso }) as LeaseView | undefined;
 }
 
 /** Marks an active lease to end at `cancelAt`; false when it is not active or already cancelled. */
@@ -142,11 +171,11 @@ export function endCancelledLeases(db: DB, nowIso: string): LeaseView[] {
   return due;
 }
 
-/** Leases, newest first (optionally one status), for staff. */
-export function listLeases(db: DB, status: LeaseRow["status"] | undefined, limit: number): LeaseView[] {
+/** Leases, newest first (optionally those with one status), as of `nowIso`, for staff. */
+export function listLeases(db: DB, status: LeaseRow["status"] | undefined, limit: number, nowIso: string): LeaseView[] {
   return (status
-    ? stmt(db, `${VIEW} WHERE l.status = ? ORDER BY l.created_at DESC, l.id LIMIT ?`).all(status, limit)
-    : stmt(db, `${VIEW} ORDER BY l.created_at DESC, l.id LIMIT ?`).all(limit)) as LeaseView[];
+    ? stmt(db, `${VIEW_AS_OF} WHERE ${STATUS_AS_OF} = @status ORDER BY l.created_at DESC, l.id LIMIT @limit`).all({ status, limit, now: nowIso })
+    : stmt(db, `${VIEW_AS_OF} ORDER BY l.created_at DESC, l.id LIMIT @limit`).all({ limit, now: nowIso })) as LeaseView[];
 }
 
 /** Ends an active lease now (staff); false when it was not active. */

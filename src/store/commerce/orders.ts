@@ -58,18 +58,37 @@ export function insertOrder(db: DB, o: NewOrder): void {
 
 const VIEW = `SELECT o.*, p.slug, p.name AS town_name, p.state_name, p.timezone FROM listing_orders o JOIN places p ON p.geoid = o.place_geoid`;
 
+/**
+ * An order's status as of `@now`: what time changes reads as changed before the sweep
+ * (src/services/commerce/listings.ts) stores it: a published listing whose run is over is ended, an
+ * unpaid payment link past its time is expired. Reads never write; the one sweep stores this each minute.
+ */
+const STATUS_AS_OF = `CASE WHEN o.status = 'published' AND o.run_ends_at <= @now THEN 'ended'
+  WHEN o.status = 'pending_payment' AND o.checkout_expires_at <= @now THEN 'expired' ELSE o.status END`;
+
+/** VIEW as of `@now` (the later `status` column replaces the stored one in the row better-sqlite3 builds). */
+const VIEW_AS_OF = `SELECT o.*, ${STATUS_AS_OF} AS status, p.slug, p.name AS town_name, p.state_name, p.timezone
+  FROM listing_orders o JOIN places p ON p.geoid = o.place_geoid`;
+
+/** The order as stored: what a write's conditional transition starts from. */
 export function findOrder(db: DB, id: string): OrderView | undefined {
   return stmt(db, `${VIEW} WHERE o.id = ?`).get(id) as OrderView | undefined;
+}
+
+/** The order as a reader sees it at `nowIso` (STATUS_AS_OF). */
+export function orderAsOf(db: DB, id: string, nowIso: string): OrderView | undefined {
+  return stmt(db, `${VIEW_AS_OF} WHERE o.id = @id`).get({ id, now: nowIso }) as OrderView | undefined;
 }
 
 export function findOrderByPayment(db: DB, paymentId: string): OrderView | undefined {
   return stmt(db, `${VIEW} WHERE o.provider_payment_id = ?`).get(paymentId) as OrderView | undefined;
 }
 
-export function listOrders(db: DB, status: OrderStatus | undefined, limit: number): OrderView[] {
+/** Orders newest first (optionally those with one status), as of `nowIso`. */
+export function listOrders(db: DB, status: OrderStatus | undefined, limit: number, nowIso: string): OrderView[] {
   return (status
-    ? stmt(db, `${VIEW} WHERE o.status = ? ORDER BY o.created_at DESC, o.id LIMIT ?`).all(status, limit)
-    : stmt(db, `${VIEW} ORDER BY o.created_at DESC, o.id LIMIT ?`).all(limit)) as OrderView[];
+    ? stmt(db, `${VIEW_AS_OF} WHERE ${STATUS_AS_OF} = @status ORDER BY o.created_at DESC, o.id LIMIT @limit`).all({ status, limit, now: nowIso })
+    : stmt(db, `${VIEW_AS_OF} ORDER BY o.created_at DESC, o.id LIMIT @limit`).all({ limit, now: nowIso })) as OrderView[];
 }
 
 type Patch = Partial<Omit<OrderRow, "id" | "status" | "created_at">>;
@@ -99,7 +118,7 @@ export function domainRejectedInTown(db: DB, domain: string, placeGeoid: string,
     AND updated_at > @since AND (url_host = @domain OR substr(url_host, -length(@domain) - 1) = '.' || @domain))`).pluck().get({ domain, place: placeGeoid, since: sinceIso }) === 1;
 }
 
-/** Published listings of a town (the calendar and directory read model). */
+/** Published listings of a town (the calendar and directory read model: src/site/city-listings.ts leaves out those whose run is over). */
 export function publishedOrdersOf(db: DB, placeGeoid: string): OrderRow[] {
   return stmt(db, "SELECT * FROM listing_orders WHERE place_geoid = +? AND status = 'published' ORDER BY published_at, id").all(placeGeoid) as OrderRow[];
 }

@@ -57,7 +57,3 @@ export function findLocalSession(db: DB, id: string): HostedSession | undefined 
     FROM local_checkout_sessions s WHERE s.id = ?`).get(id) as Row | undefined;
   return r && toSession(r);
 }
-
-export function expireLocalSession(db: DB, id: string): void {
-  stmt(db, "UPDATE local_checkout_sessions SET status = 'expired' WHERE id = ? AND status = 'open'").run(id);
-}

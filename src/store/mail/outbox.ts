@@ -88,10 +88,10 @@ export type ClaimedRow = ClaimedSubscriberRow | ClaimedTransactionalRow;
 /**
  * Claims up to `limit` due rows for `owner` in one UPDATE (SQLite runs it under its write lock, so
  * two senders, in one process or many, never claim the same row): pending rows whose backoff has
- * passed, and rows whose sender's lease ran out (it crashed or hung). Returns them with what
- * rendering needs.
+ * passed, and rows whose sender's lease ran out (it crashed or hung). Returns their ids in order;
+ * `claimedRows` reads what rendering needs, a slice at a time.
  */
-export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedRow[] {
+export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: number, limit: number): number[] {
   const ids = stmt(db, `
     UPDATE outbox SET status = 'sending', lease_owner = @owner, lease_until = @until, attempts = attempts + 1
     WHERE id IN (
@@ -100,6 +100,11 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
       SELECT id FROM (SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= @now LIMIT @limit)
       LIMIT @limit)
     RETURNING id`).pluck().all({ owner, until: nowMs + leaseMs, now: nowMs, limit }) as number[];
+  return ids.sort((a, b) => a - b);
+}
+
+/** The claimed rows `ids` with what rendering needs, in id order (a row whose subscriber or town is gone is left out). */
+export function claimedRows(db: DB, ids: readonly number[]): ClaimedRow[] {
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids);
   const subscriberRows = stmt(db, `
@@ -115,7 +120,7 @@ export function claimDueMail(db: DB, owner: string, nowMs: number, leaseMs: numb
     SELECT o.id, o.kind, o.attempts, o.to_email AS email, o.template, o.payload,
            EXISTS (SELECT 1 FROM suppressions x WHERE x.email = o.to_email AND x.reason IN ('bounced', 'complained')) AS suppressed
     FROM outbox o WHERE o.kind = 'transactional' AND o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id`).all(json) as ClaimedTransactionalRow[];
-  return [...subscriberRows, ...transactionalRows].sort((a, b) => a.id - b.id);
+  return transactionalRows.length === 0 ? subscriberRows : [...subscriberRows, ...transactionalRows].sort((a, b) => a.id - b.id);
 }
 
 /** Extends the lease on every row this sender still holds (one statement for the whole batch). */

@@ -1,6 +1,9 @@
 import { LRUCache } from "lru-cache";
 import type { WeatherSnapshot } from "../../core/weather/snapshot.ts";
 
+// Per-app state the context holds (built in src/app.ts), so it lives on the floor with the context;
+// /api/weather (src/services/weather/forecast.ts) reads it through `ctx.weatherCache`.
+
 export interface WeatherCacheOptions {
   /** How long a live forecast is served before the next upstream call. */
   ttlMs: number;

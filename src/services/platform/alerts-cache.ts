@@ -1,7 +1,10 @@
 import { LRUCache } from "lru-cache";
-import type { WeatherAlert } from "../../core/sources/town-sources.ts";
+import type { WeatherAlert } from "../../core/hazards/weather-alert.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { AlertsProvider } from "../../integrations/hazards/nws.ts";
+
+// Per-app state the context holds (built in src/app.ts), so it lives on the floor with the context;
+// /api/weather (src/services/weather/forecast.ts) reads it through `ctx.sources.alertsCache`.
 
 /** Live alerts are reused this long (shorter than a live forecast: a warning is news). */
 export const ALERTS_TTL_MS = 5 * 60 * 1000;

@@ -1,5 +1,5 @@
 import type { SectionKey } from "../../contract/preferences.ts";
-import { WEEKLY_HEADLINES_HEADING } from "../edition/weekly.ts";
+import { WEEKLY_HEADLINES_HEADING } from "./weekly.ts";
 
 // A reader's copy of an edition without the sections they hid. The edition is stored once, as HTML
 // rendered from its markdown (src/core/edition/render-html.ts): each section a reader may hide is a

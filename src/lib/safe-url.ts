@@ -1,4 +1,6 @@
-// Kept apart from compose.ts so light readers (the site's views) need not load marked and sanitize-html.
+// A link destination taken from outside (a feed, a listing, a calendar): no domain of its own, so the
+// feeds' clients, the calendar, the edition and the site's views share it from here. Alone in its file
+// so light readers (the site's views) need not load marked and sanitize-html.
 
 /** An http(s) URL safe to put in a link destination, or null. */
 export function safeUrl(raw: string | null | undefined): string | null {

@@ -1,6 +1,6 @@
-import { mailFooter, page, styleForEmail, type RenderedEmail } from "../edition/email-render.ts";
-import type { Sender } from "../edition/email-headers.ts";
-import { cadenceWords } from "./preferences.ts";
+import { mailFooter, page, styleForEmail, type RenderedEmail } from "./email-render.ts";
+import type { Sender } from "./email-headers.ts";
+import { cadenceWords } from "../readers/preferences.ts";
 import { escapeHtml as e } from "../../lib/html.ts";
 
 /** The outbox template of the email asking a suppressed address to confirm a new subscription. */
