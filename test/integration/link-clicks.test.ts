@@ -32,7 +32,8 @@ beforeAll(async () => {
   for (const d of days) {
     meteo.configure({ today: d });
     await runMorning(server.ctx, { now: at(d) });
-    await sendPendingMail(server.ctx);
+    // The sender sends on the morning's clock: the digests are queued at the run's `now`.
+    await sendPendingMail(server.ctx, { now: () => at(d).getTime() });
   }
 }, 120_000);
 afterAll(async () => {

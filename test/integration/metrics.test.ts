@@ -81,7 +81,6 @@ describe("/metrics", () => {
     expect(value(before, "citydaily_morning_towns_subscribed", { timezone: "America/New_York" })).toBe(1);
     expect(has(before, "citydaily_morning_last_run_timestamp_seconds")).toBe(false);
 
-    const started = Date.now() / 1000;
     const summary = await runMorning(server.ctx);
     expect(summary.composed).toBe(1);
     const after = (await scrape()).samples;
@@ -90,7 +89,9 @@ describe("/metrics", () => {
     expect(value(after, "citydaily_morning_towns_composed")).toBe(1);
     // The forecast provider is a closed port here: the edition went without.
     expect(value(after, "citydaily_morning_towns_without_forecast")).toBe(1);
-    expect(value(after, "citydaily_morning_last_run_timestamp_seconds")).toBeGreaterThanOrEqual(Math.floor(started));
+    // On the run's clock (the server's pinned NOW), not the machine's: it finished at `now` plus its duration.
+    const finished = (Date.parse(summary.at) + summary.ms) / 1000;
+    expect(value(after, "citydaily_morning_last_run_timestamp_seconds")).toBeCloseTo(finished, 2);
     expect(value(after, "citydaily_morning_last_run_duration_seconds")).toBeCloseTo(summary.ms / 1000, 3);
     expect(value(after, "citydaily_source_requests_total", { source: "open-meteo-forecast" })).toBeGreaterThan(0);
     expect(value(after, "citydaily_source_failures_total", { source: "open-meteo-forecast" })).toBe(value(after, "citydaily_source_requests_total", { source: "open-meteo-forecast" }));
