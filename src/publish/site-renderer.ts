@@ -145,7 +145,10 @@ export async function ensureRendererBuilt(options: { force?: boolean } = {}): Pr
     fs.rmSync(tmp, { force: true });
     fs.symlinkSync(path.relative(ROOT, outDir), tmp);
     fs.renameSync(tmp, CURRENT);
-    for (const old of fs.readdirSync(BUILDS).sort().slice(0, -KEEP_BUILDS)) fs.rmSync(path.join(BUILDS, old), { recursive: true, force: true });
+    // Never the build just made: names sort by the clock that made them, and a run under a shifted
+    // clock (npm run test:year-ahead) leaves builds whose names sort after every new one.
+    const others = fs.readdirSync(BUILDS).filter((n) => n !== name).sort();
+    for (const old of others.slice(0, Math.max(0, others.length - (KEEP_BUILDS - 1)))) fs.rmSync(path.join(BUILDS, old), { recursive: true, force: true });
   });
 }
 
