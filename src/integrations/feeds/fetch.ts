@@ -112,11 +112,19 @@ function receive(res: http.IncomingMessage, maxBytes: number, resolve: (answer: 
 }
 
 /** One request, no redirects followed: the answer's status, headers and (for 200) body. */
-function requestOnce(agents: Agents, maxBytes: number, url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Answer> {
+function requestOnce(agents: Agents, maxBytes: number, url: URL, headers: Record<string, string>, signal: AbortSignal, retried = false): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const lib = url.protocol === "https:" ? https : http;
     const req = lib.request(url, { method: "GET", headers, agent: url.protocol === "https:" ? agents.https : agents.http, signal }, (res) => receive(res, maxBytes, resolve, reject));
-    req.on("error", reject);
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed as we reused it (its idle timeout and our request
+      // crossed): a GET is asked again once, on a new connection, as Node's docs advise (`reusedSocket`).
+      if (!retried && req.reusedSocket && !signal.aborted && (err.code === "ECONNRESET" || err.code === "EPIPE")) {
+        requestOnce(agents, maxBytes, url, headers, signal, true).then(resolve, reject);
+        return;
+      }
+      reject(err);
+    });
     req.end();
   });
 }
